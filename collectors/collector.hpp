@@ -1,0 +1,56 @@
+#pragma once
+// The collector contract (after node_exporter's Update(ch) error): one small interface, one file
+// pair per collector, registered in one explicit list (collectors/registry.cpp).
+
+#include <chrono>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/topology.hpp"
+#include "model/result.hpp"
+#include "model/sample.hpp"
+
+namespace fabricmon {
+
+class ErrorTracker;
+
+/// What a collector run writes into. Samples are appended in order; per-file errors are counted
+/// (fabricmon_collector_errors_total) and logged once when they start and once when they stop.
+class CollectOutput {
+ public:
+  explicit CollectOutput(std::vector<Sample>& samples, ErrorTracker& errors)
+      : samples_(samples), errors_(errors) {}
+
+  void add(const SeriesPtr& series, double value) { samples_.push_back(Sample{series, value}); }
+  /// One value could not be read this run. `key` identifies the file ("mlx5_0/1/counters/x").
+  void fileError(std::string_view key, const Error& error);
+  /// The value behind `key` was read fine (ends a logged failure, if any).
+  void fileOk(std::string_view key);
+  uint64_t errorCount() const { return errorCount_; }
+
+ private:
+  std::vector<Sample>& samples_;
+  ErrorTracker& errors_;
+  uint64_t errorCount_ = 0;
+};
+
+enum class CollectStatus {
+  kOk,      ///< ran; individual files may still have failed (counted separately)
+  kNoData,  ///< the hardware this collector reads is absent: not an error (logged at debug)
+  kFailed,  ///< the run as a whole failed
+};
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+  /// Stable name, used in config (`collectors.<name>`) and in fabricmon_collector_* labels.
+  virtual std::string_view name() const = 0;
+  /// Every family this collector may emit; docs/metrics.md must list the same names.
+  virtual std::span<const FamilyDef* const> families() const = 0;
+  /// One run. Must not throw. `topology` is the latest discovery result.
+  virtual CollectStatus collect(const Topology& topology, CollectOutput& out) = 0;
+};
+
+}  // namespace fabricmon

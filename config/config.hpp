@@ -1,0 +1,161 @@
+#pragma once
+// The configuration as plain values. Every key is documented in docs/configuration.md; the YAML
+// loader (config_loader.hpp) fills these and reports every error with file:line:column.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabricmon {
+
+using Duration = std::chrono::milliseconds;
+using namespace std::chrono_literals;
+
+/// Default listen address. The Prometheus exporter port range 9100-9999 is fully allocated, so the
+/// port sits outside it (docs/configuration.md).
+inline constexpr std::string_view kDefaultListen = ":19110";
+inline constexpr std::string_view kDefaultConfigPath = "/etc/fabricmon/fabricmon.yaml";
+
+/// Names of the collectors config may refer to (`collectors.<name>`); must match the registry.
+inline constexpr std::string_view kCollectorNames[] = {
+    "rdma_port", "pma_counters", "hw_counters", "netdev_link",
+    "ethtool_pfc", "dcqcn_config", "dcb_config",
+};
+
+struct WebConfig {
+  std::string listen{kDefaultListen};  ///< HOST:PORT; ":PORT" = all addresses; port 0 = any free port
+};
+
+struct SourcesConfig {
+  std::string sysfsRoot = "/sys";
+  std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
+  std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
+};
+
+struct PollConfig {
+  Duration interval = 1s;             ///< fast collectors (hw counters, link, PFC)
+  Duration slowInterval = 10s;        ///< PMA counters (a MAD per file on hardware), config readouts
+  Duration discoveryInterval = 10s;   ///< rescan for devices that appear or vanish
+  Duration staleAfter = 30s;          ///< a collector's values leave /metrics after this without a good run
+};
+
+struct DevicesConfig {
+  std::vector<std::string> include;  ///< regexes on RDMA device names; empty = all
+  std::vector<std::string> exclude;  ///< regexes; wins over include
+};
+
+struct NetdevConfig {
+  std::vector<std::string> include;  ///< regexes: extra interfaces besides those behind RDMA ports
+};
+
+struct CollectorConfig {
+  std::string name;
+  bool enabled = true;
+  std::optional<Duration> interval;  ///< overrides the collector's default cadence
+};
+
+struct EthtoolConfig {
+  /// Regexes of ethtool stat names exported as fabricmon_ethtool_stat_total (cardinality control).
+  std::vector<std::string> statsInclude;
+};
+
+/// The QoS the node is meant to have; the watchdog compares the real configuration with it.
+struct QosConfig {
+  unsigned rocePriority = 3;
+  unsigned roceDscp = 26;
+  unsigned cnpPriority = 6;
+  unsigned cnpDscp = 48;
+  bool dcqcnEnabled = true;  ///< false: the site runs PFC without DCQCN on purpose
+};
+
+struct LogConfig {
+  std::string level = "info";  ///< trace, debug, info, warn, error
+};
+
+// ---- watchdog rules (docs/rules.md gives the source of every default) ----
+
+struct PauseStormRule {
+  bool enabled = true;
+  double pauseFraction = 0.99;       ///< SONiC PFC watchdog: paused >99 % of the interval
+  unsigned forSamples = 2;           ///< consecutive polls before it fires
+  Duration restoration = 2s;         ///< pause must stay below the threshold this long to clear
+  double sustainedFraction = 0.10;   ///< reason=sustained_pause: 5-minute pause fraction above this
+  Duration sustainedWindow = 5min;
+};
+
+struct DcqcnMisconfigRule {
+  bool enabled = true;
+  Duration window = 60s;             ///< for the counter-based checks (ECN without CNP, ...)
+  double pfcWithoutEcnPauseFraction = 0.01;
+};
+
+struct LinkFlapRule {
+  bool enabled = true;
+  unsigned downEvents = 3;
+  Duration window = 10min;
+  Duration quiet = 10min;            ///< no down event for this long clears it
+};
+
+struct LinkErrorsRule {
+  bool enabled = true;
+  // Per-hour limits, from infiniband-diags etc/error_thresholds (10 per check).
+  double symbolErrorsPerHour = 10;
+  double linkErrorRecoveryPerHour = 10;
+  double receiveErrorsPerHour = 10;
+  double localLinkIntegrityErrorsPerHour = 10;
+  double berLimit = 1e-12;           ///< post-FEC bit error rate target
+  Duration berWindow = 10min;
+};
+
+struct PortDegradedRule {
+  bool enabled = true;
+  std::optional<double> expectedRateGbps;  ///< unset: compare with the node's most common rate
+  Duration notActiveFor = 30s;
+};
+
+struct RocePacketLossRule {
+  bool enabled = true;
+  Duration window = 5min;
+  double localAckTimeoutCriticalPerSecond = 1.0;
+};
+
+struct LosslessDropRule {
+  bool enabled = true;
+};
+
+struct WatchdogConfig {
+  Duration peakWindow = 60s;  ///< window of the peak pause-fraction / ECN / CNP gauges
+  unsigned minSamples = 2;    ///< samples a series needs before any rule judges it
+  PauseStormRule pauseStorm;
+  DcqcnMisconfigRule dcqcnMisconfig;
+  LinkFlapRule linkFlap;
+  LinkErrorsRule linkErrors;
+  PortDegradedRule portDegraded;
+  RocePacketLossRule rocePacketLoss;
+  LosslessDropRule losslessDrop;
+};
+
+struct Config {
+  WebConfig web;
+  SourcesConfig sources;
+  PollConfig poll;
+  DevicesConfig devices;
+  NetdevConfig netdev;
+  std::vector<CollectorConfig> collectors;  ///< only those named in the file
+  EthtoolConfig ethtool;
+  QosConfig qos;
+  LogConfig log;
+  WatchdogConfig watchdog;
+
+  /// The entry for a collector, or nullptr when the file does not mention it.
+  const CollectorConfig* collector(std::string_view name) const {
+    for (const auto& c : collectors) {
+      if (c.name == name) return &c;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace fabricmon

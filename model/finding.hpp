@@ -1,0 +1,34 @@
+#pragma once
+// A watchdog finding: produced by watchdog/, rendered by exporters/ (metrics, JSON) and logged.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/sample.hpp"
+
+namespace fabricmon {
+
+enum class Severity { kInfo, kWarning, kCritical };
+
+inline std::string_view severityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
+  }
+  return "unknown";
+}
+
+struct Finding {
+  std::string rule;      ///< CONTRACT §5 name: pause_storm, dcqcn_misconfig, ...
+  Severity severity = Severity::kWarning;
+  Labels labels;         ///< device, port, interface, priority, reason (only those that apply)
+  std::chrono::system_clock::time_point since;
+  std::string summary;   ///< one line for a human
+  std::vector<std::pair<std::string, double>> evidence;  ///< the numbers that made it fire
+};
+
+}  // namespace fabricmon

@@ -1,0 +1,28 @@
+#include "model/sample.hpp"
+
+namespace fabricmon {
+
+std::string_view Series::label(std::string_view name) const {
+  for (const auto& [k, v] : labels) {
+    if (k == name) return v;
+  }
+  return {};
+}
+
+SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
+  std::string key(family.name);
+  key += '{';
+  bool first = true;
+  for (const auto& [k, v] : labels) {
+    if (!first) key += ',';
+    first = false;
+    key += k;
+    key += "=\"";
+    key += v;
+    key += '"';
+  }
+  key += '}';
+  return std::make_shared<const Series>(Series{&family, std::move(labels), std::move(key)});
+}
+
+}  // namespace fabricmon
