@@ -26,12 +26,16 @@ inline constexpr std::string_view kCollectorNames[] = {
 
 struct WebConfig {
   std::string listen{kDefaultListen};  ///< HOST:PORT; ":PORT" = all addresses; port 0 = any free port
+
+  bool operator==(const WebConfig&) const = default;
 };
 
 struct SourcesConfig {
   std::string sysfsRoot = "/sys";
   std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
+
+  bool operator==(const SourcesConfig&) const = default;
 };
 
 struct PollConfig {
@@ -39,26 +43,36 @@ struct PollConfig {
   Duration slowInterval = 10s;        ///< PMA counters (a MAD per file on hardware), config readouts
   Duration discoveryInterval = 10s;   ///< rescan for devices that appear or vanish
   Duration staleAfter = 30s;          ///< a collector's values leave /metrics after this without a good run
+
+  bool operator==(const PollConfig&) const = default;
 };
 
 struct DevicesConfig {
   std::vector<std::string> include;  ///< regexes on RDMA device names; empty = all
   std::vector<std::string> exclude;  ///< regexes; wins over include
+
+  bool operator==(const DevicesConfig&) const = default;
 };
 
 struct NetdevConfig {
   std::vector<std::string> include;  ///< regexes: extra interfaces besides those behind RDMA ports
+
+  bool operator==(const NetdevConfig&) const = default;
 };
 
 struct CollectorConfig {
   std::string name;
   bool enabled = true;
   std::optional<Duration> interval;  ///< overrides the collector's default cadence
+
+  bool operator==(const CollectorConfig&) const = default;
 };
 
 struct EthtoolConfig {
   /// Regexes of ethtool stat names exported as fabricmon_ethtool_stat_total (cardinality control).
   std::vector<std::string> statsInclude;
+
+  bool operator==(const EthtoolConfig&) const = default;
 };
 
 /// The QoS the node is meant to have; the watchdog compares the real configuration with it.
@@ -68,10 +82,14 @@ struct QosConfig {
   unsigned cnpPriority = 6;
   unsigned cnpDscp = 48;
   bool dcqcnEnabled = true;  ///< false: the site runs PFC without DCQCN on purpose
+
+  bool operator==(const QosConfig&) const = default;
 };
 
 struct LogConfig {
   std::string level = "info";  ///< trace, debug, info, warn, error
+
+  bool operator==(const LogConfig&) const = default;
 };
 
 // ---- watchdog rules (docs/rules.md gives the source of every default) ----
@@ -83,12 +101,18 @@ struct PauseStormRule {
   Duration restoration = 2s;         ///< pause must stay below the threshold this long to clear
   double sustainedFraction = 0.10;   ///< reason=sustained_pause: 5-minute pause fraction above this
   Duration sustainedWindow = 5min;
+  double clearFraction = 0.01;       ///< pause counts as stopped below this fraction (restoration)
+  Duration eventHold = 60s;          ///< NIC storm-event findings stay active this long after the last event
+
+  bool operator==(const PauseStormRule&) const = default;
 };
 
 struct DcqcnMisconfigRule {
   bool enabled = true;
   Duration window = 60s;             ///< for the counter-based checks (ECN without CNP, ...)
   double pfcWithoutEcnPauseFraction = 0.01;
+
+  bool operator==(const DcqcnMisconfigRule&) const = default;
 };
 
 struct LinkFlapRule {
@@ -96,6 +120,8 @@ struct LinkFlapRule {
   unsigned downEvents = 3;
   Duration window = 10min;
   Duration quiet = 10min;            ///< no down event for this long clears it
+
+  bool operator==(const LinkFlapRule&) const = default;
 };
 
 struct LinkErrorsRule {
@@ -107,22 +133,33 @@ struct LinkErrorsRule {
   double localLinkIntegrityErrorsPerHour = 10;
   double berLimit = 1e-12;           ///< post-FEC bit error rate target
   Duration berWindow = 10min;
+  Duration window = 60min;           ///< sliding window of the per-hour limits (limit scaled to it)
+
+  bool operator==(const LinkErrorsRule&) const = default;
 };
 
 struct PortDegradedRule {
   bool enabled = true;
   std::optional<double> expectedRateGbps;  ///< unset: compare with the node's most common rate
   Duration notActiveFor = 30s;
+
+  bool operator==(const PortDegradedRule&) const = default;
 };
 
 struct RocePacketLossRule {
   bool enabled = true;
   Duration window = 5min;
   double localAckTimeoutCriticalPerSecond = 1.0;
+  Duration criticalWindow = 10s;     ///< window of the local-ACK-timeout rate (critical)
+
+  bool operator==(const RocePacketLossRule&) const = default;
 };
 
 struct LosslessDropRule {
   bool enabled = true;
+  Duration clearAfter = 5min;        ///< no new drop for this long clears it
+
+  bool operator==(const LosslessDropRule&) const = default;
 };
 
 struct WatchdogConfig {
@@ -135,6 +172,8 @@ struct WatchdogConfig {
   PortDegradedRule portDegraded;
   RocePacketLossRule rocePacketLoss;
   LosslessDropRule losslessDrop;
+
+  bool operator==(const WatchdogConfig&) const = default;
 };
 
 struct Config {
@@ -156,6 +195,9 @@ struct Config {
     }
     return nullptr;
   }
+
+  /// Field by field (every struct here has one): tests, and a reload can tell whether anything changed.
+  bool operator==(const Config&) const = default;
 };
 
 }  // namespace fabricmon

@@ -1,0 +1,433 @@
+#include "config/config_loader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "config/duration.hpp"
+#include "config/listen_address.hpp"
+#include "config/yaml_reader.hpp"
+
+namespace fabricmon {
+namespace {
+
+using config_detail::Field;
+using config_detail::kFraction;
+using config_detail::kNonNegative;
+using config_detail::kPositive;
+using config_detail::kProbability;
+using config_detail::YamlReader;
+using Entry = YamlReader::Entry;
+
+constexpr std::array<std::string_view, 5> kLogLevels{"trace", "debug", "info", "warn", "error"};
+constexpr Duration kMinPollInterval =
+    10ms;  // below this the sampling loop would only measure itself
+constexpr unsigned kMaxCount = 1'000'000;
+constexpr std::size_t kMaxFileBytes = 1 << 20;
+
+// The schema: one function per section, each a table of keys. Keys are the snake_case of the
+// Config members; docs/configuration.md documents them in the same order.
+class Loader {
+ public:
+  Loader(Config& config, YamlReader& reader) : c_(config), r_(reader) {}
+
+  void root(const Field& f) {
+    const Entry entries[] = {
+        {"web", [&](const Field& s) { web(s); }},
+        {"sources", [&](const Field& s) { sources(s); }},
+        {"poll", [&](const Field& s) { poll(s); }},
+        {"devices", [&](const Field& s) { devices(s); }},
+        {"netdev", [&](const Field& s) { netdev(s); }},
+        {"collectors", [&](const Field& s) { collectors(s); }},
+        {"ethtool", [&](const Field& s) { ethtool(s); }},
+        {"qos", [&](const Field& s) { qos(s); }},
+        {"log", [&](const Field& s) { log(s); }},
+        {"watchdog", [&](const Field& s) { watchdog(s); }},
+    };
+    if (!f.node.IsNull() && !f.node.IsMap()) {
+      r_.error(f, "the top level must be a map of sections (web, sources, poll, ...), got " +
+                      config_detail::describeNode(f.node));
+      return;
+    }
+    r_.readMap(f, entries);
+  }
+
+ private:
+  void web(const Field& f) {
+    const Entry entries[] = {
+        {"listen",
+         [&](const Field& v) {
+           std::string text;
+           if (!r_.readString(v, text)) return;
+           if (auto parsed = parseListen(text); !parsed) {
+             r_.error(v, parsed.error().message);
+           } else {
+             c_.web.listen = text;
+           }
+         }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void sources(const Field& f) {
+    const Entry entries[] = {
+        {"sysfs_root", [&](const Field& v) { r_.readString(v, c_.sources.sysfsRoot); }},
+        {"ethtool_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.ethtoolDir); }},
+        {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void poll(const Field& f) {
+    const Entry entries[] = {
+        {"interval", [&](const Field& v) { r_.readDuration(v, c_.poll.interval); }},
+        {"slow_interval", [&](const Field& v) { r_.readDuration(v, c_.poll.slowInterval); }},
+        {"discovery_interval",
+         [&](const Field& v) { r_.readDuration(v, c_.poll.discoveryInterval); }},
+        {"stale_after", [&](const Field& v) { r_.readDuration(v, c_.poll.staleAfter); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void devices(const Field& f) {
+    const Entry entries[] = {
+        {"include", [&](const Field& v) { r_.readRegexList(v, c_.devices.include); }},
+        {"exclude", [&](const Field& v) { r_.readRegexList(v, c_.devices.exclude); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void netdev(const Field& f) {
+    const Entry entries[] = {
+        {"include", [&](const Field& v) { r_.readRegexList(v, c_.netdev.include); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void collectors(const Field& f) {
+    std::vector<Entry> entries;
+    for (std::string_view name : kCollectorNames) {
+      entries.push_back({name, [this, name](const Field& v) { collector(name, v); }});
+    }
+    r_.readMap(f, entries);
+  }
+
+  void collector(std::string_view name, const Field& f) {
+    CollectorConfig cc;
+    cc.name = name;
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, cc.enabled); }},
+        {"interval", [&](const Field& v) { r_.readOptionalDuration(v, cc.interval); }},
+    };
+    r_.readMap(f, entries);
+    c_.collectors.push_back(std::move(cc));
+  }
+
+  void ethtool(const Field& f) {
+    const Entry entries[] = {
+        {"stats_include", [&](const Field& v) { r_.readRegexList(v, c_.ethtool.statsInclude); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void qos(const Field& f) {
+    // IEEE 802.1Q has 8 priorities; the DSCP field is 6 bits (RFC 2474).
+    const Entry entries[] = {
+        {"roce_priority", [&](const Field& v) { r_.readUnsigned(v, c_.qos.rocePriority, 0, 7); }},
+        {"roce_dscp", [&](const Field& v) { r_.readUnsigned(v, c_.qos.roceDscp, 0, 63); }},
+        {"cnp_priority", [&](const Field& v) { r_.readUnsigned(v, c_.qos.cnpPriority, 0, 7); }},
+        {"cnp_dscp", [&](const Field& v) { r_.readUnsigned(v, c_.qos.cnpDscp, 0, 63); }},
+        {"dcqcn_enabled", [&](const Field& v) { r_.readBool(v, c_.qos.dcqcnEnabled); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void log(const Field& f) {
+    const Entry entries[] = {
+        {"level",
+         [&](const Field& v) {
+           std::string level;
+           if (!r_.readString(v, level)) return;
+           if (std::find(kLogLevels.begin(), kLogLevels.end(), level) == kLogLevels.end()) {
+             r_.error(
+                 v, "unknown log level \"" + level + "\" (use trace, debug, info, warn or error)");
+           } else {
+             c_.log.level = level;
+           }
+         }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void watchdog(const Field& f) {
+    WatchdogConfig& w = c_.watchdog;
+    const Entry entries[] = {
+        {"peak_window", [&](const Field& v) { r_.readDuration(v, w.peakWindow); }},
+        {"min_samples", [&](const Field& v) { r_.readUnsigned(v, w.minSamples, 1, kMaxCount); }},
+        {"rules", [&](const Field& v) { rules(v); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void rules(const Field& f) {
+    WatchdogConfig& w = c_.watchdog;
+    const Entry entries[] = {
+        {"pause_storm", [&](const Field& v) { pauseStorm(v, w.pauseStorm); }},
+        {"dcqcn_misconfig", [&](const Field& v) { dcqcnMisconfig(v, w.dcqcnMisconfig); }},
+        {"link_flap", [&](const Field& v) { linkFlap(v, w.linkFlap); }},
+        {"link_errors", [&](const Field& v) { linkErrors(v, w.linkErrors); }},
+        {"port_degraded", [&](const Field& v) { portDegraded(v, w.portDegraded); }},
+        {"roce_packet_loss", [&](const Field& v) { rocePacketLoss(v, w.rocePacketLoss); }},
+        {"lossless_drop", [&](const Field& v) { losslessDrop(v, w.losslessDrop); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void pauseStorm(const Field& f, PauseStormRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"pause_fraction",
+         [&](const Field& v) { r_.readNumber(v, rule.pauseFraction, kFraction); }},
+        {"for_samples", [&](const Field& v) { r_.readUnsigned(v, rule.forSamples, 1, kMaxCount); }},
+        {"restoration", [&](const Field& v) { r_.readDuration(v, rule.restoration); }},
+        {"sustained_fraction",
+         [&](const Field& v) { r_.readNumber(v, rule.sustainedFraction, kFraction); }},
+        {"sustained_window", [&](const Field& v) { r_.readDuration(v, rule.sustainedWindow); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void dcqcnMisconfig(const Field& f, DcqcnMisconfigRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
+        {"pfc_without_ecn_pause_fraction",
+         [&](const Field& v) { r_.readNumber(v, rule.pfcWithoutEcnPauseFraction, kFraction); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void linkFlap(const Field& f, LinkFlapRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"down_events", [&](const Field& v) { r_.readUnsigned(v, rule.downEvents, 1, kMaxCount); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
+        {"quiet", [&](const Field& v) { r_.readDuration(v, rule.quiet); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void linkErrors(const Field& f, LinkErrorsRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"symbol_errors_per_hour",
+         [&](const Field& v) { r_.readNumber(v, rule.symbolErrorsPerHour, kNonNegative); }},
+        {"link_error_recovery_per_hour",
+         [&](const Field& v) { r_.readNumber(v, rule.linkErrorRecoveryPerHour, kNonNegative); }},
+        {"receive_errors_per_hour",
+         [&](const Field& v) { r_.readNumber(v, rule.receiveErrorsPerHour, kNonNegative); }},
+        {"local_link_integrity_errors_per_hour",
+         [&](const Field& v) {
+           r_.readNumber(v, rule.localLinkIntegrityErrorsPerHour, kNonNegative);
+         }},
+        {"ber_limit", [&](const Field& v) { r_.readNumber(v, rule.berLimit, kProbability); }},
+        {"ber_window", [&](const Field& v) { r_.readDuration(v, rule.berWindow); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void portDegraded(const Field& f, PortDegradedRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"expected_rate_gbps",
+         [&](const Field& v) { r_.readOptionalNumber(v, rule.expectedRateGbps, kPositive); }},
+        {"not_active_for", [&](const Field& v) { r_.readDuration(v, rule.notActiveFor); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void rocePacketLoss(const Field& f, RocePacketLossRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
+        {"local_ack_timeout_critical_per_second",
+         [&](const Field& v) {
+           r_.readNumber(v, rule.localAckTimeoutCriticalPerSecond, kPositive);
+         }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void losslessDrop(const Field& f, LosslessDropRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  Config& c_;
+  YamlReader& r_;
+};
+
+// Rules that involve more than one key. Each error is reported at the first of `keys` the file
+// sets (the defaults alone always pass), and skipped when one of the keys already has an error.
+class CrossChecks {
+ public:
+  CrossChecks(const Config& config, YamlReader& reader, const std::vector<ConfigError>& errors)
+      : c_(config), r_(reader), errors_(errors) {}
+
+  void run() {
+    const PollConfig& p = c_.poll;
+    if (p.interval < kMinPollInterval) {
+      fail({"poll.interval"}, "must be at least " + formatDuration(kMinPollInterval) + ", got " +
+                                  formatDuration(p.interval));
+    }
+    mustExceed(
+        "poll.stale_after", p.staleAfter, "poll.slow_interval", p.slowInterval,
+        "otherwise the slow collectors' series would drop out of /metrics between their runs");
+    if (p.interval > p.slowInterval) {  // else the check above covers it
+      mustExceed("poll.stale_after", p.staleAfter, "poll.interval", p.interval,
+                 "otherwise every series would drop out of /metrics between polls");
+    }
+    for (const CollectorConfig& cc : c_.collectors) {
+      if (!cc.interval) continue;
+      const std::string key = "collectors." + cc.name + ".interval";
+      if (*cc.interval < kMinPollInterval) {
+        fail({key}, "must be at least " + formatDuration(kMinPollInterval) + ", got " +
+                        formatDuration(*cc.interval));
+      }
+      mustExceed("poll.stale_after", p.staleAfter, key, *cc.interval,
+                 "otherwise this collector's series would drop out of /metrics between its runs");
+    }
+    // A window no longer than the poll interval holds at most one sample: the rule could never
+    // judge.
+    const WatchdogConfig& w = c_.watchdog;
+    const std::pair<std::string, Duration> windows[] = {
+        {"watchdog.peak_window", w.peakWindow},
+        {"watchdog.rules.pause_storm.sustained_window", w.pauseStorm.sustainedWindow},
+        {"watchdog.rules.dcqcn_misconfig.window", w.dcqcnMisconfig.window},
+        {"watchdog.rules.link_flap.window", w.linkFlap.window},
+        {"watchdog.rules.link_errors.ber_window", w.linkErrors.berWindow},
+        {"watchdog.rules.roce_packet_loss.window", w.rocePacketLoss.window},
+    };
+    for (const auto& [key, window] : windows) {
+      mustExceed(key, window, "poll.interval", p.interval,
+                 "a shorter window holds fewer than two samples");
+    }
+  }
+
+ private:
+  void mustExceed(const std::string& bigKey, Duration big, const std::string& smallKey,
+                  Duration small, std::string_view why) {
+    if (big > small) return;
+    fail({bigKey, smallKey}, bigKey + " (" + formatDuration(big) + ") must be longer than " +
+                                 smallKey + " (" + formatDuration(small) +
+                                 "): " + std::string(why));
+  }
+
+  void fail(std::initializer_list<std::string> keys, std::string message) {
+    for (const std::string& key : keys) {
+      const bool hasError = std::any_of(errors_.begin(), errors_.end(),
+                                        [&](const ConfigError& e) { return e.key == key; });
+      if (hasError) return;
+    }
+    for (const std::string& key : keys) {
+      if (auto mark = r_.markOf(key)) {
+        r_.error(*mark, key, std::move(message));
+        return;
+      }
+    }
+    r_.error(YAML::Mark::null_mark(), *keys.begin(), std::move(message));
+  }
+
+  const Config& c_;
+  YamlReader& r_;
+  const std::vector<ConfigError>& errors_;
+};
+
+ConfigError fileError(const std::string& path, std::string message) {
+  return ConfigError{path, 0, 0, "", std::move(message)};
+}
+
+std::string errnoText(int errnum) {
+  const char* name = strerrorname_np(errnum);
+  return std::string(std::strerror(errnum)) + " (" +
+         (name != nullptr ? name : std::to_string(errnum)) + ")";
+}
+
+}  // namespace
+
+std::string ConfigError::format() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": ";
+  if (!key.empty()) out += key + ": ";
+  out += message;
+  return out;
+}
+
+ConfigLoad loadConfigText(std::string_view text, std::string_view fileName) {
+  ConfigLoad load;
+  YamlReader reader(fileName, load.errors);
+  try {
+    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    if (documents.size() > 1) {
+      reader.error(documents[1].Mark(), "",
+                   "only one YAML document is allowed (remove the second '---')");
+    }
+    if (!documents.empty()) {
+      const YAML::Node& root = documents.front();
+      Loader(load.config, reader).root(Field{root, "", root.Mark()});
+    }
+    CrossChecks(load.config, reader, load.errors).run();
+  } catch (const YAML::Exception& e) {
+    // A syntax error stops the parser, so it is the only error of the file.
+    load.errors.clear();
+    reader.error(e.mark, "", "YAML syntax error: " + e.msg);
+  }
+  std::stable_sort(load.errors.begin(), load.errors.end(),
+                   [](const ConfigError& a, const ConfigError& b) {
+                     return a.line != b.line ? a.line < b.line : a.column < b.column;
+                   });
+  return load;
+}
+
+ConfigLoad loadConfigFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    ConfigLoad load;
+    load.errors.push_back(fileError(path, "cannot open config file: " + errnoText(errno)));
+    return load;
+  }
+  std::string text;
+  std::string failure;
+  char buf[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      failure = "cannot read config file: " + errnoText(errno);
+      break;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxFileBytes) {
+      failure = "config file is larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
+      break;
+    }
+  }
+  ::close(fd);
+  if (!failure.empty()) {
+    ConfigLoad load;
+    load.errors.push_back(fileError(path, std::move(failure)));
+    return load;
+  }
+  return loadConfigText(text, path);
+}
+
+}  // namespace fabricmon

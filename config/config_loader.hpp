@@ -1,0 +1,43 @@
+#pragma once
+// Loading and validating the YAML config (docs/configuration.md). Every problem in a file is
+// reported in one pass, each with its position and dotted key, so an operator fixes them all at
+// once.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace fabricmon {
+
+/// One problem in a config file.
+struct ConfigError {
+  std::string file;
+  int line = 0;     ///< 1-based; 0 when the problem has no position (the file could not be read)
+  int column = 0;   ///< 1-based; 0 when line is 0
+  std::string key;  ///< dotted key (`poll.interval`, `devices.include[1]`); "" for syntax errors
+  std::string message;
+
+  /// `file:line:column: key: message`; the position and key parts are left out when absent.
+  std::string format() const;
+};
+
+/// The result of a load: `config` is only meaningful when ok(); with errors it holds the defaults
+/// wherever a value was rejected.
+struct ConfigLoad {
+  Config config;
+  std::vector<ConfigError> errors;  ///< sorted by line, then column
+
+  bool ok() const { return errors.empty(); }
+};
+
+/// Reads and validates a file. A file that cannot be read gives one error naming the file and the
+/// reason. Throws nothing.
+ConfigLoad loadConfigFile(const std::string& path);
+
+/// Validates YAML text; `fileName` only labels the errors. Empty or comment-only text gives the
+/// defaults. Throws nothing.
+ConfigLoad loadConfigText(std::string_view text, std::string_view fileName);
+
+}  // namespace fabricmon

@@ -1,0 +1,334 @@
+// What a valid file gives: the defaults for what it leaves out, its values for what it sets.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "config/config_loader.hpp"
+
+namespace fabricmon {
+namespace {
+
+std::string allErrors(const ConfigLoad& load) {
+  std::string out;
+  for (const auto& e : load.errors) out += e.format() + "\n";
+  return out;
+}
+
+TEST(Defaults, MatchTheDocumentedValues) {
+  // The values docs/configuration.md and fabricmon.yaml promise; a change here is a change of
+  // contract.
+  const Config c;
+  EXPECT_EQ(c.web.listen, ":19110");
+  EXPECT_EQ(c.sources.sysfsRoot, "/sys");
+  EXPECT_EQ(c.poll.interval, 1s);
+  EXPECT_EQ(c.poll.staleAfter, 30s);
+  EXPECT_EQ(c.log.level, "info");
+}
+
+TEST(Defaults, EmptyOrCommentOnlyTextGivesTheDefaults) {
+  for (const char* text :
+       {"", "\n\n", "# nothing here\n   # still nothing\n", "---\n", "~\n", "poll:\nqos:\n"}) {
+    const ConfigLoad load = loadConfigText(text, "empty.yaml");
+    EXPECT_TRUE(load.ok()) << "text: \"" << text << "\"\n" << allErrors(load);
+    EXPECT_EQ(load.config, Config{}) << "text: \"" << text << "\"";
+  }
+}
+
+TEST(Defaults, TheShippedFileLoadsToExactlyTheBuiltInDefaults) {
+  const ConfigLoad load = loadConfigFile(FABRICMON_DEFAULT_CONFIG_FILE);
+  ASSERT_TRUE(load.ok()) << allErrors(load);
+  EXPECT_EQ(load.config, Config{});
+}
+
+TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
+  // A file that said only `{}` would load to the defaults too. Changing any one value of the
+  // shipped text must change the loaded config: this proves each key is present and really read.
+  std::ifstream in(FABRICMON_DEFAULT_CONFIG_FILE);
+  ASSERT_TRUE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  struct Edit {
+    const char* from;
+    const char* to;
+  } const edits[] = {
+      {"listen: \":19110\"", "listen: \":19111\""},
+      {"sysfs_root: /sys", "sysfs_root: /host/sys"},
+      {"ethtool_dir: ~", "ethtool_dir: /e"},
+      {"dcb_dir: ~", "dcb_dir: /d"},
+      {"interval: 1s ", "interval: 2s "},
+      {"slow_interval: 10s", "slow_interval: 11s"},
+      {"discovery_interval: 10s", "discovery_interval: 11s"},
+      {"stale_after: 30s", "stale_after: 31s"},
+      {"devices:\n  include: []", "devices:\n  include: [x]"},
+      {"exclude: []", "exclude: [x]"},
+      {"netdev:\n  include: []", "netdev:\n  include: [x]"},
+      {"collectors: {}", "collectors: {rdma_port: {}}"},
+      {"stats_include: []", "stats_include: [x]"},
+      {"roce_priority: 3", "roce_priority: 4"},
+      {"roce_dscp: 26", "roce_dscp: 24"},
+      {"cnp_priority: 6", "cnp_priority: 7"},
+      {"cnp_dscp: 48", "cnp_dscp: 46"},
+      {"dcqcn_enabled: true", "dcqcn_enabled: false"},
+      {"level: info", "level: debug"},
+      {"peak_window: 60s", "peak_window: 61s"},
+      {"min_samples: 2", "min_samples: 3"},
+      {"pause_storm:\n      enabled: true", "pause_storm:\n      enabled: false"},
+      {"pause_fraction: 0.99", "pause_fraction: 0.98"},
+      {"for_samples: 2", "for_samples: 3"},
+      {"restoration: 2s", "restoration: 3s"},
+      {"sustained_fraction: 0.1", "sustained_fraction: 0.2"},
+      {"sustained_window: 5m", "sustained_window: 6m"},
+      {"dcqcn_misconfig:\n      enabled: true", "dcqcn_misconfig:\n      enabled: false"},
+      {"      window: 60s", "      window: 61s"},
+      {"pfc_without_ecn_pause_fraction: 0.01", "pfc_without_ecn_pause_fraction: 0.02"},
+      {"link_flap:\n      enabled: true", "link_flap:\n      enabled: false"},
+      {"down_events: 3", "down_events: 4"},
+      {"      window: 10m", "      window: 11m"},
+      {"quiet: 10m", "quiet: 11m"},
+      {"link_errors:\n      enabled: true", "link_errors:\n      enabled: false"},
+      {"symbol_errors_per_hour: 10", "symbol_errors_per_hour: 11"},
+      {"link_error_recovery_per_hour: 10", "link_error_recovery_per_hour: 11"},
+      {"receive_errors_per_hour: 10", "receive_errors_per_hour: 11"},
+      {"local_link_integrity_errors_per_hour: 10", "local_link_integrity_errors_per_hour: 11"},
+      {"ber_limit: 1e-12", "ber_limit: 1e-11"},
+      {"ber_window: 10m", "ber_window: 11m"},
+      {"port_degraded:\n      enabled: true", "port_degraded:\n      enabled: false"},
+      {"expected_rate_gbps: ~", "expected_rate_gbps: 400"},
+      {"not_active_for: 30s", "not_active_for: 31s"},
+      {"roce_packet_loss:\n      enabled: true", "roce_packet_loss:\n      enabled: false"},
+      {"      window: 5m", "      window: 6m"},
+      {"local_ack_timeout_critical_per_second: 1", "local_ack_timeout_critical_per_second: 2"},
+      {"lossless_drop:\n      enabled: true", "lossless_drop:\n      enabled: false"},
+  };
+  for (const auto& e : edits) {
+    const std::string_view from(e.from);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << e.from;
+    ASSERT_EQ(text.find(from, at + 1), std::string::npos) << e.from << " is ambiguous";
+    std::string edited = text;
+    edited.replace(at, from.size(), e.to);
+    const ConfigLoad changed = loadConfigText(edited, "edited.yaml");
+    ASSERT_TRUE(changed.ok()) << e.to << "\n" << allErrors(changed);
+    EXPECT_NE(changed.config, Config{}) << e.from << " is not read from the file";
+  }
+}
+
+TEST(Defaults, AnEmptyCollectorEntryKeepsItsDefaults) {
+  const ConfigLoad load =
+      loadConfigText("collectors:\n  hw_counters:\n  dcb_config: {enabled: false}\n", "c.yaml");
+  ASSERT_TRUE(load.ok()) << allErrors(load);
+  ASSERT_EQ(load.config.collectors.size(), 2u);
+  const CollectorConfig* hw = load.config.collector("hw_counters");
+  ASSERT_NE(hw, nullptr);
+  EXPECT_TRUE(hw->enabled);
+  EXPECT_FALSE(hw->interval.has_value());
+  ASSERT_NE(load.config.collector("dcb_config"), nullptr);
+  EXPECT_FALSE(load.config.collector("dcb_config")->enabled);
+  EXPECT_EQ(load.config.collector("rdma_port"), nullptr);
+}
+
+TEST(Defaults, BooleansAcceptTheYamlSpellings) {
+  for (const char* yes : {"true", "True", "TRUE", "yes", "on"}) {
+    const ConfigLoad load = loadConfigText(
+        std::string("qos:\n  dcqcn_enabled: ") + (yes[0] == 't' || yes[0] == 'T' ? "false" : "no") +
+            "\nwatchdog:\n  rules:\n    lossless_drop:\n      enabled: " + yes + "\n",
+        "b.yaml");
+    ASSERT_TRUE(load.ok()) << yes << "\n" << allErrors(load);
+    EXPECT_FALSE(load.config.qos.dcqcnEnabled);
+    EXPECT_TRUE(load.config.watchdog.losslessDrop.enabled) << yes;
+  }
+}
+
+// A file that sets every key to a value other than its default.
+constexpr const char* kFullFile = R"(web:
+  listen: "127.0.0.1:0"
+sources:
+  sysfs_root: /host/sys
+  ethtool_dir: /var/lib/fabricmon/ethtool
+  dcb_dir: /var/lib/fabricmon/dcb
+poll:
+  interval: 250ms
+  slow_interval: 5s
+  discovery_interval: 1m
+  stale_after: 1m30s
+devices:
+  include: ['mlx5_\d+', bnxt_re0]
+  exclude: [mlx5_bond_0]
+netdev:
+  include:
+    - ens.*
+    - 'bond[0-9]'
+collectors:
+  pma_counters:
+    enabled: false
+  hw_counters:
+    interval: 500ms
+ethtool:
+  stats_include: ['rx_vport_.*', tx_packets_phy]
+qos:
+  roce_priority: 5
+  roce_dscp: 24
+  cnp_priority: 7
+  cnp_dscp: 46
+  dcqcn_enabled: false
+log:
+  level: debug
+watchdog:
+  peak_window: 2m
+  min_samples: 4
+  rules:
+    pause_storm:
+      enabled: false
+      pause_fraction: 0.95
+      for_samples: 3
+      restoration: 5s
+      sustained_fraction: 0.2
+      sustained_window: 10m
+    dcqcn_misconfig:
+      enabled: false
+      window: 2m
+      pfc_without_ecn_pause_fraction: 0.05
+    link_flap:
+      enabled: false
+      down_events: 5
+      window: 30m
+      quiet: 1h
+    link_errors:
+      enabled: false
+      symbol_errors_per_hour: 100
+      link_error_recovery_per_hour: 20
+      receive_errors_per_hour: 30.5
+      local_link_integrity_errors_per_hour: 40
+      ber_limit: 1e-15
+      ber_window: 1h
+    port_degraded:
+      enabled: false
+      expected_rate_gbps: 400
+      not_active_for: 1m
+    roce_packet_loss:
+      enabled: false
+      window: 15m
+      local_ack_timeout_critical_per_second: 0.5
+    lossless_drop:
+      enabled: false
+)";
+
+TEST(FullFile, SetsEveryField) {
+  const ConfigLoad load = loadConfigText(kFullFile, "full.yaml");
+  ASSERT_TRUE(load.ok()) << allErrors(load);
+  const Config& c = load.config;
+
+  Config want;
+  want.web.listen = "127.0.0.1:0";
+  want.sources = {"/host/sys", "/var/lib/fabricmon/ethtool", "/var/lib/fabricmon/dcb"};
+  want.poll = {250ms, 5s, 1min, 90s};
+  want.devices = {{"mlx5_\\d+", "bnxt_re0"}, {"mlx5_bond_0"}};
+  want.netdev.include = {"ens.*", "bond[0-9]"};
+  want.collectors = {{"pma_counters", false, std::nullopt}, {"hw_counters", true, 500ms}};
+  want.ethtool.statsInclude = {"rx_vport_.*", "tx_packets_phy"};
+  want.qos = {5, 24, 7, 46, false};
+  want.log.level = "debug";
+  want.watchdog.peakWindow = 2min;
+  want.watchdog.minSamples = 4;
+  want.watchdog.pauseStorm = {false, 0.95, 3, 5s, 0.2, 10min};
+  want.watchdog.dcqcnMisconfig = {false, 2min, 0.05};
+  want.watchdog.linkFlap = {false, 5, 30min, 1h};
+  want.watchdog.linkErrors = {false, 100, 20, 30.5, 40, 1e-15, 1h};
+  want.watchdog.portDegraded = {false, 400.0, 1min};
+  want.watchdog.rocePacketLoss = {false, 15min, 0.5};
+  want.watchdog.losslessDrop = {false};
+
+  // Section by section first, so a failure names the section.
+  EXPECT_EQ(c.web, want.web);
+  EXPECT_EQ(c.sources, want.sources);
+  EXPECT_EQ(c.poll, want.poll);
+  EXPECT_EQ(c.devices, want.devices);
+  EXPECT_EQ(c.netdev, want.netdev);
+  EXPECT_EQ(c.collectors, want.collectors);
+  EXPECT_EQ(c.ethtool, want.ethtool);
+  EXPECT_EQ(c.qos, want.qos);
+  EXPECT_EQ(c.log, want.log);
+  EXPECT_EQ(c.watchdog.pauseStorm, want.watchdog.pauseStorm);
+  EXPECT_EQ(c.watchdog.dcqcnMisconfig, want.watchdog.dcqcnMisconfig);
+  EXPECT_EQ(c.watchdog.linkFlap, want.watchdog.linkFlap);
+  EXPECT_EQ(c.watchdog.linkErrors, want.watchdog.linkErrors);
+  EXPECT_EQ(c.watchdog.portDegraded, want.watchdog.portDegraded);
+  EXPECT_EQ(c.watchdog.rocePacketLoss, want.watchdog.rocePacketLoss);
+  EXPECT_EQ(c.watchdog.losslessDrop, want.watchdog.losslessDrop);
+  EXPECT_EQ(c, want);
+}
+
+TEST(FullFile, EveryValueDiffersFromItsDefault) {
+  // Guards the test above: a field left at its default in both the file and `want` would pass
+  // unnoticed. Set each section of a default Config from the full file and check it changed.
+  const Config full = loadConfigText(kFullFile, "full.yaml").config;
+  const Config d;
+  EXPECT_NE(full.web.listen, d.web.listen);
+  EXPECT_NE(full.sources.sysfsRoot, d.sources.sysfsRoot);
+  EXPECT_NE(full.sources.ethtoolDir, d.sources.ethtoolDir);
+  EXPECT_NE(full.sources.dcbDir, d.sources.dcbDir);
+  EXPECT_NE(full.poll.interval, d.poll.interval);
+  EXPECT_NE(full.poll.slowInterval, d.poll.slowInterval);
+  EXPECT_NE(full.poll.discoveryInterval, d.poll.discoveryInterval);
+  EXPECT_NE(full.poll.staleAfter, d.poll.staleAfter);
+  EXPECT_NE(full.devices.include, d.devices.include);
+  EXPECT_NE(full.devices.exclude, d.devices.exclude);
+  EXPECT_NE(full.netdev.include, d.netdev.include);
+  EXPECT_NE(full.collectors, d.collectors);
+  EXPECT_NE(full.ethtool.statsInclude, d.ethtool.statsInclude);
+  EXPECT_NE(full.qos.rocePriority, d.qos.rocePriority);
+  EXPECT_NE(full.qos.roceDscp, d.qos.roceDscp);
+  EXPECT_NE(full.qos.cnpPriority, d.qos.cnpPriority);
+  EXPECT_NE(full.qos.cnpDscp, d.qos.cnpDscp);
+  EXPECT_NE(full.qos.dcqcnEnabled, d.qos.dcqcnEnabled);
+  EXPECT_NE(full.log.level, d.log.level);
+  const WatchdogConfig& w = full.watchdog;
+  const WatchdogConfig& dw = d.watchdog;
+  EXPECT_NE(w.peakWindow, dw.peakWindow);
+  EXPECT_NE(w.minSamples, dw.minSamples);
+  EXPECT_NE(w.pauseStorm.enabled, dw.pauseStorm.enabled);
+  EXPECT_NE(w.pauseStorm.pauseFraction, dw.pauseStorm.pauseFraction);
+  EXPECT_NE(w.pauseStorm.forSamples, dw.pauseStorm.forSamples);
+  EXPECT_NE(w.pauseStorm.restoration, dw.pauseStorm.restoration);
+  EXPECT_NE(w.pauseStorm.sustainedFraction, dw.pauseStorm.sustainedFraction);
+  EXPECT_NE(w.pauseStorm.sustainedWindow, dw.pauseStorm.sustainedWindow);
+  EXPECT_NE(w.dcqcnMisconfig.enabled, dw.dcqcnMisconfig.enabled);
+  EXPECT_NE(w.dcqcnMisconfig.window, dw.dcqcnMisconfig.window);
+  EXPECT_NE(w.dcqcnMisconfig.pfcWithoutEcnPauseFraction,
+            dw.dcqcnMisconfig.pfcWithoutEcnPauseFraction);
+  EXPECT_NE(w.linkFlap.enabled, dw.linkFlap.enabled);
+  EXPECT_NE(w.linkFlap.downEvents, dw.linkFlap.downEvents);
+  EXPECT_NE(w.linkFlap.window, dw.linkFlap.window);
+  EXPECT_NE(w.linkFlap.quiet, dw.linkFlap.quiet);
+  EXPECT_NE(w.linkErrors.enabled, dw.linkErrors.enabled);
+  EXPECT_NE(w.linkErrors.symbolErrorsPerHour, dw.linkErrors.symbolErrorsPerHour);
+  EXPECT_NE(w.linkErrors.linkErrorRecoveryPerHour, dw.linkErrors.linkErrorRecoveryPerHour);
+  EXPECT_NE(w.linkErrors.receiveErrorsPerHour, dw.linkErrors.receiveErrorsPerHour);
+  EXPECT_NE(w.linkErrors.localLinkIntegrityErrorsPerHour,
+            dw.linkErrors.localLinkIntegrityErrorsPerHour);
+  EXPECT_NE(w.linkErrors.berLimit, dw.linkErrors.berLimit);
+  EXPECT_NE(w.linkErrors.berWindow, dw.linkErrors.berWindow);
+  EXPECT_NE(w.portDegraded.enabled, dw.portDegraded.enabled);
+  EXPECT_NE(w.portDegraded.expectedRateGbps, dw.portDegraded.expectedRateGbps);
+  EXPECT_NE(w.portDegraded.notActiveFor, dw.portDegraded.notActiveFor);
+  EXPECT_NE(w.rocePacketLoss.enabled, dw.rocePacketLoss.enabled);
+  EXPECT_NE(w.rocePacketLoss.window, dw.rocePacketLoss.window);
+  EXPECT_NE(w.rocePacketLoss.localAckTimeoutCriticalPerSecond,
+            dw.rocePacketLoss.localAckTimeoutCriticalPerSecond);
+  EXPECT_NE(w.losslessDrop.enabled, dw.losslessDrop.enabled);
+}
+
+TEST(FullFile, AnEmptyValueUnsetsAnOptionalKey) {
+  const ConfigLoad load = loadConfigText(
+      "sources:\n  ethtool_dir:\n  dcb_dir: ~\nwatchdog:\n  rules:\n    port_degraded:\n      "
+      "expected_rate_gbps: null\n",
+      "o.yaml");
+  ASSERT_TRUE(load.ok()) << allErrors(load);
+  EXPECT_FALSE(load.config.sources.ethtoolDir.has_value());
+  EXPECT_FALSE(load.config.sources.dcbDir.has_value());
+  EXPECT_FALSE(load.config.watchdog.portDegraded.expectedRateGbps.has_value());
+}
+
+}  // namespace
+}  // namespace fabricmon

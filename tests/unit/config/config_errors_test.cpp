@@ -1,0 +1,222 @@
+// Every error path of the loader, each with its exact 1-based position and dotted key.
+
+#include <gtest/gtest.h>
+
+#include "config/config_loader.hpp"
+
+namespace fabricmon {
+namespace {
+
+struct ErrorCase {
+  const char* name;
+  const char* yaml;
+  int line;
+  int column;
+  const char* key;
+  const char* message;  // a fragment of the expected message
+};
+
+const ErrorCase kCases[] = {
+    // YAML syntax: the second ':' of "1s: 2s" (line 2, 0-based column 14).
+    {"syntax", "poll:\n  interval: 1s: 2s\n", 2, 15, "", "YAML syntax error: illegal map value"},
+    {"syntax_unclosed_flow", "devices:\n  include: [a, b\n", 3, 1, "", "YAML syntax error"},
+    {"two_documents", "poll: {}\n---\nlog: {}\n", 3, 1, "", "only one YAML document"},
+    // Structure.
+    {"top_level_list", "- a\n- b\n", 1, 1, "", "top level must be a map"},
+    {"top_level_scalar", "hello\n", 1, 1, "", "top level must be a map"},
+    {"section_not_map", "poll: [1s]\n", 1, 7, "poll", "expected a map, got a list"},
+    {"duplicate_key", "poll:\n  interval: 1s\n  interval: 2s\n", 3, 3, "poll.interval",
+     "duplicate key"},
+    {"complex_key", "poll:\n  ? [a]\n  : 1s\n", 2, 5, "poll", "keys must be plain names"},
+    // Unknown keys, with and without a suggestion.
+    {"unknown_section", "pol:\n  interval: 1s\n", 1, 1, "pol",
+     "unknown key, did you mean \"poll\"?"},
+    {"unknown_nested", "poll:\n  intervall: 1s\n", 2, 3, "poll.intervall",
+     "did you mean \"interval\"?"},
+    {"camel_case_key", "poll:\n  staleAfter: 1m\n", 2, 3, "poll.staleAfter",
+     "did you mean \"stale_after\"?"},
+    {"unknown_far", "poll:\n  frequency: 1s\n", 2, 3, "poll.frequency",
+     "unknown key (known here: interval, slow_interval, discovery_interval, stale_after)"},
+    {"unknown_collector", "collectors:\n  hw_counter:\n    enabled: false\n", 2, 3,
+     "collectors.hw_counter", "did you mean \"hw_counters\"?"},
+    {"unknown_collector_field", "collectors:\n  rdma_port:\n    enable: false\n", 3, 5,
+     "collectors.rdma_port.enable", "did you mean \"enabled\"?"},
+    {"unknown_rule", "watchdog:\n  rules:\n    pause_storms: {}\n", 3, 5,
+     "watchdog.rules.pause_storms", "did you mean \"pause_storm\"?"},
+    {"unknown_rule_field", "watchdog:\n  rules:\n    link_flap:\n      down_event: 2\n", 4, 7,
+     "watchdog.rules.link_flap.down_event", "did you mean \"down_events\"?"},
+    // Wrong types.
+    {"string_for_integer", "qos:\n  roce_priority: three\n", 2, 18, "qos.roce_priority",
+     "expected an integer between 0 and 7, got the string \"three\""},
+    {"quoted_integer", "qos:\n  roce_dscp: \"26\"\n", 2, 14, "qos.roce_dscp",
+     "(remove the quotes)"},
+    {"fraction_for_integer", "watchdog:\n  min_samples: 2.5\n", 2, 16, "watchdog.min_samples",
+     "expected an integer"},
+    {"string_for_number", "watchdog:\n  rules:\n    link_errors:\n      ber_limit: low\n", 4, 18,
+     "watchdog.rules.link_errors.ber_limit", "expected a number, got the string \"low\""},
+    {"nan_for_number", "watchdog:\n  rules:\n    pause_storm:\n      pause_fraction: .nan\n", 4, 23,
+     "watchdog.rules.pause_storm.pause_fraction", "expected a number"},
+    {"string_for_bool", "qos:\n  dcqcn_enabled: maybe\n", 2, 18, "qos.dcqcn_enabled",
+     "expected true or false, got the string \"maybe\""},
+    {"quoted_bool", "watchdog:\n  rules:\n    lossless_drop:\n      enabled: \"false\"\n", 4, 16,
+     "watchdog.rules.lossless_drop.enabled", "expected true or false"},
+    {"string_for_list", "devices:\n  include: mlx5_0\n", 2, 12, "devices.include",
+     "expected a list of regexes, got the string \"mlx5_0\""},
+    {"map_in_list", "netdev:\n  include:\n    - {a: 1}\n", 3, 7, "netdev.include[0]",
+     "expected a regex string, got a map"},
+    {"map_for_string", "web:\n  listen: {port: 1}\n", 2, 11, "web.listen",
+     "expected a string, got a map"},
+    {"null_for_string", "sources:\n  sysfs_root:\n", 2, 3, "sources.sysfs_root",
+     "expected a string, got nothing"},
+    {"empty_string", "sources:\n  sysfs_root: ''\n", 2, 15, "sources.sysfs_root",
+     "must not be empty"},
+    {"list_for_duration", "poll:\n  interval: [1s]\n", 2, 13, "poll.interval",
+     "expected a duration"},
+    // Out of range.
+    {"priority_above_7", "qos:\n  cnp_priority: 8\n", 2, 17, "qos.cnp_priority",
+     "must be between 0 and 7, got 8"},
+    {"dscp_above_63", "qos:\n  cnp_dscp: 64\n", 2, 13, "qos.cnp_dscp",
+     "must be between 0 and 63, got 64"},
+    {"negative_dscp", "qos:\n  roce_dscp: -1\n", 2, 14, "qos.roce_dscp",
+     "must be between 0 and 63, got -1"},
+    {"huge_integer", "qos:\n  roce_dscp: 99999999999999999999\n", 2, 14, "qos.roce_dscp",
+     "must be between 0 and 63"},
+    {"fraction_zero", "watchdog:\n  rules:\n    pause_storm:\n      pause_fraction: 0\n", 4, 23,
+     "watchdog.rules.pause_storm.pause_fraction", "must be (0, 1], got 0"},
+    {"fraction_above_one", "watchdog:\n  rules:\n    pause_storm:\n      sustained_fraction: 1.5\n",
+     4, 27, "watchdog.rules.pause_storm.sustained_fraction", "must be (0, 1], got 1.5"},
+    {"for_samples_zero", "watchdog:\n  rules:\n    pause_storm:\n      for_samples: 0\n", 4, 20,
+     "watchdog.rules.pause_storm.for_samples", "must be between 1 and"},
+    {"min_samples_zero", "watchdog:\n  min_samples: 0\n", 2, 16, "watchdog.min_samples",
+     "must be between 1 and"},
+    {"down_events_zero", "watchdog:\n  rules:\n    link_flap:\n      down_events: 0\n", 4, 20,
+     "watchdog.rules.link_flap.down_events", "must be between 1 and"},
+    {"ber_limit_one", "watchdog:\n  rules:\n    link_errors:\n      ber_limit: 1\n", 4, 18,
+     "watchdog.rules.link_errors.ber_limit", "must be (0, 1), got 1"},
+    {"negative_per_hour",
+     "watchdog:\n  rules:\n    link_errors:\n      symbol_errors_per_hour: -1\n", 4, 31,
+     "watchdog.rules.link_errors.symbol_errors_per_hour", "must be >= 0, got -1"},
+    {"negative_rate", "watchdog:\n  rules:\n    port_degraded:\n      expected_rate_gbps: -400\n",
+     4, 27, "watchdog.rules.port_degraded.expected_rate_gbps", "must be > 0, got -400"},
+    {"zero_duration", "poll:\n  discovery_interval: 0s\n", 2, 23, "poll.discovery_interval",
+     "must be greater than 0"},
+    // Values with their own syntax.
+    {"bad_regex", "devices:\n  include:\n    - 'mlx5_('\n", 3, 7, "devices.include[0]",
+     "invalid regex \"mlx5_(\""},
+    {"bad_regex_second", "ethtool:\n  stats_include: [rx_.*, '[']\n", 2, 26,
+     "ethtool.stats_include[1]", "invalid regex \"[\""},
+    {"duration_without_unit", "poll:\n  interval: 5\n", 2, 13, "poll.interval",
+     "invalid duration \"5\": missing unit"},
+    {"duration_unknown_unit", "watchdog:\n  peak_window: 1d\n", 2, 16, "watchdog.peak_window",
+     "unknown unit \"d\""},
+    {"negative_duration", "watchdog:\n  rules:\n    link_flap:\n      quiet: -10m\n", 4, 14,
+     "watchdog.rules.link_flap.quiet", "negative durations are not allowed"},
+    {"bad_listen", "web:\n  listen: localhost\n", 2, 11, "web.listen",
+     "invalid listen address \"localhost\": missing :PORT"},
+    {"bad_listen_port", "web:\n  listen: ':70000'\n", 2, 11, "web.listen", "port must be 0..65535"},
+    {"bad_log_level", "log:\n  level: verbose\n", 2, 10, "log.level",
+     "unknown log level \"verbose\""},
+    // Rules over more than one key: reported at the key the file sets.
+    {"stale_not_above_slow", "poll:\n  stale_after: 5s\n", 2, 16, "poll.stale_after",
+     "poll.stale_after (5s) must be longer than poll.slow_interval (10s)"},
+    {"slow_not_below_stale", "poll:\n  slow_interval: 1m\n", 2, 18, "poll.slow_interval",
+     "poll.stale_after (30s) must be longer than poll.slow_interval (1m)"},
+    {"stale_not_above_fast", "poll:\n  interval: 40s\n  slow_interval: 20s\n", 2, 13,
+     "poll.interval", "poll.stale_after (30s) must be longer than poll.interval (40s)"},
+    {"poll_below_10ms", "poll:\n  interval: 5ms\n", 2, 13, "poll.interval",
+     "must be at least 10ms, got 5ms"},
+    {"collector_interval_above_stale", "collectors:\n  pma_counters:\n    interval: 1m\n", 3, 15,
+     "collectors.pma_counters.interval",
+     "poll.stale_after (30s) must be longer than collectors.pma_counters.interval (1m)"},
+    {"collector_interval_below_10ms", "collectors:\n  hw_counters:\n    interval: 1ms\n", 3, 15,
+     "collectors.hw_counters.interval", "must be at least 10ms"},
+    {"window_not_above_poll", "watchdog:\n  rules:\n    dcqcn_misconfig:\n      window: 1s\n", 4,
+     15, "watchdog.rules.dcqcn_misconfig.window", "fewer than two samples"},
+};
+
+class LoaderError : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(LoaderError, ReportsExactlyOneErrorWithPositionAndKey) {
+  const ErrorCase& c = GetParam();
+  const ConfigLoad load = loadConfigText(c.yaml, "test.yaml");
+  ASSERT_EQ(load.errors.size(), 1u) << [&] {
+    std::string all;
+    for (const auto& e : load.errors) all += e.format() + "\n";
+    return all;
+  }();
+  const ConfigError& e = load.errors.front();
+  EXPECT_FALSE(load.ok());
+  EXPECT_EQ(e.file, "test.yaml");
+  EXPECT_EQ(e.line, c.line) << e.format();
+  EXPECT_EQ(e.column, c.column) << e.format();
+  EXPECT_EQ(e.key, c.key) << e.format();
+  EXPECT_NE(e.message.find(c.message), std::string::npos) << e.format();
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, LoaderError, testing::ValuesIn(kCases),
+                         [](const testing::TestParamInfo<ErrorCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(Loader, ReportsEveryErrorOfAFileInOneLoadSortedByPosition) {
+  const char* yaml =
+      "web:\n"
+      "  listen: nowhere\n"  // 2:11
+      "poll:\n"
+      "  intervall: 1s\n"    // 4:3
+      "  stale_after: 5s\n"  // 5:16, cross-field
+      "qos:\n"
+      "  roce_priority: 9\n"  // 7:18
+      "devices:\n"
+      "  exclude: [\"(\", ok, \"[\"]\n"  // 9:13 and 9:22
+      "log:\n"
+      "  level: 3\n";  // 11:10
+  const ConfigLoad load = loadConfigText(yaml, "/etc/fabricmon/fabricmon.yaml");
+  std::vector<std::string> got;
+  for (const auto& e : load.errors)
+    got.push_back(std::to_string(e.line) + ":" + std::to_string(e.column) + " " + e.key);
+  const std::vector<std::string> want = {
+      "2:11 web.listen",        "4:3 poll.intervall",      "5:16 poll.stale_after",
+      "7:18 qos.roce_priority", "9:13 devices.exclude[0]", "9:22 devices.exclude[2]",
+      "11:10 log.level",
+  };
+  EXPECT_EQ(got, want);
+  ASSERT_FALSE(load.errors.empty());
+  EXPECT_EQ(load.errors.front().format(),
+            "/etc/fabricmon/fabricmon.yaml:2:11: web.listen: invalid listen address \"nowhere\": "
+            "missing :PORT");
+  // Rejected values leave the defaults in place; valid neighbours are still read.
+  EXPECT_EQ(load.config.web.listen, ":19110");
+  EXPECT_EQ(load.config.qos.rocePriority, 3u);
+  EXPECT_EQ(load.config.poll.staleAfter, 5s);
+}
+
+TEST(Loader, SkipsACrossFieldRuleWhenOneOfItsKeysIsAlreadyWrong) {
+  const ConfigLoad load =
+      loadConfigText("poll:\n  slow_interval: soon\n  stale_after: 5s\n", "t.yaml");
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_EQ(load.errors[0].key, "poll.slow_interval");
+}
+
+TEST(Loader, ASyntaxErrorIsTheOnlyError) {
+  // Line 2 has an unknown key too, but the parser never gets that far in a broken document.
+  const ConfigLoad load = loadConfigText("poll:\n  bogus: 1\n  interval: [1s\n", "t.yaml");
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_NE(load.errors[0].message.find("YAML syntax error"), std::string::npos);
+  EXPECT_EQ(load.errors[0].key, "");
+}
+
+TEST(ConfigErrorFormat, LeavesOutAbsentParts) {
+  EXPECT_EQ(
+      (ConfigError{"f.yaml", 3, 7, "qos.roce_dscp", "must be between 0 and 63, got 64"}.format()),
+      "f.yaml:3:7: qos.roce_dscp: must be between 0 and 63, got 64");
+  EXPECT_EQ((ConfigError{"f.yaml", 1, 5, "", "YAML syntax error: illegal map value"}.format()),
+            "f.yaml:1:5: YAML syntax error: illegal map value");
+  EXPECT_EQ((ConfigError{"/nope.yaml", 0, 0, "",
+                         "cannot open config file: No such file or directory (ENOENT)"}
+                 .format()),
+            "/nope.yaml: cannot open config file: No such file or directory (ENOENT)");
+}
+
+}  // namespace
+}  // namespace fabricmon
