@@ -1,0 +1,400 @@
+#include "exporters/http_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "exporters/accept_encoding.hpp"
+
+namespace fabricmon {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr std::string_view kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+constexpr std::string_view kTextContentType = "text/plain; charset=utf-8";
+constexpr std::string_view kAllowedMethods = "GET, HEAD";
+// After a failed accept (EMFILE, ENFILE, ENOBUFS) the next accept would fail at once; wait a little
+// instead of spinning on the io_context.
+constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
+
+constexpr std::string_view kIndexHtml =
+    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>fabricmon</title></head>\n"
+    "<body><h1>fabricmon</h1>\n<ul>\n"
+    "<li><a href=\"/metrics\">/metrics</a> &mdash; Prometheus metrics</li>\n"
+    "<li><a href=\"/healthz\">/healthz</a> &mdash; sampling loop health</li>\n"
+    "<li><a href=\"/api/v1/findings\">/api/v1/findings</a> &mdash; active watchdog findings "
+    "(JSON)</li>\n</ul></body></html>\n";
+
+Error toError(std::string context, const boost::system::error_code& ec) {
+  if (ec.category() == boost::system::system_category()) return sysError(std::move(context), ec.value());
+  return Error{std::move(context) + ": " + ec.message(), 0};
+}
+
+// Beast in Boost 1.74 takes boost::string_view, which does not convert from std::string_view.
+beast::string_view bsv(std::string_view s) { return {s.data(), s.size()}; }
+
+bool isHttpParseError(const beast::error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_target).category() &&
+         ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+}  // namespace
+
+class HttpSession;
+
+namespace detail {
+
+struct HttpServerState {
+  HttpServerState(net::io_context& ioContext, HttpHandlers h, HttpServerOptions o)
+      : io(ioContext), handlers(std::move(h)), options(o) {}
+
+  net::io_context& io;
+  const HttpHandlers handlers;
+  const HttpServerOptions options;
+
+  mutable std::mutex mutex;
+  bool stopped = false;
+  bool refusing = false;  // logged once when refusals start, once when they end
+  std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions;
+};
+
+}  // namespace detail
+
+using State = detail::HttpServerState;
+
+/// One connection: read a request, answer it, repeat while keep-alive, under one deadline per request.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(std::shared_ptr<State> state, tcp::socket socket)
+      : state_(std::move(state)), stream_(std::move(socket)) {}
+
+  ~HttpSession() {
+    std::lock_guard lock(state_->mutex);
+    state_->sessions.erase(this);
+  }
+
+  void start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->readRequest(); });
+  }
+
+  /// Posts the close to the connection's strand; safe from any thread.
+  void closeAsync() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
+  }
+
+ private:
+  void readRequest() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(state_->options.maxRequestBytes));
+    parser_->body_limit(state_->options.maxRequestBytes);
+    stream_.expires_after(state_->options.requestTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&HttpSession::onRead, shared_from_this()));
+  }
+
+  void onRead(beast::error_code ec, std::size_t /*bytes*/) {
+    if (ec) {
+      if (!isHttpParseError(ec)) {
+        close();  // timeout, client went away, or stop()
+        return;
+      }
+      http::status status = http::status::bad_request;
+      if (ec == http::error::header_limit) status = http::status::request_header_fields_too_large;
+      if (ec == http::error::body_limit) status = http::status::payload_too_large;
+      reply(11, false, false, status, kTextContentType, std::string(http::obsolete_reason(status)) + "\n");
+      return;
+    }
+    route(parser_->get());
+  }
+
+  void route(const http::request<http::string_body>& req) {
+    std::string_view target(req.target().data(), req.target().size());
+    target = target.substr(0, target.find('?'));
+    const unsigned version = req.version();
+    const bool keepAlive = req.keep_alive();
+    const bool head = req.method() == http::verb::head;
+
+    enum class Route { kIndex, kMetrics, kHealth, kFindings };
+    Route which;
+    if (target == "/") {
+      which = Route::kIndex;
+    } else if (target == "/metrics") {
+      which = Route::kMetrics;
+    } else if (target == "/healthz") {
+      which = Route::kHealth;
+    } else if (target == "/api/v1/findings") {
+      which = Route::kFindings;
+    } else {
+      reply(version, keepAlive, head, http::status::not_found, kTextContentType, "not found\n");
+      return;
+    }
+    if (req.method() != http::verb::get && !head) {
+      response_ = {};
+      response_.set(http::field::allow, bsv(kAllowedMethods));
+      send(version, keepAlive, head, http::status::method_not_allowed, kTextContentType,
+           ownBody("method not allowed\n"));
+      return;
+    }
+
+    // Handlers belong to other components; an exception escaping here would unwind io_context::run.
+    try {
+      switch (which) {
+        case Route::kIndex:
+          reply(version, keepAlive, head, http::status::ok, "text/html; charset=utf-8",
+                std::string(kIndexHtml));
+          return;
+        case Route::kMetrics:
+          serveMetrics(req, version, keepAlive, head);
+          return;
+        case Route::kHealth: {
+          auto [ok, reason] = state_->handlers.health ? state_->handlers.health()
+                                                      : std::pair<bool, std::string>{true, {}};
+          reply(version, keepAlive, head, ok ? http::status::ok : http::status::service_unavailable,
+                kTextContentType, ok ? std::string("ok\n") : reason + "\n");
+          return;
+        }
+        case Route::kFindings:
+          reply(version, keepAlive, head, http::status::ok, "application/json",
+                state_->handlers.findingsJson ? state_->handlers.findingsJson()
+                                              : std::string("{\"findings\":[]}"));
+          return;
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("http: handler for {} failed: {}", target, e.what());
+      reply(version, keepAlive, head, http::status::internal_server_error, kTextContentType,
+            "internal error\n");
+    }
+  }
+
+  void serveMetrics(const http::request<http::string_body>& req, unsigned version, bool keepAlive,
+                    bool head) {
+    payload_ = state_->handlers.metrics ? state_->handlers.metrics() : nullptr;
+    if (!payload_) {
+      reply(version, keepAlive, head, http::status::service_unavailable, kTextContentType,
+            "no metrics snapshot yet\n");
+      return;
+    }
+    response_ = {};
+    response_.set(http::field::vary, "Accept-Encoding");
+    const auto accept = req[http::field::accept_encoding];
+    const bool gzip = !payload_->gzip.empty() &&
+                      acceptsGzip(std::string_view(accept.data(), accept.size()));
+    const std::string& bytes = gzip ? payload_->gzip : payload_->text;
+    if (gzip) response_.set(http::field::content_encoding, "gzip");
+    send(version, keepAlive, head, http::status::ok, kMetricsContentType,
+         std::span<const char>(bytes.data(), bytes.size()));
+  }
+
+  std::span<const char> ownBody(std::string body) {
+    body_ = std::move(body);
+    return {body_.data(), body_.size()};
+  }
+
+  void reply(unsigned version, bool keepAlive, bool head, http::status status,
+             std::string_view contentType, std::string body) {
+    response_ = {};
+    send(version, keepAlive, head, status, contentType, ownBody(std::move(body)));
+  }
+
+  // The body must stay alive until the write completes: it lives in body_ or payload_.
+  void send(unsigned version, bool keepAlive, bool head, http::status status,
+            std::string_view contentType, std::span<const char> body) {
+    response_.version(version);
+    response_.result(status);
+    response_.keep_alive(keepAlive);
+    response_.set(http::field::server, "fabricmon");
+    response_.set(http::field::content_type, bsv(contentType));
+    response_.content_length(body.size());
+    // HEAD: the same headers, Content-Length of the GET body, no body (RFC 9110 §9.3.2).
+    response_.body() = head ? std::span<const char>() : body;
+    stream_.expires_after(state_->options.requestTimeout);
+    http::async_write(stream_, response_,
+                      beast::bind_front_handler(&HttpSession::onWrite, shared_from_this()));
+  }
+
+  void onWrite(beast::error_code ec, std::size_t /*bytes*/) {
+    const bool keepAlive = response_.keep_alive();
+    payload_.reset();
+    body_.clear();
+    if (ec || !keepAlive) {
+      close();
+      return;
+    }
+    readRequest();
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  std::shared_ptr<State> state_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::span_body<const char>> response_;
+  std::string body_;
+  std::shared_ptr<const Payload> payload_;
+};
+
+namespace {
+
+void acceptNext(std::shared_ptr<State> state, std::shared_ptr<tcp::acceptor> acceptor);
+
+void admit(const std::shared_ptr<State>& state, tcp::socket socket) {
+  auto session = std::make_shared<HttpSession>(state, std::move(socket));
+  bool admitted = false;
+  {
+    std::lock_guard lock(state->mutex);
+    if (state->stopped) {
+      // refused below
+    } else if (state->sessions.size() >= state->options.maxConnections) {
+      if (!state->refusing) {
+        state->refusing = true;
+        spdlog::warn("http: {} connections open, refusing new ones until some close",
+                     state->sessions.size());
+      }
+    } else {
+      if (state->refusing) {
+        state->refusing = false;
+        spdlog::info("http: accepting connections again");
+      }
+      state->sessions.emplace(session.get(), session);
+      admitted = true;
+    }
+  }
+  // A refused session closes its socket when it goes away here (outside the lock: its destructor
+  // takes it).
+  if (admitted) session->start();
+}
+
+void onAccept(std::shared_ptr<State> state, std::shared_ptr<tcp::acceptor> acceptor,
+              beast::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || !acceptor->is_open()) return;
+  if (ec) {
+    spdlog::warn("http: accept failed: {}", ec.message());
+    auto timer = std::make_shared<net::steady_timer>(acceptor->get_executor(), kAcceptRetryDelay);
+    timer->async_wait([state, acceptor, timer](beast::error_code) {
+      if (acceptor->is_open()) acceptNext(state, acceptor);
+    });
+    return;
+  }
+  admit(state, std::move(socket));
+  acceptNext(std::move(state), std::move(acceptor));
+}
+
+void acceptNext(std::shared_ptr<State> state, std::shared_ptr<tcp::acceptor> acceptor) {
+  // Every connection gets its own strand, so the server is correct with several io threads.
+  auto& io = state->io;
+  acceptor->async_accept(net::make_strand(io),
+                         [state = std::move(state), acceptor](beast::error_code ec,
+                                                              tcp::socket socket) mutable {
+                           onAccept(std::move(state), std::move(acceptor), ec, std::move(socket));
+                         });
+}
+
+// Candidate endpoints for a listen address, in the order to try them.
+Result<std::vector<tcp::endpoint>> endpointsFor(net::io_context& io, std::string host,
+                                                uint16_t port) {
+  if (host.empty()) {
+    return std::vector<tcp::endpoint>{tcp::endpoint(net::ip::address_v6::any(), port),
+                                      tcp::endpoint(net::ip::address_v4::any(), port)};
+  }
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  beast::error_code ec;
+  const net::ip::address address = net::ip::make_address(host, ec);
+  if (!ec) return std::vector<tcp::endpoint>{tcp::endpoint(address, port)};
+  // A name: resolved once at startup, where blocking on the resolver is acceptable.
+  tcp::resolver resolver(io);
+  const auto results = resolver.resolve(host, std::to_string(port), ec);
+  if (ec) return toError("resolve " + host, ec);
+  std::vector<tcp::endpoint> endpoints;
+  for (const auto& entry : results) endpoints.push_back(entry.endpoint());
+  return endpoints;
+}
+
+}  // namespace
+
+HttpServer::HttpServer(net::io_context& io, HttpHandlers handlers, HttpServerOptions options)
+    : state_(std::make_shared<State>(io, std::move(handlers), options)) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+Result<uint16_t> HttpServer::listen(const std::string& host, uint16_t port) {
+  const std::string where = (host.find(':') != std::string::npos && host.front() != '['
+                                 ? "[" + host + "]"
+                                 : host) +
+                            ":" + std::to_string(port);
+  auto endpoints = endpointsFor(state_->io, host, port);
+  if (!endpoints) return endpoints.error();
+
+  std::optional<Error> lastError;
+  for (const tcp::endpoint& endpoint : *endpoints) {
+    auto acceptor = std::make_shared<tcp::acceptor>(net::make_strand(state_->io));
+    beast::error_code ec;
+    acceptor->open(endpoint.protocol(), ec);
+    if (!ec && endpoint.address().is_v6() && endpoint.address().is_unspecified()) {
+      // Dual stack: [::] also takes IPv4 clients as v4-mapped addresses.
+      acceptor->set_option(net::ip::v6_only(false), ec);
+    }
+    if (!ec) acceptor->set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor->bind(endpoint, ec);
+    if (!ec) acceptor->listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      lastError = toError("listen on " + where, ec);
+      continue;
+    }
+    const uint16_t bound = acceptor->local_endpoint(ec).port();
+    if (ec) return toError("listen on " + where, ec);
+    {
+      std::lock_guard lock(state_->mutex);
+      if (state_->stopped) return Error{"listen on " + where + ": server stopped", 0};
+      state_->acceptors.push_back(acceptor);
+    }
+    acceptNext(state_, acceptor);
+    return bound;
+  }
+  return lastError.value_or(Error{"listen on " + where + ": no address", 0});
+}
+
+void HttpServer::stop() {
+  std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
+  std::vector<std::shared_ptr<HttpSession>> sessions;
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->stopped = true;
+    acceptors.swap(state_->acceptors);
+    for (auto& [raw, weak] : state_->sessions) {
+      if (auto session = weak.lock()) sessions.push_back(std::move(session));
+    }
+  }
+  for (auto& acceptor : acceptors) {
+    net::post(acceptor->get_executor(), [acceptor] {
+      beast::error_code ignored;
+      acceptor->close(ignored);
+    });
+  }
+  for (auto& session : sessions) session->closeAsync();
+}
+
+size_t HttpServer::connectionCount() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->sessions.size();
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,65 @@
+#pragma once
+// The HTTP endpoint (CONTRACT §3): Boost.Beast on the caller's io_context. Debian 12's civetweb
+// crashes when given a TLS certificate, so the server is Beast (ARCHITECTURE.md "Dependencies").
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "exporters/asio.hpp"
+#include "exporters/payload.hpp"
+#include "model/result.hpp"
+
+namespace fabricmon {
+
+namespace detail {
+struct HttpServerState;
+}  // namespace detail
+
+/// What the routes serve. Every handler is called on an io_context thread for each request, so it
+/// must be cheap, never block and be safe to call from every thread that runs the io_context.
+struct HttpHandlers {
+  std::function<std::shared_ptr<const Payload>()> metrics;  ///< latest payload; nullptr = none yet (503)
+  std::function<std::pair<bool, std::string>()> health;    ///< ok?, reason when not ok
+  std::function<std::string()> findingsJson;                 ///< body of /api/v1/findings
+};
+
+struct HttpServerOptions {
+  size_t maxConnections = 64;  ///< connections beyond this are closed right after accept
+  /// Deadline for reading one whole request (and for writing its response); an idle keep-alive
+  /// connection or a slow client is closed when it passes, so it cannot hold a slot forever.
+  std::chrono::milliseconds requestTimeout{10000};
+  size_t maxRequestBytes = 8192;  ///< header limit and body limit of a request
+};
+
+/// Routes: GET|HEAD /metrics, /healthz, /api/v1/findings, /; other methods 405, other paths 404.
+/// HTTP/1.1 keep-alive; /metrics is sent gzip-encoded when Accept-Encoding allows it.
+class HttpServer {
+ public:
+  /// `io` must outlive the server; the caller runs it (one or more threads).
+  HttpServer(boost::asio::io_context& io, HttpHandlers handlers, HttpServerOptions options = {});
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  /// Starts accepting on host:port and returns the bound port. host "" = every address ([::] dual
+  /// stack where IPv6 exists, else 0.0.0.0); "[::1]" and names are accepted; port 0 = any free port.
+  /// May be called more than once to listen on several addresses.
+  Result<uint16_t> listen(const std::string& host, uint16_t port);
+
+  /// Closes every acceptor and every open connection. Safe to call from any thread, more than once.
+  void stop();
+
+  /// Connections open right now.
+  size_t connectionCount() const;
+
+ private:
+  // Shared with every connection and pending accept, so they stay valid after the server is gone.
+  std::shared_ptr<detail::HttpServerState> state_;
+};
+
+}  // namespace fabricmon
