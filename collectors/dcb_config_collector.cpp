@@ -1,0 +1,158 @@
+#include "collectors/dcb_config_collector.hpp"
+
+#include <array>
+#include <map>
+#include <string>
+
+namespace fabricmon {
+
+namespace {
+
+const FamilyDef kPfcEnabled{"fabricmon_pfc_enabled",
+                            "1 when priority flow control is enabled for the priority (DCB "
+                            "ieee_pfc.pfc_en, or the dcb_dir file).",
+                            MetricType::kGauge};
+const FamilyDef kTrustDscp{"fabricmon_dcb_trust_dscp",
+                           "1 when the port classifies traffic by DSCP (trust dscp), 0 when by the "
+                           "VLAN PCP (trust pcp); from netlink "
+                           "it is inferred from DSCP entries in the DCB APP table.",
+                           MetricType::kGauge};
+const FamilyDef kDscpPriority{
+    "fabricmon_dcb_dscp_priority",
+    "The priority that packets with this DSCP value are mapped to (DCB APP table, selector DSCP).",
+    MetricType::kGauge};
+const FamilyDef kPfcRequests{"fabricmon_dcb_pfc_requests_total",
+                             "PFC requests per priority as the driver reports them in "
+                             "ieee_pfc.requests (mlx5: pause frames sent).",
+                             MetricType::kCounter};
+const FamilyDef kPfcIndications{"fabricmon_dcb_pfc_indications_total",
+                                "PFC indications per priority as the driver reports them in "
+                                "ieee_pfc.indications (mlx5: pause frames "
+                                "received).",
+                                MetricType::kCounter};
+const FamilyDef kDcbxMode{"fabricmon_dcb_dcbx_mode",
+                          "The DCBX mode of the interface as DCB_CAP_DCBX_* bits (1 host, 2 "
+                          "LLD-managed, 4 CEE, 8 IEEE, 16 static).",
+                          MetricType::kGauge};
+const FamilyDef kStormTimeout{"fabricmon_pfc_storm_prevention_timeout_seconds",
+                              "PFC storm prevention timeout (ethtool tunable pfc-prevention-tout): "
+                              "how long the NIC may be paused "
+                              "before it stops honouring pause frames; 0 = off.",
+                              MetricType::kGauge};
+const FamilyDef kIntent{"fabricmon_qos_intent_info",
+                        "The QoS this node is meant to have (config qos): RoCE and CNP priority "
+                        "and DSCP, and whether DCQCN is "
+                        "meant to be on. Always 1.",
+                        MetricType::kGauge};
+constexpr std::array<const FamilyDef*, 8> kFamilies{
+    &kPfcEnabled,     &kTrustDscp, &kDscpPriority, &kPfcRequests,
+    &kPfcIndications, &kDcbxMode,  &kStormTimeout, &kIntent};
+
+class DcbConfigCollector final : public Collector {
+ public:
+  DcbConfigCollector(std::shared_ptr<DcbSource> source, const QosConfig& qos)
+      : source_(std::move(source)),
+        intent_(makeSeries(kIntent, {{"roce_priority", std::to_string(qos.rocePriority)},
+                                     {"roce_dscp", std::to_string(qos.roceDscp)},
+                                     {"cnp_priority", std::to_string(qos.cnpPriority)},
+                                     {"cnp_dscp", std::to_string(qos.cnpDscp)},
+                                     {"dcqcn", qos.dcqcnEnabled ? "on" : "off"}})) {}
+
+  std::string_view name() const override { return "dcb_config"; }
+  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    out.add(intent_, 1);
+    if (!source_) return CollectStatus::kOk;
+    std::map<std::string, IfSeries> next;
+    size_t failures = 0;
+    for (const Netdev& nd : topology.netdevs) {
+      IfSeries state;
+      if (auto it = series_.find(nd.name); it != series_.end()) state = std::move(it->second);
+      const std::string key = nd.name + "/dcb";
+      auto info = source_->read(nd.name);
+      if (!info) {
+        ++failures;
+        out.fileError(key, info.error());
+      } else {
+        out.fileOk(key);
+        if (info->has_value()) emit(nd.name, **info, state, out);
+      }
+      next.emplace(nd.name, std::move(state));
+    }
+    series_ = std::move(next);
+    // Every interface failing (netlink unusable, dcb_dir unreadable) is a failed run, not bad
+    // files.
+    return !topology.netdevs.empty() && failures == topology.netdevs.size() ? CollectStatus::kFailed
+                                                                            : CollectStatus::kOk;
+  }
+
+ private:
+  struct IfSeries {
+    std::array<SeriesPtr, 8> pfcEnabled, requests, indications;
+    SeriesPtr trust, dcbx, storm;
+    std::map<unsigned, SeriesPtr> dscp;
+  };
+
+  static SeriesPtr& perPriority(std::array<SeriesPtr, 8>& slots, unsigned p,
+                                const FamilyDef& family, const std::string& ifname) {
+    if (!slots[p])
+      slots[p] = makeSeries(family, {{"interface", ifname}, {"priority", std::to_string(p)}});
+    return slots[p];
+  }
+
+  static SeriesPtr& perInterface(SeriesPtr& slot, const FamilyDef& family,
+                                 const std::string& ifname) {
+    if (!slot) slot = makeSeries(family, {{"interface", ifname}});
+    return slot;
+  }
+
+  void emit(const std::string& ifname, const DcbInfo& info, IfSeries& s, CollectOutput& out) {
+    for (unsigned p = 0; p < 8; ++p) {
+      out.add(perPriority(s.pfcEnabled, p, kPfcEnabled, ifname), info.pfcEnabled[p] ? 1 : 0);
+    }
+    if (info.trust)
+      out.add(perInterface(s.trust, kTrustDscp, ifname), *info.trust == "dscp" ? 1 : 0);
+
+    std::map<unsigned, SeriesPtr> dscp;
+    for (const auto& [code, prio] : info.dscpToPriority) {
+      SeriesPtr series;
+      if (auto it = s.dscp.find(code); it != s.dscp.end()) series = it->second;
+      if (!series)
+        series = makeSeries(kDscpPriority, {{"interface", ifname}, {"dscp", std::to_string(code)}});
+      out.add(series, prio);
+      dscp.emplace(code, std::move(series));
+    }
+    s.dscp = std::move(dscp);
+
+    if (info.pfcRequests) {
+      for (unsigned p = 0; p < 8; ++p) {
+        out.add(perPriority(s.requests, p, kPfcRequests, ifname),
+                static_cast<double>((*info.pfcRequests)[p]));
+      }
+    }
+    if (info.pfcIndications) {
+      for (unsigned p = 0; p < 8; ++p) {
+        out.add(perPriority(s.indications, p, kPfcIndications, ifname),
+                static_cast<double>((*info.pfcIndications)[p]));
+      }
+    }
+    if (info.dcbxMode) out.add(perInterface(s.dcbx, kDcbxMode, ifname), *info.dcbxMode);
+    if (info.stormPreventionTimeoutMs) {
+      out.add(perInterface(s.storm, kStormTimeout, ifname),
+              *info.stormPreventionTimeoutMs / 1000.0);
+    }
+  }
+
+  std::shared_ptr<DcbSource> source_;
+  SeriesPtr intent_;
+  std::map<std::string, IfSeries> series_;  // label sets built once per series, not per poll
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makeDcbConfigCollector(const Sources& sources, const Config& config) {
+  return std::make_unique<DcbConfigCollector>(sources.dcb, config.qos);
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,42 @@
+#pragma once
+// Helpers for the qos tests: a temporary directory, file writing, the ttar unpacker for the
+// captured sysfs trees (tests/fixtures/qos/*.ttar) and sample lookup.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/sample.hpp"
+
+namespace fabricmon::qos_test {
+
+/// A fresh directory below the test temp dir, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void writeFile(const std::filesystem::path& path, std::string_view content);
+
+/// Unpacks a ttar archive (prometheus/procfs ttar: `Path:`/`Lines:`/content/`Mode:` blocks,
+/// `Directory:`, `SymlinkTo:`, an `EOF` suffix on the last line = no trailing newline) below
+/// `dest`. Returns an error message, or "" on success.
+std::string unpackTtar(const std::filesystem::path& archive, const std::filesystem::path& dest);
+
+/// The value of the sample whose series key is `key`; nullopt when absent; fails the test when
+/// twice.
+std::optional<double> valueOf(const std::vector<Sample>& samples, std::string_view key);
+
+/// How many samples belong to `family`.
+size_t countFamily(const std::vector<Sample>& samples, std::string_view family);
+
+}  // namespace fabricmon::qos_test
