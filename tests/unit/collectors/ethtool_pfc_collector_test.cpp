@@ -1,0 +1,471 @@
+// The ethtool_pfc collector over the real captures (tests/fixtures/ethtool/stats) and over
+// synthetic PFC stats files written by the tests.
+
+#include "collectors/ethtool_pfc_collector.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "collectors/error_tracker.hpp"
+#include "collectors/registry.hpp"
+
+namespace fabricmon {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kFixtures = FABRICMON_ETHTOOL_FIXTURES;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ethtool_pfc_test.XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+  }
+
+ private:
+  fs::path path_;
+};
+
+Topology topologyOf(std::initializer_list<const char*> names) {
+  Topology t;
+  for (const char* n : names) t.netdevs.push_back(Netdev{n, "", "", 0});
+  return t;
+}
+
+struct PollResult {
+  std::vector<Sample> samples;
+  uint64_t errors = 0;
+  CollectStatus status{};
+
+  std::map<std::string, double> byKey(std::string_view ifname = {}) const {
+    std::map<std::string, double> m;
+    for (const auto& s : samples) {
+      if (ifname.empty() || s.series->label("interface") == ifname) m[s.series->key] = s.value;
+    }
+    return m;
+  }
+  const Sample* find(std::string_view key) const {
+    for (const auto& s : samples) {
+      if (s.series->key == key) return &s;
+    }
+    return nullptr;
+  }
+};
+
+class Harness {
+ public:
+  explicit Harness(fs::path dir, std::vector<std::string> include = {}) : tracker_("ethtool_pfc") {
+    Sources sources;
+    sources.ethtool = makeEthtoolFileSource(std::move(dir));
+    Config config;
+    config.ethtool.statsInclude = std::move(include);
+    collector_ = makeEthtoolPfcCollector(sources, config);
+  }
+  PollResult collect(const Topology& topo) {
+    PollResult run;
+    CollectOutput out(run.samples, tracker_);
+    run.status = collector_->collect(topo, out);
+    run.errors = out.errorCount();
+    tracker_.sweep();
+    return run;
+  }
+  Collector& collector() { return *collector_; }
+  ErrorTracker& tracker() { return tracker_; }
+
+ private:
+  ErrorTracker tracker_;
+  std::unique_ptr<Collector> collector_;
+};
+
+// ---- the name table ----
+
+struct MapCase {
+  const char* stat;
+  const char* family;  // "" = no dedicated metric
+  Labels labels;
+  double scale;
+};
+void PrintTo(const MapCase& c, std::ostream* os) { *os << c.stat; }
+
+class EthtoolStatMapTest : public ::testing::TestWithParam<MapCase> {};
+
+TEST_P(EthtoolStatMapTest, Maps) {
+  const auto& c = GetParam();
+  const EthtoolStatMapping m = mapEthtoolStat(c.stat);
+  if (std::string_view(c.family).empty()) {
+    EXPECT_EQ(m.family, nullptr) << m.family->name;
+    return;
+  }
+  ASSERT_NE(m.family, nullptr);
+  EXPECT_EQ(m.family->name, c.family);
+  EXPECT_EQ(m.labels, c.labels);
+  EXPECT_DOUBLE_EQ(m.scale, c.scale);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Names, EthtoolStatMapTest,
+    ::testing::Values(
+        MapCase{
+            "rx_prio3_pause", "fabricmon_pfc_pause_frames_received_total", {{"priority", "3"}}, 1},
+        MapCase{"tx_prio0_pause",
+                "fabricmon_pfc_pause_frames_transmitted_total",
+                {{"priority", "0"}},
+                1},
+        MapCase{"rx_prio3_pause_duration",
+                "fabricmon_pfc_pause_seconds_total",
+                {{"priority", "3"}, {"direction", "rx"}},
+                1e-6},
+        MapCase{"tx_prio7_pause_duration",
+                "fabricmon_pfc_pause_seconds_total",
+                {{"priority", "7"}, {"direction", "tx"}},
+                1e-6},
+        MapCase{"rx_prio5_pause_transition",
+                "fabricmon_pfc_pause_transitions_total",
+                {{"priority", "5"}},
+                1},
+        MapCase{"rx_prio1_bytes", "fabricmon_priority_receive_bytes_total", {{"priority", "1"}}, 1},
+        MapCase{
+            "tx_prio1_bytes", "fabricmon_priority_transmit_bytes_total", {{"priority", "1"}}, 1},
+        MapCase{
+            "rx_prio2_packets", "fabricmon_priority_receive_packets_total", {{"priority", "2"}}, 1},
+        MapCase{"tx_prio2_packets",
+                "fabricmon_priority_transmit_packets_total",
+                {{"priority", "2"}},
+                1},
+        MapCase{"rx_prio4_discards",
+                "fabricmon_priority_discards_total",
+                {{"priority", "4"}, {"kind", "discards"}},
+                1},
+        MapCase{"rx_prio4_buf_discard",
+                "fabricmon_priority_discards_total",
+                {{"priority", "4"}, {"kind", "buffer"}},
+                1},
+        MapCase{"rx_prio4_cong_discard",
+                "fabricmon_priority_discards_total",
+                {{"priority", "4"}, {"kind", "congestion"}},
+                1},
+        MapCase{"rx_prio6_marked",
+                "fabricmon_priority_ecn_marked_packets_total",
+                {{"priority", "6"}},
+                1},
+        MapCase{"rx_global_pause", "fabricmon_global_pause_frames_received_total", {}, 1},
+        MapCase{"tx_global_pause", "fabricmon_global_pause_frames_transmitted_total", {}, 1},
+        MapCase{"rx_global_pause_duration",
+                "fabricmon_global_pause_seconds_total",
+                {{"direction", "rx"}},
+                1e-6},
+        MapCase{"tx_global_pause_duration",
+                "fabricmon_global_pause_seconds_total",
+                {{"direction", "tx"}},
+                1e-6},
+        MapCase{"rx_global_pause_transition", "fabricmon_global_pause_transitions_total", {}, 1},
+        MapCase{
+            "tx_pause_storm_warning_events", "fabricmon_pause_storm_warning_events_total", {}, 1},
+        MapCase{"tx_pause_storm_error_events", "fabricmon_pause_storm_error_events_total", {}, 1},
+        MapCase{"link_down_events_phy", "fabricmon_phy_link_down_events_total", {}, 1},
+        MapCase{"rx_symbol_err_phy", "fabricmon_phy_symbol_errors_total", {}, 1},
+        MapCase{"rx_crc_errors_phy", "fabricmon_phy_crc_errors_total", {}, 1},
+        MapCase{"rx_pcs_symbol_err_phy", "fabricmon_phy_pcs_symbol_errors_total", {}, 1},
+        MapCase{"rx_corrected_bits_phy", "fabricmon_phy_corrected_bits_total", {}, 1},
+        MapCase{"rx_bits_phy", "fabricmon_phy_received_bits_total", {}, 1},
+        MapCase{"rx_discards_phy", "fabricmon_phy_receive_discards_total", {}, 1},
+        MapCase{"tx_discards_phy", "fabricmon_phy_transmit_discards_total", {}, 1},
+        MapCase{"rx_out_of_buffer", "fabricmon_receive_out_of_buffer_total", {}, 1},
+        MapCase{
+            "rx_buffer_passed_thres_phy", "fabricmon_receive_buffer_passed_threshold_total", {}, 1},
+        MapCase{"rx_vport_rdma_unicast_bytes",
+                "fabricmon_rdma_vport_bytes_total",
+                {{"direction", "rx"}},
+                1},
+        MapCase{"tx_vport_rdma_unicast_packets",
+                "fabricmon_rdma_vport_packets_total",
+                {{"direction", "tx"}},
+                1},
+        MapCase{"outbound_pci_stalled_rd",
+                "fabricmon_pci_outbound_stalled_ratio",
+                {{"direction", "rd"}},
+                0.01},
+        MapCase{"outbound_pci_stalled_wr",
+                "fabricmon_pci_outbound_stalled_ratio",
+                {{"direction", "wr"}},
+                0.01},
+        // Look-alikes that must not be taken for the names above.
+        MapCase{"rx_prio8_pause", "", {}, 1}, MapCase{"rx_prio10_bytes", "", {}, 1},
+        MapCase{"rx_prio3", "", {}, 1}, MapCase{"rx_prio3_", "", {}, 1},
+        MapCase{"tx_prio3_pause_transition", "", {}, 1}, MapCase{"tx_prio3_marked", "", {}, 1},
+        MapCase{"rx_prio3_pause_duration_x", "", {}, 1},
+        MapCase{"outbound_pci_stalled_rd_events", "", {}, 1},
+        MapCase{"rx_vport_rdma_multicast_bytes", "", {}, 1},
+        MapCase{"rx_pause_ctrl_phy", "", {}, 1}, MapCase{"rx_packets", "", {}, 1}),
+    [](const auto& info) { return std::string(info.param.stat); });
+
+TEST(EthtoolPfcCollectorTest, FamiliesAreTheEthtoolGroup) {
+  Harness h(kFixtures / "stats");
+  EXPECT_EQ(h.collector().name(), "ethtool_pfc");
+  std::vector<std::string> names;
+  for (const FamilyDef* f : h.collector().families()) {
+    names.emplace_back(f->name);
+    EXPECT_EQ(f->type, f->name.ends_with("_total") ? MetricType::kCounter : MetricType::kGauge)
+        << f->name;
+  }
+  EXPECT_EQ(names.size(), 30u);
+  for (const char* must :
+       {"fabricmon_pfc_pause_seconds_total", "fabricmon_ethtool_stat_total",
+        "fabricmon_pci_outbound_stalled_ratio", "fabricmon_priority_discards_total"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), must), names.end()) << must;
+  }
+}
+
+// ---- over the real captures ----
+
+TEST(EthtoolPfcCollectorTest, Mlx5100GCaptureExactly) {
+  Harness h(kFixtures / "stats");
+  const PollResult run = h.collect(topologyOf({"cx100g"}));
+  EXPECT_EQ(run.status, CollectStatus::kOk);
+  EXPECT_EQ(run.errors, 0u);
+  const std::map<std::string, double> want = {
+      {R"(fabricmon_receive_out_of_buffer_total{interface="cx100g"})", 0},
+      {R"(fabricmon_rdma_vport_packets_total{interface="cx100g",direction="rx"})", 0},
+      {R"(fabricmon_rdma_vport_bytes_total{interface="cx100g",direction="rx"})", 0},
+      {R"(fabricmon_rdma_vport_packets_total{interface="cx100g",direction="tx"})", 0},
+      {R"(fabricmon_rdma_vport_bytes_total{interface="cx100g",direction="tx"})", 0},
+      {R"(fabricmon_phy_crc_errors_total{interface="cx100g"})", 386},
+      {R"(fabricmon_phy_symbol_errors_total{interface="cx100g"})", 386},
+      {R"(fabricmon_phy_receive_discards_total{interface="cx100g"})", 0},
+      {R"(fabricmon_phy_transmit_discards_total{interface="cx100g"})", 0},
+      {R"(fabricmon_phy_link_down_events_total{interface="cx100g"})", 0},
+      {R"(fabricmon_phy_pcs_symbol_errors_total{interface="cx100g"})", 386},
+      {R"(fabricmon_phy_corrected_bits_total{interface="cx100g"})", 17750739},
+      {R"(fabricmon_receive_buffer_passed_threshold_total{interface="cx100g"})", 0},
+      {R"(fabricmon_pci_outbound_stalled_ratio{interface="cx100g",direction="rd"})", 0},
+      {R"(fabricmon_pci_outbound_stalled_ratio{interface="cx100g",direction="wr"})", 0},
+      {R"(fabricmon_priority_receive_bytes_total{interface="cx100g",priority="0"})", 2027206797},
+      {R"(fabricmon_priority_receive_packets_total{interface="cx100g",priority="0"})", 15005729},
+      {R"(fabricmon_priority_discards_total{interface="cx100g",priority="0",kind="discards"})", 0},
+      {R"(fabricmon_priority_transmit_bytes_total{interface="cx100g",priority="0"})", 865069260},
+      {R"(fabricmon_priority_transmit_packets_total{interface="cx100g",priority="0"})", 7222593},
+      {R"(fabricmon_pause_storm_warning_events_total{interface="cx100g"})", 0},
+      {R"(fabricmon_pause_storm_error_events_total{interface="cx100g"})", 0},
+      {R"(fabricmon_priority_discards_total{interface="cx100g",priority="0",kind="buffer"})", 0},
+      {R"(fabricmon_priority_discards_total{interface="cx100g",priority="0",kind="congestion"})",
+       0},
+      {R"(fabricmon_priority_ecn_marked_packets_total{interface="cx100g",priority="0"})", 0},
+  };
+  EXPECT_EQ(run.byKey(), want);
+}
+
+TEST(EthtoolPfcCollectorTest, GlobalPauseCapturesInSeconds) {
+  Harness h(kFixtures / "stats");
+  const PollResult run = h.collect(topologyOf({"cxk515", "cxk65"}));
+  struct Want {
+    const char* key;
+    double value;
+  };
+  for (
+      const Want& w : {
+          Want{R"(fabricmon_global_pause_frames_transmitted_total{interface="cxk515"})", 5745042},
+          Want{R"(fabricmon_global_pause_seconds_total{interface="cxk515",direction="tx"})",
+               771.103810},
+          Want{R"(fabricmon_global_pause_seconds_total{interface="cxk65",direction="tx"})",
+               5961.284324},
+          Want{R"(fabricmon_receive_out_of_buffer_total{interface="cxk515"})", 990473555},
+          Want{
+              R"(fabricmon_priority_discards_total{interface="cxk515",priority="0",kind="discards"})",
+              58591314012},
+          Want{R"(fabricmon_phy_receive_discards_total{interface="cxk65"})", 441063206498},
+          Want{R"(fabricmon_receive_buffer_passed_threshold_total{interface="cxk65"})", 1192226},
+      }) {
+    const Sample* s = run.find(w.key);
+    ASSERT_NE(s, nullptr) << w.key;
+    EXPECT_DOUBLE_EQ(s->value, w.value) << w.key;
+  }
+  // The poster removed zero lines: absent names give absent series, never zeros.
+  EXPECT_EQ(run.find(R"(fabricmon_global_pause_frames_received_total{interface="cxk515"})"),
+            nullptr);
+  EXPECT_EQ(run.byKey("cxk515").size(), 10u);
+}
+
+TEST(EthtoolPfcCollectorTest, ErrorsAndMissingStatsPerInterface) {
+  Harness h(kFixtures / "stats");
+  // ne_bond0 is unparsable (an error), nosuch0 has no file (no stats, silent), ne_eth0 has no
+  // stat of the ethtool group (nothing to export without an include list).
+  const PollResult run = h.collect(topologyOf({"cx100g", "ne_bond0", "ne_eth0", "nosuch0"}));
+  EXPECT_EQ(run.status, CollectStatus::kOk);
+  EXPECT_EQ(run.errors, 1u);
+  EXPECT_EQ(h.tracker().failingCount(), 1u);
+  EXPECT_EQ(run.byKey("cx100g").size(), 25u);
+  EXPECT_TRUE(run.byKey("ne_eth0").empty());
+  EXPECT_TRUE(run.byKey("ne_bond0").empty());
+}
+
+TEST(EthtoolPfcCollectorTest, StatusWithoutData) {
+  Harness h(kFixtures / "stats");
+  EXPECT_EQ(h.collect(Topology{}).status, CollectStatus::kNoData);
+  const PollResult none = h.collect(topologyOf({"nosuch0", "nosuch1"}));
+  EXPECT_EQ(none.status, CollectStatus::kNoData);
+  EXPECT_EQ(none.errors, 0u);
+  const PollResult bad = h.collect(topologyOf({"ne_bond0", "nosuch0"}));
+  EXPECT_EQ(bad.status, CollectStatus::kFailed);
+  EXPECT_EQ(bad.errors, 1u);
+}
+
+// ---- include list ----
+
+TEST(EthtoolPfcCollectorTest, IncludeListExportsOnlyWholeNameMatches) {
+  Harness h(kFixtures / "stats",
+            {"rx_packets", R"(rx\d+_bytes)", R"(port\..*)", "duplicate metric", "(", ".*prio.*"});
+  const PollResult run = h.collect(topologyOf({"cx100g", "ne_eth0"}));
+  std::map<std::string, double> generic;
+  for (const auto& [key, value] : run.byKey()) {
+    if (key.starts_with("fabricmon_ethtool_stat_total")) generic[key] = value;
+  }
+  const std::map<std::string, double> want = {
+      {R"(fabricmon_ethtool_stat_total{interface="cx100g",stat="rx_packets"})", 1226},
+      {R"(fabricmon_ethtool_stat_total{interface="cx100g",stat="rx0_bytes"})", 72780},
+      {R"(fabricmon_ethtool_stat_total{interface="ne_eth0",stat="rx_packets"})", 1260062},
+      {R"(fabricmon_ethtool_stat_total{interface="ne_eth0",stat="port.rx_dropped"})", 12028},
+      {R"(fabricmon_ethtool_stat_total{interface="ne_eth0",stat="duplicate metric"})", 1},
+  };
+  // Not rx_packets_phy (a substring match), not rx_bytes, and never a name of the ethtool group
+  // (".*prio.*" matches rx_prio0_bytes, which already is fabricmon_priority_receive_bytes_total);
+  // the invalid pattern "(" is ignored.
+  EXPECT_EQ(generic, want);
+  EXPECT_EQ(run.byKey("cx100g").size(), 25u + 2u);
+}
+
+// ---- changing stat sets, caching, interfaces leaving ----
+
+std::string pfcStats(unsigned prio, uint64_t pauseUs, uint64_t stalledPercent) {
+  std::string p = std::to_string(prio);
+  return "NIC statistics:\n"
+         "     rx_prio0_bytes: 1000\n"
+         "     rx_prio" +
+         p +
+         "_pause: 120\n"
+         "     rx_prio" +
+         p + "_pause_duration: " + std::to_string(pauseUs) +
+         "\n"
+         "     tx_prio" +
+         p +
+         "_pause: 7\n"
+         "     tx_prio" +
+         p +
+         "_pause_duration: 1500\n"
+         "     rx_prio" +
+         p +
+         "_pause_transition: 60\n"
+         "     outbound_pci_stalled_wr: " +
+         std::to_string(stalledPercent) + "\n";
+}
+
+TEST(EthtoolPfcCollectorTest, PfcPauseInSecondsAndStallsAsRatio) {
+  TempDir dir;
+  dir.write("ens1f0", pfcStats(3, 2500000, 37));
+  Harness h(dir.path());
+  const PollResult run = h.collect(topologyOf({"ens1f0"}));
+  const std::map<std::string, double> want = {
+      {R"(fabricmon_priority_receive_bytes_total{interface="ens1f0",priority="0"})", 1000},
+      {R"(fabricmon_pfc_pause_frames_received_total{interface="ens1f0",priority="3"})", 120},
+      {R"(fabricmon_pfc_pause_seconds_total{interface="ens1f0",priority="3",direction="rx"})", 2.5},
+      {R"(fabricmon_pfc_pause_frames_transmitted_total{interface="ens1f0",priority="3"})", 7},
+      {R"(fabricmon_pfc_pause_seconds_total{interface="ens1f0",priority="3",direction="tx"})",
+       0.0015},
+      {R"(fabricmon_pfc_pause_transitions_total{interface="ens1f0",priority="3"})", 60},
+      {R"(fabricmon_pci_outbound_stalled_ratio{interface="ens1f0",direction="wr"})", 0.37},
+  };
+  const auto got = run.byKey();
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [key, value] : want) {
+    ASSERT_TRUE(got.count(key)) << key;
+    EXPECT_DOUBLE_EQ(got.at(key), value) << key;
+  }
+}
+
+TEST(EthtoolPfcCollectorTest, StatSetChangeBetweenPollsKeepsUnchangedSeries) {
+  TempDir dir;
+  dir.write("ens1f0", pfcStats(3, 10, 0));
+  Harness h(dir.path());
+  const Topology topo = topologyOf({"ens1f0"});
+  const PollResult first = h.collect(topo);
+  const Sample* bytes1 =
+      first.find(R"(fabricmon_priority_receive_bytes_total{interface="ens1f0",priority="0"})");
+  ASSERT_NE(bytes1, nullptr);
+
+  // PFC moved from priority 3 to 4: same count, other names.
+  dir.write("ens1f0", pfcStats(4, 20, 0));
+  const PollResult second = h.collect(topo);
+  EXPECT_EQ(second.samples.size(), first.samples.size());
+  EXPECT_EQ(
+      second.find(R"(fabricmon_pfc_pause_frames_received_total{interface="ens1f0",priority="3"})"),
+      nullptr);
+  const Sample* pause4 = second.find(
+      R"(fabricmon_pfc_pause_seconds_total{interface="ens1f0",priority="4",direction="rx"})");
+  ASSERT_NE(pause4, nullptr);
+  EXPECT_DOUBLE_EQ(pause4->value, 20e-6);
+  const Sample* bytes2 =
+      second.find(R"(fabricmon_priority_receive_bytes_total{interface="ens1f0",priority="0"})");
+  ASSERT_NE(bytes2, nullptr);
+  EXPECT_EQ(bytes2->series.get(), bytes1->series.get());  // built once, reused
+
+  // PFC off: only the always-present names remain.
+  dir.write("ens1f0", "NIC statistics:\n     rx_prio0_bytes: 1001\n");
+  const PollResult third = h.collect(topo);
+  ASSERT_EQ(third.samples.size(), 1u);
+  EXPECT_EQ(third.samples[0].series.get(), bytes1->series.get());
+  EXPECT_EQ(third.samples[0].value, 1001);
+}
+
+TEST(EthtoolPfcCollectorTest, InterfaceLeavingTheTopologyIsForgotten) {
+  Harness h(kFixtures / "stats");
+  const char* key = R"(fabricmon_priority_receive_bytes_total{interface="cxk65",priority="0"})";
+  const PollResult both = h.collect(topologyOf({"cx100g", "cxk65"}));
+  const SeriesPtr before = both.find(key)->series;
+  const PollResult one = h.collect(topologyOf({"cx100g"}));
+  EXPECT_TRUE(one.byKey("cxk65").empty());
+  const PollResult again = h.collect(topologyOf({"cx100g", "cxk65"}));
+  ASSERT_NE(again.find(key), nullptr);
+  EXPECT_NE(again.find(key)->series.get(), before.get());  // its cache was dropped, series rebuilt
+}
+
+TEST(EthtoolPfcCollectorTest, BadFilesAreOneErrorEachAndRecover) {
+  TempDir dir;
+  dir.write("good0", pfcStats(3, 1, 0));
+  dir.write("empty0", "");
+  ASSERT_EQ(::mkfifo((dir.path() / "fifo0").c_str(), 0600), 0);
+  dir.write("lines0", "NIC statistics:\n     rx_prio0_bytes: 5\n     junk line\n");
+  Harness h(dir.path());
+  const Topology topo = topologyOf({"empty0", "fifo0", "good0", "lines0"});
+  const PollResult run = h.collect(topo);
+  EXPECT_EQ(run.status, CollectStatus::kOk);
+  EXPECT_EQ(run.errors, 3u);  // empty0, fifo0, and the junk line of lines0
+  ASSERT_NE(run.find(R"(fabricmon_priority_receive_bytes_total{interface="lines0",priority="0"})"),
+            nullptr);
+  EXPECT_EQ(run.byKey("good0").size(), 7u);
+
+  dir.write("empty0", "NIC statistics:\n     rx_prio0_bytes: 9\n");
+  dir.write("lines0", "NIC statistics:\n     rx_prio0_bytes: 6\n");
+  const PollResult fixed = h.collect(topo);
+  EXPECT_EQ(fixed.errors, 1u);  // only the FIFO is left
+  EXPECT_EQ(h.tracker().failingCount(), 1u);
+  EXPECT_EQ(
+      fixed.find(R"(fabricmon_priority_receive_bytes_total{interface="empty0",priority="0"})")
+          ->value,
+      9);
+}
+
+}  // namespace
+}  // namespace fabricmon

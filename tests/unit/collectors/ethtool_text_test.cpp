@@ -1,0 +1,306 @@
+// The `ethtool -S` text parser and the file source, over the real captures in
+// tests/fixtures/ethtool (README.md there says where each came from).
+
+#include "collectors/sources/ethtool_text.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collectors/sources/ethtool_source.hpp"
+
+namespace fabricmon {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kFixtures = FABRICMON_ETHTOOL_FIXTURES;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+using StatList = std::vector<std::pair<std::string, uint64_t>>;
+
+// ---- parser, line by line ----
+
+struct TextCase {
+  const char* name;
+  const char* text;
+  StatList want;
+  size_t issues;
+};
+void PrintTo(const TextCase& c, std::ostream* os) { *os << c.name; }
+
+class EthtoolTextTest : public ::testing::TestWithParam<TextCase> {};
+
+TEST_P(EthtoolTextTest, Parses) {
+  auto r = parseEthtoolText(GetParam().text);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->stats, GetParam().want);
+  EXPECT_EQ(r->issues.size(), GetParam().issues) << (r->issues.empty() ? "" : r->issues.front());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lines, EthtoolTextTest,
+    ::testing::Values(
+        TextCase{"plain",
+                 "NIC statistics:\n     rx_packets: 1226\n     tx_bytes: 516\n",
+                 {{"rx_packets", 1226}, {"tx_bytes", 516}},
+                 0},
+        TextCase{"trailing_space_in_name",
+                 "NIC statistics:\n     rx_prio3_pause : 12\n",
+                 {{"rx_prio3_pause", 12}},
+                 0},
+        TextCase{"blank_lines_and_crlf",
+                 "\nNIC statistics:\r\n\n     a: 1\r\n\n     b: 2",
+                 {{"a", 1}, {"b", 2}},
+                 0},
+        TextCase{"inner_space_and_dot",
+                 "NIC statistics:\n     duplicate metric: 1\n     port.rx_dropped: 7\n",
+                 {{"duplicate metric", 1}, {"port.rx_dropped", 7}},
+                 0},
+        TextCase{"colon_in_name", "NIC statistics:\n     q:0: 5\n", {{"q:0", 5}}, 0},
+        TextCase{"max_u64",
+                 "NIC statistics:\n     big: 18446744073709551615\n",
+                 {{"big", 18446744073709551615ull}},
+                 0},
+        TextCase{"garbage_lines_keep_the_rest",
+                 "NIC statistics:\n     a: 1\n     garbage\n     b: -3\n     c: 12abc\n     : 4\n"
+                 "     d: 18446744073709551616\n     e: 5\n",
+                 {{"a", 1}, {"e", 5}},
+                 5},
+        TextCase{"text_before_header",
+                 "ethtool output (5.15)\nNIC statistics:\n     a: 1\n",
+                 {{"a", 1}},
+                 1},
+        TextCase{
+            "repeated_name_keeps_first", "NIC statistics:\n     a: 1\n     a: 2\n", {{"a", 1}}, 1},
+        TextCase{"second_header_is_an_issue",
+                 "NIC statistics:\n     a: 1\nNIC statistics:\n",
+                 {{"a", 1}},
+                 1}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+struct BadCase {
+  const char* name;
+  const char* text;
+  int errnum;
+};
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
+class EthtoolTextBadTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(EthtoolTextBadTest, Rejects) {
+  auto r = parseEthtoolText(GetParam().text);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, GetParam().errnum) << r.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Whole, EthtoolTextBadTest,
+    ::testing::Values(BadCase{"empty", "", ENODATA}, BadCase{"whitespace", " \n\n", ENODATA},
+                      BadCase{"no_header", "     a: 1\n", EINVAL},
+                      BadCase{"header_only", "NIC statistics:\n", EINVAL},
+                      BadCase{"header_and_garbage", "NIC statistics:\n  x\n", EINVAL},
+                      BadCase{"error_text", "ERROR: 1", EINVAL}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// ---- the real captures ----
+
+// Counts `name: number` lines after the header with a regex, independently of the parser.
+size_t countStatLines(const std::string& text) {
+  static const std::regex kStat(R"(^\s+\S.*: [0-9]+\s*$)");
+  std::istringstream in(text);
+  size_t n = 0;
+  bool header = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "NIC statistics:")
+      header = true;
+    else if (header && std::regex_match(line, kStat))
+      ++n;
+  }
+  return n;
+}
+
+struct CaptureCase {
+  const char* stats;    // file in stats/
+  const char* capture;  // file in captures/
+  size_t headerLines;   // lines before "NIC statistics:" in the capture
+  StatList spot;        // values checked exactly
+};
+
+class EthtoolCaptureTest : public ::testing::TestWithParam<CaptureCase> {};
+
+TEST_P(EthtoolCaptureTest, ParsesEveryStat) {
+  const auto& c = GetParam();
+  const std::string text = slurp(kFixtures / "stats" / c.stats);
+  auto r = parseEthtoolText(text);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->issues.empty()) << r->issues.front();
+  EXPECT_EQ(r->stats.size(), countStatLines(text));
+  for (const auto& [name, value] : c.spot) {
+    auto it = std::find_if(r->stats.begin(), r->stats.end(),
+                           [&](const auto& s) { return s.first == name; });
+    ASSERT_NE(it, r->stats.end()) << name;
+    EXPECT_EQ(it->second, value) << name;
+  }
+}
+
+TEST_P(EthtoolCaptureTest, StatsFileIsTheCaptureWithoutItsHeader) {
+  const auto& c = GetParam();
+  const std::string stats = slurp(kFixtures / "stats" / c.stats);
+  const std::string capture = slurp(kFixtures / "captures" / c.capture);
+  ASSERT_FALSE(stats.empty());
+  ASSERT_GE(capture.size(), stats.size());
+  EXPECT_EQ(capture.substr(capture.size() - stats.size()), stats);
+}
+
+// The verbatim capture (provenance header included) still parses: the header lines are issues and
+// every stat survives.
+TEST_P(EthtoolCaptureTest, VerbatimCaptureKeepsEveryStat) {
+  const auto& c = GetParam();
+  auto fromCapture = parseEthtoolText(slurp(kFixtures / "captures" / c.capture));
+  auto fromStats = parseEthtoolText(slurp(kFixtures / "stats" / c.stats));
+  ASSERT_TRUE(fromCapture && fromStats);
+  EXPECT_EQ(fromCapture->stats, fromStats->stats);
+  EXPECT_EQ(fromCapture->issues.size(), c.headerLines);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Real, EthtoolCaptureTest,
+    ::testing::Values(CaptureCase{"cx100g",
+                                  "ethtool_S_mlx5_100G_ofed_annotated_blog_trimmed.txt",
+                                  3,
+                                  {{"rx_packets", 1226},
+                                   {"rx_prio0_bytes", 2027206797},
+                                   {"rx_corrected_bits_phy", 17750739},
+                                   {"rx_err_lane_3_phy", 17722623},
+                                   {"tx_pause_ctrl_phy", 2},
+                                   {"rx_prio0_marked", 0}}},
+                      CaptureCase{"cxk515",
+                                  "ethtool_S_mlx5_bpf_list_2024-06-19_kernel5.15_zero_filtered.txt",
+                                  6,
+                                  {{"tx_global_pause", 5745042},
+                                   {"tx_global_pause_duration", 771103810},
+                                   {"rx_vport_unicast_bytes", 2461450188460},
+                                   {"rx0_xdp_tx_cqes", 87229139}}},
+                      CaptureCase{"cxk65",
+                                  "ethtool_S_mlx5_bpf_list_2024-06-19_kernel6.5_zero_filtered.txt",
+                                  5,
+                                  {{"tx_global_pause_duration", 5961284324},
+                                   {"rx_buffer_passed_thres_phy", 1192226},
+                                   {"rx_bytes_phy", 46609758231313},
+                                   {"rx0_pp_recycle_cached", 3641280}}},
+                      CaptureCase{"ne_eth0",
+                                  "node_exporter_ethtool_fixture_eth0_statistics.txt",
+                                  2,
+                                  {{"port.rx_dropped", 12028},
+                                   {"duplicate metric", 1},
+                                   {"duplicate_metric", 2}}}),
+    [](const auto& info) { return std::string(info.param.stats); });
+
+TEST(EthtoolCaptureTest, Mlx5CaptureSizes) {
+  // Whole-file counts, so a parser that silently dropped lines would fail here too.
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cx100g"))->stats.size(), 263u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cxk515"))->stats.size(), 101u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cxk65"))->stats.size(), 108u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/ne_eth0"))->stats.size(), 16u);
+}
+
+// ---- the file source ----
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ethtool_test.XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+  }
+
+ private:
+  fs::path path_;
+};
+
+TEST(EthtoolFileSourceTest, ReadsRealCaptureDirectory) {
+  auto source = makeEthtoolFileSource(kFixtures / "stats");
+  auto r = source->read("cxk65");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->stats.size(), 108u);
+  EXPECT_EQ(r->stats.front(), (std::pair<std::string, uint64_t>{"rx_packets", 7282880}));
+
+  auto bond = source->read("ne_bond0");
+  ASSERT_FALSE(bond);
+  EXPECT_EQ(bond.error().errnum, EINVAL);
+  EXPECT_NE(bond.error().message.find("ne_bond0"), std::string::npos);
+}
+
+TEST(EthtoolFileSourceTest, MissingFileIsNoStats) {
+  auto source = makeEthtoolFileSource(kFixtures / "stats");
+  auto r = source->read("eth9");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, ENOENT);
+}
+
+TEST(EthtoolFileSourceTest, BadFilesAreErrorsNotHangs) {
+  TempDir dir;
+  dir.write("empty", "");
+  dir.write("garbage", "Settings for eth0:\n\tSpeed: 1000Mb/s\n");
+  ASSERT_EQ(::mkfifo((dir.path() / "fifo").c_str(), 0600), 0);
+  fs::create_directory(dir.path() / "adir");
+  auto source = makeEthtoolFileSource(dir.path());
+  struct Want {
+    const char* ifname;
+    int errnum;
+  };
+  for (const Want& w : {Want{"empty", ENODATA}, Want{"garbage", EINVAL}, Want{"fifo", EINVAL},
+                        Want{"adir", EISDIR}, Want{"../x", EINVAL}, Want{"..", EINVAL}}) {
+    auto r = source->read(w.ifname);
+    ASSERT_FALSE(r) << w.ifname;
+    EXPECT_EQ(r.error().errnum, w.errnum) << w.ifname << ": " << r.error().message;
+  }
+}
+
+TEST(EthtoolFileSourceTest, UnreadableFileIsAnError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "running as root: file permissions do not stop reads";
+  TempDir dir;
+  dir.write("eth0", "NIC statistics:\n     a: 1\n");
+  fs::permissions(dir.path() / "eth0", fs::perms::none);
+  auto r = makeEthtoolFileSource(dir.path())->read("eth0");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, EACCES);
+}
+
+TEST(EthtoolFileSourceTest, RereadsTheFileEveryPollAndReportsLineIssues) {
+  TempDir dir;
+  dir.write("eth0", "NIC statistics:\n     a: 1\n");
+  auto source = makeEthtoolFileSource(dir.path());
+  EthtoolStats stats;
+  ASSERT_TRUE(source->readInto("eth0", stats));
+  EXPECT_EQ(stats.stats, (StatList{{"a", 1}}));
+  dir.write("eth0", "NIC statistics:\n     a: 2\n     oops\n     b: 3\n");
+  ASSERT_TRUE(source->readInto("eth0", stats));
+  EXPECT_EQ(stats.stats, (StatList{{"a", 2}, {"b", 3}}));
+  ASSERT_EQ(stats.issues.size(), 1u);
+  EXPECT_NE(stats.issues[0].find("line 3"), std::string::npos) << stats.issues[0];
+}
+
+}  // namespace
+}  // namespace fabricmon
