@@ -1,0 +1,258 @@
+#include <gtest/gtest.h>
+
+#include "tests/unit/watchdog/test_node.hpp"
+
+namespace fabricmon::testing {
+namespace {
+
+const Labels kPort{{"device", "mlx5_0"}, {"port", "1"}};
+
+// ---- link_flap ----
+
+struct FlapCase {
+  const char* name;
+  const char* collector;
+  const char* fam;
+  Labels labels;
+  double perDown;            ///< counter increments per down event
+  std::vector<int> downsAt;  ///< poll numbers (1 s apart) of down events
+  int polls;
+  bool activeAtEnd;
+};
+
+class LinkFlapTable : public ::testing::TestWithParam<FlapCase> {};
+
+TEST_P(LinkFlapTable, Counts) {
+  const auto& c = GetParam();
+  TestNode n;
+  healthyRoce(n);
+  n.set(c.collector, c.fam, c.labels, 0);
+  for (int i = 0; i < c.polls; ++i) {
+    for (int at : c.downsAt) {
+      if (at == i) n.add(c.collector, c.fam, c.labels, c.perDown);
+    }
+    n.tick();
+  }
+  auto f = describe(n.findings());
+  if (c.activeAtEnd) {
+    EXPECT_EQ(f, std::vector<std::string>{"link_flap//mlx5_0/1/eth0"}) << c.name;
+  } else {
+    EXPECT_TRUE(f.empty()) << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LinkFlapTable,
+    ::testing::Values(
+        FlapCase{"three_carrier_downs", "netdev_link", "fabricmon_netdev_carrier_down_changes_total",
+                 {{"interface", "eth0"}}, 1, {10, 100, 400}, 420, true},
+        FlapCase{"two_carrier_downs", "netdev_link", "fabricmon_netdev_carrier_down_changes_total",
+                 {{"interface", "eth0"}}, 1, {10, 100}, 420, false},
+        FlapCase{"three_downs_spread_over_more_than_the_window", "netdev_link",
+                 "fabricmon_netdev_carrier_down_changes_total", {{"interface", "eth0"}}, 1, {10, 400, 700}, 720, false},
+        FlapCase{"link_downed_pma", "pma_counters", "fabricmon_port_link_downed_total", kPort, 1, {5, 6, 7}, 10, true},
+        FlapCase{"phy_link_down_events", "ethtool_pfc", "fabricmon_phy_link_down_events_total", {{"interface", "eth0"}},
+                 1, {5, 6, 7}, 10, true},
+        FlapCase{"clears_after_ten_quiet_minutes", "pma_counters", "fabricmon_port_link_downed_total", kPort, 1,
+                 {5, 6, 7}, 7 + 601, false},
+        FlapCase{"still_active_just_before_quiet_time", "pma_counters", "fabricmon_port_link_downed_total", kPort, 1,
+                 {5, 6, 7}, 7 + 599, true}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(LinkFlap, CarrierChangesCountBothEdges) {
+  TestNode n;
+  healthyRoce(n);
+  n.drop("netdev_link", "interface", "eth0");
+  n.set("netdev_link", "fabricmon_netdev_carrier_changes_total", {{"interface", "eth0"}}, 2);
+  n.tick();
+  n.tick();
+  // Two flaps = four edges: not three down events.
+  n.add("netdev_link", "fabricmon_netdev_carrier_changes_total", {{"interface", "eth0"}}, 4);
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+  n.add("netdev_link", "fabricmon_netdev_carrier_changes_total", {{"interface", "eth0"}}, 1);
+  n.tick();
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"link_flap//mlx5_0/1/eth0"});
+}
+
+TEST(LinkFlap, CounterResetAndVanishingPortRaiseNothing) {
+  TestNode n;
+  healthyRoce(n);
+  n.set("netdev_link", "fabricmon_netdev_carrier_down_changes_total", {{"interface", "eth0"}}, 40);
+  n.tick();
+  n.tick();
+  // Driver reload: the counter restarts from 0 and the device reappears later.
+  n.set("netdev_link", "fabricmon_netdev_carrier_down_changes_total", {{"interface", "eth0"}}, 0);
+  n.tick();
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+  for (const char* c : {"rdma_port", "pma_counters", "hw_counters", "netdev_link", "ethtool_pfc"}) {
+    n.drop(c, "device", "mlx5_0");
+    n.drop(c, "interface", "eth0");
+  }
+  n.tick();
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+}
+
+// ---- link_errors ----
+
+struct ErrorCase {
+  const char* name;
+  const char* fam;
+  Labels labels;
+  double start;
+  double perPoll;  ///< errors added each minute
+  int minutes;
+  const char* reason;  ///< expected finding, "" = none
+};
+
+class LinkErrorsTable : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(LinkErrorsTable, PerHourLimits) {
+  const auto& c = GetParam();
+  TestNode n;
+  healthyRoce(n);
+  n.set("pma_counters", c.fam, c.labels, c.start);
+  n.tick(60);
+  n.tick(60);
+  for (int i = 0; i < c.minutes; ++i) {
+    n.add("pma_counters", c.fam, c.labels, c.perPoll);
+    n.tick(60);
+  }
+  auto f = n.findings();
+  if (std::string(c.reason).empty()) {
+    EXPECT_TRUE(f.empty()) << c.name << ": " << (f.empty() ? "" : f[0].summary);
+  } else {
+    ASSERT_EQ(f.size(), 1u) << c.name;
+    EXPECT_EQ(labelOf(f[0], "reason"), c.reason);
+    EXPECT_EQ(f[0].rule, "link_errors");
+  }
+}
+
+const Labels kLli{{"device", "mlx5_0"}, {"port", "1"}, {"counter", "local_link_integrity_errors"}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, LinkErrorsTable,
+    ::testing::Values(
+        ErrorCase{"symbol_errors_above", "fabricmon_port_symbol_errors_total", kPort, 0, 1, 11, "symbol_errors"},
+        ErrorCase{"symbol_errors_at_limit", "fabricmon_port_symbol_errors_total", kPort, 0, 1, 10, ""},
+        ErrorCase{"symbol_errors_spread_over_two_hours", "fabricmon_port_symbol_errors_total", kPort, 0, 0.15, 120, ""},
+        // 16-bit PMA counter stuck at 65535: its rate is unknown, not zero and not huge.
+        ErrorCase{"saturated_symbol_errors", "fabricmon_port_symbol_errors_total", kPort, 65535, 0, 30, ""},
+        ErrorCase{"counter_reset_by_perfquery", "fabricmon_port_symbol_errors_total", kPort, 500, -500, 1, ""},
+        ErrorCase{"link_error_recovery", "fabricmon_port_link_error_recovery_total", kPort, 0, 2, 6,
+                  "link_error_recovery"},
+        ErrorCase{"receive_errors", "fabricmon_port_receive_errors_total", kPort, 0, 11, 1, "receive_errors"},
+        ErrorCase{"local_link_integrity", "fabricmon_port_counter_total", kLli, 0, 3, 4, "local_link_integrity_errors"},
+        ErrorCase{"local_link_integrity_saturated", "fabricmon_port_counter_total", kLli, 15, 0, 10, ""}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(LinkErrors, SaturatingCounterCountsOnlyUpToItsMaximum) {
+  TestNode n;
+  healthyRoce(n);
+  n.set("pma_counters", "fabricmon_port_link_error_recovery_total", kPort, 250);
+  n.tick(60);
+  n.tick(60);
+  n.set("pma_counters", "fabricmon_port_link_error_recovery_total", kPort, 255);  // +5, then stuck
+  for (int i = 0; i < 20; ++i) n.tick(60);
+  EXPECT_TRUE(n.findings().empty());
+}
+
+struct BerCase {
+  double errorsPerSecond;
+  double rate;
+  bool fires;
+};
+class PostFecBer : public ::testing::TestWithParam<BerCase> {};
+
+TEST_P(PostFecBer, OverTenMinutes) {
+  const auto& c = GetParam();
+  WatchdogConfig cfg;
+  cfg.linkErrors.symbolErrorsPerHour = 1e9;  // isolate the BER check
+  TestNode n(cfg);
+  healthyRoce(n, "mlx5_0", "eth0", c.rate);
+  n.set("ethtool_pfc", "fabricmon_phy_symbol_errors_total", {{"interface", "eth0"}}, 0);
+  bool ever = false;
+  for (int i = 0; i < 700; ++i) {
+    n.add("ethtool_pfc", "fabricmon_phy_symbol_errors_total", {{"interface", "eth0"}}, c.errorsPerSecond);
+    n.tick();
+    for (const auto& d : describe(n.findings())) {
+      EXPECT_EQ(d, "link_errors/ber/mlx5_0/1/eth0");
+      EXPECT_GE(i, 599) << "judged over a full window only";
+      ever = true;
+    }
+  }
+  EXPECT_EQ(ever, c.fires);
+}
+
+// 1e-12 at 400 Gb/s is 0.4 errors/s (COUNTERS.md); at 100 Gb/s 0.1/s.
+INSTANTIATE_TEST_SUITE_P(Rates, PostFecBer,
+                         ::testing::Values(BerCase{0.5, k400G, true}, BerCase{0.3, k400G, false},
+                                           BerCase{0.3, k400G / 4, true}, BerCase{0, k400G, false}));
+
+// ---- port_degraded ----
+
+void addPort(TestNode& n, const std::string& dev, double rate, double state = 4, double phys = 5,
+             const char* layer = "InfiniBand") {
+  n.set("rdma_port", "fabricmon_port_info", {{"device", dev}, {"port", "1"}, {"interface", ""}, {"link_layer", layer}},
+        1);
+  n.set("rdma_port", "fabricmon_port_state", {{"device", dev}, {"port", "1"}}, state);
+  n.set("rdma_port", "fabricmon_port_physical_state", {{"device", dev}, {"port", "1"}}, phys);
+  n.set("rdma_port", "fabricmon_port_rate_bytes_per_second", {{"device", dev}, {"port", "1"}}, rate);
+}
+
+struct DegradedCase {
+  const char* name;
+  std::vector<std::tuple<double, double, double>> ports;  ///< rate, state, phys of mlx5_0, mlx5_1, ...
+  std::optional<double> expectedGbps;
+  int seconds;
+  std::vector<std::string> expected;
+};
+
+class PortDegradedTable : public ::testing::TestWithParam<DegradedCase> {};
+
+TEST_P(PortDegradedTable, Ports) {
+  const auto& c = GetParam();
+  WatchdogConfig cfg;
+  cfg.portDegraded.expectedRateGbps = c.expectedGbps;
+  TestNode n(cfg);
+  for (size_t i = 0; i < c.ports.size(); ++i) {
+    auto [rate, state, phys] = c.ports[i];
+    addPort(n, "mlx5_" + std::to_string(i), rate, state, phys);
+  }
+  for (int i = 0; i <= c.seconds; ++i) n.tick();
+  EXPECT_EQ(describe(n.findings()), c.expected) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PortDegradedTable,
+    ::testing::Values(
+        DegradedCase{"all_same", {{k400G, 4, 5}, {k400G, 4, 5}, {k400G, 4, 5}}, {}, 40, {}},
+        DegradedCase{"one_slow_port", {{k400G, 4, 5}, {k400G / 2, 4, 5}, {k400G, 4, 5}}, {}, 31,
+                     {"port_degraded/rate_below_peers/mlx5_1/1"}},
+        DegradedCase{"one_slow_port_not_yet_30s", {{k400G, 4, 5}, {k400G / 2, 4, 5}, {k400G, 4, 5}}, {}, 29, {}},
+        DegradedCase{"no_single_most_common_rate", {{k400G, 4, 5}, {k400G / 2, 4, 5}}, {}, 40, {}},
+        DegradedCase{"below_configured_rate", {{k400G / 2, 4, 5}}, 400, 31,
+                     {"port_degraded/rate_below_expected/mlx5_0/1"}},
+        DegradedCase{"at_configured_rate", {{k400G, 4, 5}}, 400, 31, {}},
+        DegradedCase{"link_down_port_is_not_slow", {{k400G, 4, 5}, {k400G / 8, 1, 3}, {k400G, 4, 5}}, {}, 40, {}},
+        DegradedCase{"init_with_link_up", {{k400G, 4, 5}, {k400G, 2, 5}}, {}, 31,
+                     {"port_degraded/not_active/mlx5_1/1"}},
+        DegradedCase{"init_with_link_up_just_under_30s", {{k400G, 4, 5}, {k400G, 2, 5}}, {}, 29, {}},
+        DegradedCase{"down_and_disabled_is_not_degraded", {{k400G, 1, 3}}, {}, 40, {}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(PortDegraded, ClearsWhenTheStateRecovers) {
+  TestNode n;
+  addPort(n, "mlx5_0", k400G, 2, 5);
+  for (int i = 0; i < 35; ++i) n.tick();
+  ASSERT_EQ(n.findings().size(), 1u);
+  EXPECT_EQ(n.findings()[0].severity, Severity::kCritical);
+  addPort(n, "mlx5_0", k400G, 4, 5);
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+}
+
+}  // namespace
+}  // namespace fabricmon::testing

@@ -1,0 +1,261 @@
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <set>
+
+#include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/history.hpp"
+
+namespace fabricmon::testing {
+namespace {
+
+const Labels kRxPause{{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}};
+
+double valueOf(const BatchPtr& batch, std::string_view family, std::initializer_list<std::pair<const char*, const char*>> want,
+               bool* found = nullptr) {
+  for (const auto& s : batch->samples) {
+    if (s.series->family->name != family) continue;
+    bool match = true;
+    for (const auto& [k, v] : want) {
+      if (s.series->label(k) != v) match = false;
+    }
+    if (match) {
+      if (found) *found = true;
+      return s.value;
+    }
+  }
+  if (found) *found = false;
+  return -1;
+}
+
+void trustPcp(TestNode& n, double trust) { n.set("dcb_config", "fabricmon_dcb_trust_dscp", {{"interface", "eth0"}}, trust); }
+
+TEST(Watchdog, FamiliesAreTheAgreedNames) {
+  std::set<std::string_view> names;
+  for (const FamilyDef* f : Watchdog::families()) names.insert(f->name);
+  EXPECT_EQ(names, (std::set<std::string_view>{"fabricmon_watchdog_active", "fabricmon_watchdog_transitions_total",
+                                               "fabricmon_pause_fraction_peak", "fabricmon_ecn_marked_rate_peak",
+                                               "fabricmon_cnp_sent_rate_peak", "fabricmon_cnp_handled_rate_peak"}));
+}
+
+TEST(Watchdog, ActiveGaugeGoesBackToZeroAndTransitionsCount) {
+  TestNode n;
+  healthyRoce(n);
+  auto batch = n.watchdog().metricsBatch();
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->collector, "watchdog");
+  EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_transitions_total", {{"rule", "dcqcn_misconfig"}}), 0);
+
+  trustPcp(n, 0);
+  n.tick();
+  n.tick();
+  batch = n.watchdog().metricsBatch();
+  const std::initializer_list<std::pair<const char*, const char*>> labels = {
+      {"rule", "dcqcn_misconfig"}, {"severity", "warning"}, {"device", ""}, {"port", ""},
+      {"interface", "eth0"},       {"priority", ""},        {"reason", "trust_not_dscp"}};
+  EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_active", labels), 1);
+  EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_transitions_total", {{"rule", "dcqcn_misconfig"}}), 1);
+  for (const auto& s : batch->samples) {
+    if (s.series->family->name == "fabricmon_watchdog_active") {
+      EXPECT_EQ(s.series->labels.size(), 7u);
+    }
+  }
+
+  trustPcp(n, 1);
+  n.tick();
+  n.tick();
+  batch = n.watchdog().metricsBatch();
+  bool found = false;
+  EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_active", labels, &found), 0);
+  EXPECT_TRUE(found) << "a cleared finding stays at 0 while its subject exists";
+  EXPECT_TRUE(n.findings().empty());
+
+  trustPcp(n, 0);
+  n.tick();
+  batch = n.watchdog().metricsBatch();
+  EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_active", labels), 1);
+  EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_transitions_total", {{"rule", "dcqcn_misconfig"}}), 2);
+
+  // The interface vanishes: the finding ends and its gauge leaves the batch.
+  for (const char* c : {"rdma_port", "netdev_link", "dcb_config", "dcqcn_config", "ethtool_pfc"}) {
+    n.drop(c, "interface", "eth0");
+  }
+  n.tick();
+  batch = n.watchdog().metricsBatch();
+  valueOf(batch, "fabricmon_watchdog_active", labels, &found);
+  EXPECT_FALSE(found);
+  EXPECT_TRUE(n.findings().empty());
+}
+
+TEST(Watchdog, ReconfigureSwitchingARuleOffClearsItsFindingsAndKeepsHistory) {
+  TestNode n;
+  healthyRoce(n);
+  trustPcp(n, 0);
+  for (int i = 0; i < 3; ++i) n.tick();
+  ASSERT_EQ(n.findings().size(), 1u);
+
+  WatchdogConfig off;
+  off.dcqcnMisconfig.enabled = false;
+  n.watchdog().reconfigure(off, QosConfig{});
+  EXPECT_TRUE(n.findings().empty());
+  EXPECT_EQ(valueOf(n.watchdog().metricsBatch(), "fabricmon_watchdog_active", {{"reason", "trust_not_dscp"}}), 0);
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+
+  // Back on: the history survived, so one new sample suffices (min_samples is already met).
+  n.watchdog().reconfigure(WatchdogConfig{}, QosConfig{});
+  n.tick();
+  EXPECT_EQ(n.findings().size(), 1u);
+}
+
+TEST(Watchdog, ReconfigureAppliesNewThresholds) {
+  TestNode n;
+  healthyRoce(n);
+  n.tick();
+  n.tick();
+  WatchdogConfig lower;
+  lower.pauseStorm.pauseFraction = 0.5;
+  n.watchdog().reconfigure(lower, QosConfig{});
+  for (int i = 0; i < 2; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 0.6);
+    n.tick();
+  }
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"pause_storm/storm/eth0/3"});
+}
+
+TEST(Watchdog, PeakGaugesKeepAShortStormForThePeakWindow) {
+  TestNode n;
+  healthyRoce(n);
+  for (int i = 0; i < 10; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 0.1);
+    flowing(n);
+    n.tick();
+  }
+  // A 2 s storm: invisible in a 30 s average (0.1 -> 0.16), kept whole by the peak gauge.
+  for (int i = 0; i < 2; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 1.0);
+    n.tick();
+  }
+  auto peak = [&] {
+    return valueOf(n.watchdog().metricsBatch(), "fabricmon_pause_fraction_peak",
+                   {{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}});
+  };
+  EXPECT_DOUBLE_EQ(peak(), 1.0);
+  for (int i = 0; i < 50; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 0.1);
+    flowing(n);
+    n.tick();
+  }
+  EXPECT_DOUBLE_EQ(peak(), 1.0) << "still inside peak_window";
+  for (int i = 0; i < 20; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 0.1);
+    flowing(n);
+    n.tick();
+  }
+  EXPECT_NEAR(peak(), 0.1, 1e-6);
+  EXPECT_NEAR(valueOf(n.watchdog().metricsBatch(), "fabricmon_cnp_sent_rate_peak", {{"device", "mlx5_0"}, {"port", "1"}}),
+              5.0, 1e-9);
+  EXPECT_NEAR(valueOf(n.watchdog().metricsBatch(), "fabricmon_ecn_marked_rate_peak", {{"device", "mlx5_0"}, {"port", "1"}}),
+              5.0, 1e-9);
+  EXPECT_NEAR(valueOf(n.watchdog().metricsBatch(), "fabricmon_cnp_handled_rate_peak", {{"device", "mlx5_0"}, {"port", "1"}}),
+              5.0, 1e-9);
+}
+
+TEST(Watchdog, PeakUsesRealElapsedTime) {
+  TestNode n;
+  healthyRoce(n);
+  n.tick();
+  n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 1.35);
+  n.tick(2.7);
+  EXPECT_NEAR(valueOf(n.watchdog().metricsBatch(), "fabricmon_pause_fraction_peak", {{"direction", "rx"}}), 0.5, 1e-9);
+}
+
+TEST(Watchdog, StaleCollectorFreesItsSeries) {
+  TestNode n;
+  healthyRoce(n);
+  n.tick();
+  n.tick();
+  auto countPeaks = [&] {
+    size_t k = 0;
+    for (const auto& s : n.watchdog().metricsBatch()->samples) k += s.series->family->name == "fabricmon_pause_fraction_peak";
+    return k;
+  };
+  EXPECT_EQ(countPeaks(), 2u);
+  n.removeCollector("ethtool_pfc");
+  n.tick();
+  EXPECT_EQ(countPeaks(), 0u);
+  EXPECT_TRUE(n.findings().empty());
+}
+
+// ---- History ----
+
+using watchdog::CoarseRing;
+using watchdog::kSecond;
+using watchdog::PeakBuckets;
+
+TEST(CoarseRing, KeepsOnePointPerWidthAndTheNewestOnes) {
+  CoarseRing ring(10 * kSecond, 4);
+  for (int t = 0; t <= 100; ++t) ring.push(t * kSecond, t);
+  // Points at 70, 80, 90, 100 remain.
+  EXPECT_EQ(ring.baseFor(95 * kSecond)->t, 90 * kSecond);
+  EXPECT_EQ(ring.baseFor(10 * kSecond)->t, 70 * kSecond) << "older than the ring: the oldest point";
+  ring.reshape(20 * kSecond, 2);
+  EXPECT_EQ(ring.baseFor(100 * kSecond)->t, 100 * kSecond);
+  EXPECT_EQ(ring.baseFor(99 * kSecond)->t, 90 * kSecond);
+}
+
+TEST(PeakBuckets, ForgetsAfterTheWindow) {
+  PeakBuckets p(60 * kSecond);
+  p.add(100 * kSecond, 0.9);
+  p.add(101 * kSecond, 0.2);
+  EXPECT_FLOAT_EQ(p.peak(101 * kSecond), 0.9f);
+  EXPECT_FLOAT_EQ(p.peak(155 * kSecond), 0.9f);
+  EXPECT_FLOAT_EQ(p.peak(170 * kSecond), 0.0f);
+}
+
+// Memory: the history of a big node. Every series a rule reads at 1 s polls for 11 minutes.
+TEST(Watchdog, MemoryPerTrackedSeriesIsBounded) {
+  struct mallinfo2 before = mallinfo2();
+  {
+    TestNode n;
+    const int kInterfaces = 16;
+    for (int i = 0; i < kInterfaces; ++i) {
+      std::string dev = "mlx5_" + std::to_string(i), iface = "eth" + std::to_string(i);
+      healthyRoce(n, dev, iface);
+      for (int p = 0; p < 8; ++p) {
+        for (const char* kind : {"discards", "buffer", "congestion"}) {
+          n.set("ethtool_pfc", "fabricmon_priority_discards_total",
+                {{"interface", iface}, {"priority", std::to_string(p)}, {"kind", kind}}, 0);
+        }
+        n.set("ethtool_pfc", "fabricmon_priority_transmit_packets_total", {{"interface", iface}, {"priority", std::to_string(p)}}, 0);
+        n.set("ethtool_pfc", "fabricmon_priority_receive_packets_total", {{"interface", iface}, {"priority", std::to_string(p)}}, 0);
+        n.set("ethtool_pfc", "fabricmon_priority_ecn_marked_packets_total", {{"interface", iface}, {"priority", std::to_string(p)}}, 0);
+        for (const char* dir : {"rx", "tx"}) {
+          n.set("ethtool_pfc", "fabricmon_pfc_pause_seconds_total",
+                {{"interface", iface}, {"priority", std::to_string(p)}, {"direction", dir}}, 0);
+        }
+      }
+      // Families the watchdog does not read must cost nothing.
+      for (int k = 0; k < 100; ++k) {
+        n.set("ethtool_pfc", "fabricmon_ethtool_stat_total", {{"interface", iface}, {"stat", "s" + std::to_string(k)}}, k);
+      }
+    }
+    struct mallinfo2 mid = mallinfo2();
+    for (int t = 0; t < 660; ++t) {
+      for (int i = 0; i < kInterfaces; ++i) flowing(n, "mlx5_" + std::to_string(i), "eth" + std::to_string(i));
+      n.tick();
+    }
+    struct mallinfo2 after = mallinfo2();
+    size_t watchdogBytes = after.uordblks - mid.uordblks;
+    // Samples per interface the rules read: ~100 (8 prio x (3 discards + 2 packets + ECN + 2 pause) + config).
+    size_t perInterface = watchdogBytes / kInterfaces;
+    RecordProperty("watchdog_bytes", std::to_string(watchdogBytes));
+    std::printf("watchdog heap after 11 min at 1 s: %zu bytes for %d interfaces (%zu per interface)\n", watchdogBytes,
+                kInterfaces, perInterface);
+    EXPECT_LT(watchdogBytes, 4u * 1024 * 1024);
+  }
+  (void)before;
+}
+
+}  // namespace
+}  // namespace fabricmon::testing

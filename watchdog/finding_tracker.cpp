@@ -1,0 +1,187 @@
+#include "watchdog/finding_tracker.hpp"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+namespace fabricmon::watchdog {
+namespace {
+
+std::string formatEvidence(const Finding& f) {
+  std::string out;
+  for (const auto& [k, v] : f.evidence) {
+    if (!out.empty()) out += ' ';
+    out += k;
+    out += '=';
+    out += fmt::format("{:g}", v);
+  }
+  return out;
+}
+
+std::string formatLabels(const Finding& f) {
+  std::string out;
+  for (const auto& [k, v] : f.labels) {
+    out += ' ';
+    out += k;
+    out += '=';
+    out += v;
+  }
+  return out;
+}
+
+}  // namespace
+
+const FamilyDef FindingTracker::kActiveFamily{
+    "fabricmon_watchdog_active",
+    "1 while a watchdog finding is active, 0 after it cleared (until its subject disappears); see docs/rules.md.",
+    MetricType::kGauge};
+const FamilyDef FindingTracker::kTransitionsFamily{
+    "fabricmon_watchdog_transitions_total", "Number of times a finding of this watchdog rule started.",
+    MetricType::kCounter};
+
+FindingTracker::FindingTracker() {
+  for (size_t i = 0; i < std::size(kRules); ++i) {
+    transitionSeries_[i] = makeSeries(kTransitionsFamily, {{"rule", std::string(kRules[i])}});
+  }
+}
+
+size_t FindingTracker::ruleIndex(std::string_view rule) const {
+  for (size_t i = 0; i < std::size(kRules); ++i) {
+    if (kRules[i] == rule) return i;
+  }
+  return 0;
+}
+
+void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow) {
+  wallNow_ = wallNow;
+  for (auto& [key, st] : states_) st.seen = false;
+}
+
+void FindingTracker::observe(std::string_view rule, std::string_view reason, Severity severity,
+                             const Subject& subject, const Policy& policy, const Verdict& v) {
+  scratch_.clear();
+  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority}) {
+    scratch_.append(part);
+    scratch_.push_back('\x1f');
+  }
+  auto it = states_.find(scratch_);
+  if (it == states_.end()) {
+    // Subjects are only remembered once they have something to remember.
+    if (!v.judged || !v.fire) return;
+    it = states_.emplace(scratch_, State{}).first;
+    State& st = it->second;
+    st.rule = std::string(rule);
+    st.finding.rule = st.rule;
+    st.finding.severity = severity;
+    auto add = [&](const char* name, std::string_view value) {
+      if (!value.empty()) st.finding.labels.emplace_back(name, std::string(value));
+    };
+    add("device", subject.device);
+    add("port", subject.port);
+    add("interface", subject.interface);
+    add("priority", subject.priority);
+    add("reason", reason);
+  }
+  State& st = it->second;
+  st.seen = true;
+  if (!v.judged || v.stamp <= st.lastStamp) return;
+  st.lastStamp = v.stamp;
+
+  if (!st.active) {
+    if (!v.fire) {
+      if (!st.gauge) {
+        states_.erase(it);  // never started: nothing to show, nothing to keep
+        return;
+      }
+      st.hits = 0;
+      st.condSince = kNever;
+      return;
+    }
+    ++st.hits;
+    if (st.condSince == kNever) st.condSince = v.stamp;
+    if (st.hits >= std::max(1u, policy.forSamples) && v.stamp - st.condSince >= policy.forDuration) {
+      start(st, v);
+    }
+    return;
+  }
+  if (v.clear) {
+    Nanos from = v.clearFrom != kNever ? v.clearFrom : v.stamp;
+    if (st.clearSince == kNever) st.clearSince = from;
+    if (v.stamp - st.clearSince >= policy.clearAfter) stop(st, "condition cleared");
+  } else {
+    st.clearSince = kNever;
+  }
+}
+
+void FindingTracker::start(State& st, const Verdict& v) {
+  st.active = true;
+  st.hits = 0;
+  st.condSince = kNever;
+  st.clearSince = kNever;
+  st.finding.since = wallNow_;
+  st.finding.summary = v.summary;
+  st.finding.evidence.clear();
+  for (size_t i = 0; i < v.evidence.count; ++i) {
+    st.finding.evidence.emplace_back(std::string(v.evidence.items[i].first), v.evidence.items[i].second);
+  }
+  if (!st.gauge) {
+    Labels labels{{"rule", st.rule}, {"severity", std::string(severityName(st.finding.severity))}};
+    for (const char* name : {"device", "port", "interface", "priority", "reason"}) {
+      std::string value;
+      for (const auto& [k, val] : st.finding.labels) {
+        if (k == name) value = val;
+      }
+      labels.emplace_back(name, std::move(value));
+    }
+    st.gauge = makeSeries(kActiveFamily, std::move(labels));
+  }
+  transitions_[ruleIndex(st.rule)] += 1;
+  auto level = st.finding.severity == Severity::kInfo ? spdlog::level::info : spdlog::level::warn;
+  spdlog::log(level, "watchdog finding started rule={} severity={}{} summary=\"{}\" evidence=\"{}\"", st.rule,
+              severityName(st.finding.severity), formatLabels(st.finding), st.finding.summary,
+              formatEvidence(st.finding));
+}
+
+void FindingTracker::stop(State& st, std::string_view why) {
+  st.active = false;
+  st.hits = 0;
+  st.condSince = kNever;
+  st.clearSince = kNever;
+  auto lasted = std::chrono::duration<double>(wallNow_ - st.finding.since).count();
+  spdlog::info("watchdog finding cleared rule={} severity={}{} why=\"{}\" active_seconds={:.0f}", st.rule,
+               severityName(st.finding.severity), formatLabels(st.finding), why, std::max(0.0, lasted));
+}
+
+void FindingTracker::endRound() {
+  for (auto it = states_.begin(); it != states_.end();) {
+    if (!it->second.seen) {
+      if (it->second.active) stop(it->second, "subject disappeared");
+      it = states_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void FindingTracker::clearRule(std::string_view rule) {
+  for (auto& [key, st] : states_) {
+    if (st.rule == rule && st.active) stop(st, "rule switched off");
+  }
+}
+
+std::vector<Finding> FindingTracker::active() const {
+  std::vector<Finding> out;
+  for (const auto& [key, st] : states_) {
+    if (st.active) out.push_back(st.finding);
+  }
+  return out;
+}
+
+void FindingTracker::appendSamples(std::vector<Sample>& out) const {
+  for (const auto& [key, st] : states_) {
+    if (st.gauge) out.push_back(Sample{st.gauge, st.active ? 1.0 : 0.0});
+  }
+  for (size_t i = 0; i < std::size(kRules); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
+}
+
+}  // namespace fabricmon::watchdog

@@ -1,0 +1,95 @@
+#pragma once
+// Hysteresis for findings (collectd's Hits / Hysteresis / Persist): a condition must hold for N
+// consecutive fresh evaluations (and/or a duration) before a finding starts, and a separate clear
+// condition must hold for a duration before it ends. Owns the fabricmon_watchdog_active gauges and
+// the start/clear log lines.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/finding.hpp"
+#include "watchdog/history.hpp"
+
+namespace fabricmon::watchdog {
+
+/// The numbers behind a verdict; names are string literals, so filling one never allocates.
+struct Evidence {
+  static constexpr size_t kMax = 10;
+  std::array<std::pair<std::string_view, double>, kMax> items{};
+  size_t count = 0;
+  void add(std::string_view name, double value) {
+    if (count < kMax) items[count++] = {name, value};
+  }
+};
+
+/// What a rule says about one subject at one evaluation.
+struct Verdict {
+  Nanos stamp = kNever;        ///< time of the newest sample behind it; an unchanged stamp is not a new evaluation
+  bool judged = false;         ///< false: too little data; the state is held as it is
+  bool fire = false;           ///< the start condition holds
+  bool clear = false;          ///< the clear condition holds (may differ from !fire: hysteresis)
+  Nanos clearFrom = kNever;    ///< when the clear condition began to hold (default: stamp)
+  Evidence evidence;
+  std::string summary;         ///< only needed when fire is true
+};
+
+/// How a rule turns verdicts into a finding.
+struct Policy {
+  unsigned forSamples = 1;     ///< consecutive firing evaluations
+  Nanos forDuration = 0;       ///< and the condition held this long
+  Nanos clearAfter = 0;        ///< the clear condition held this long
+};
+
+/// The subject of a finding: the CONTRACT labels that apply ("" = not relevant).
+struct Subject {
+  std::string_view device, port, interface, priority;
+};
+
+class FindingTracker {
+ public:
+  FindingTracker();
+  static const FamilyDef kActiveFamily;
+  static const FamilyDef kTransitionsFamily;
+  static constexpr std::string_view kRules[] = {"pause_storm",  "dcqcn_misconfig",  "link_flap",    "link_errors",
+                                                "port_degraded", "roce_packet_loss", "lossless_drop"};
+
+  /// Starts an evaluation round; subjects not observed before endRound() have vanished.
+  void beginRound(std::chrono::system_clock::time_point wallNow);
+  void observe(std::string_view rule, std::string_view reason, Severity severity, const Subject& subject,
+               const Policy& policy, const Verdict& verdict);
+  /// Forgets the findings of subjects not observed this round (logging a clear for active ones).
+  void endRound();
+  /// Clears every finding of `rule` (it was switched off); their gauges read 0 until the next round.
+  void clearRule(std::string_view rule);
+
+  std::vector<Finding> active() const;
+  void appendSamples(std::vector<Sample>& out) const;
+
+ private:
+  struct State {
+    std::string rule;
+    Finding finding;
+    SeriesPtr gauge;         ///< built when the finding first starts
+    bool active = false;
+    bool seen = false;
+    Nanos lastStamp = kNever;
+    unsigned hits = 0;
+    Nanos condSince = kNever;
+    Nanos clearSince = kNever;
+  };
+  void start(State& st, const Verdict& v);
+  void stop(State& st, std::string_view why);
+  size_t ruleIndex(std::string_view rule) const;
+
+  std::map<std::string, State, std::less<>> states_;
+  std::array<double, std::size(kRules)> transitions_{};
+  std::array<SeriesPtr, std::size(kRules)> transitionSeries_;
+  std::string scratch_;
+  std::chrono::system_clock::time_point wallNow_{};
+};
+
+}  // namespace fabricmon::watchdog

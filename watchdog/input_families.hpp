@@ -1,0 +1,68 @@
+#pragma once
+// The metric families the watchdog reads (CONTRACT §4 and notes/metric_names.md), and how each is
+// keyed in its history. Only these are ingested: every other family is skipped at the door, which
+// is what keeps the watchdog's memory proportional to what the rules use.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace fabricmon::watchdog {
+
+enum class Fam : uint8_t {
+  kPortInfo,            // {device,port,interface,link_layer,rate} = 1: the device/port <-> interface join
+  kPortState,           // {device,port} 4 = ACTIVE
+  kPortPhysState,       // {device,port} 5 = LinkUp
+  kPortRate,            // {device,port} bytes/s
+  kSymbolErrors,        // PMA symbol_error (16 bit)
+  kLinkErrorRecovery,   // PMA link_error_recovery (8 bit)
+  kLinkDowned,          // PMA link_downed (8 bit)
+  kReceiveErrors,       // PMA port_rcv_errors (16 bit)
+  kPortCounter,         // {device,port,counter}: local_link_integrity_errors, excessive_buffer_overrun_errors
+  kRoceEcnMarked,       // hw_counters/np_ecn_marked_roce_packets
+  kRoceCnpSent,         // np_cnp_sent
+  kRoceCnpHandled,      // rp_cnp_handled
+  kRoceCnpIgnored,      // rp_cnp_ignored
+  kRoceOutOfSequence,   // out_of_sequence
+  kRoceSeqErrors,       // packet_seq_err
+  kRoceLocalAckTimeouts,// local_ack_timeout_err
+  kHwCounter,           // {device,port,counter}: roce_adp_retrans
+  kNetdevUp,            // {interface}
+  kCarrierChanges,      // {interface} carrier_changes (up and down)
+  kCarrierDownChanges,  // {interface} carrier_down_count
+  kPauseSeconds,        // {interface,priority,direction}
+  kStormWarning,        // {interface} tx_pause_storm_warning_events
+  kStormError,          // {interface} tx_pause_storm_error_events
+  kPrioTxPackets,       // {interface,priority}
+  kPrioRxPackets,       // {interface,priority}
+  kPrioDiscards,        // {interface,priority,kind}
+  kPrioEcnMarked,       // {interface,priority} rx_prio<N>_marked
+  kPhyLinkDown,         // {interface} link_down_events_phy
+  kPhySymbolErrors,     // {interface} rx_symbol_err_phy
+  kNpEnabled,           // {interface,priority} 0/1
+  kRpEnabled,           // {interface,priority} 0/1
+  kDcqcnParameter,      // {interface,role,parameter}: only the CNP priority / DSCP parameters
+  kPfcEnabled,          // {interface,priority} 0/1
+  kTrustDscp,           // {interface} 1 dscp, 0 pcp
+  kDscpPriority,        // {interface,dscp} = priority
+  kCount
+};
+inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);
+
+struct InputFamily {
+  std::string_view name;
+  std::array<std::string_view, 3> keyLabels;  ///< label names that identify a series ("" = unused)
+  bool counter;
+  /// PMA counters saturate at 2^width-1 (COUNTERS.md, IBTA PortCounters); 0 = not narrow.
+  double saturatesAt;
+};
+
+const InputFamily& inputFamily(Fam fam);
+/// The family of a metric name, if the watchdog reads it.
+std::optional<Fam> inputFamilyByName(std::string_view name);
+/// Whether a series of `fam` with these key-label values is one the rules read (filters the
+/// generic counter families down to the few counters used). Also returns the saturation point.
+bool wanted(Fam fam, std::string_view thirdLabel, double* saturatesAt);
+
+}  // namespace fabricmon::watchdog

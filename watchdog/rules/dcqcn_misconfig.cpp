@@ -1,0 +1,281 @@
+// dcqcn_misconfig: the node's QoS compared with the intent in `qos:` (config gauges), and the DCQCN
+// counter signatures of NVIDIA's RoCE troubleshooting notes (COUNTERS.md).
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "watchdog/rules/rules.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr std::string_view kRule = "dcqcn_misconfig";
+
+/// Sum of one counter family's increase over the window across the ports behind an interface.
+struct WindowSum {
+  double increase = 0;
+  bool judged = false;  ///< at least one series covered the whole window
+  Nanos stamp = kNever;
+};
+
+WindowSum sumOver(const RuleContext& ctx, Fam fam, const std::vector<const PortRef*>& ports, Nanos window) {
+  WindowSum out;
+  for (const PortRef* p : ports) {
+    const Tracked* s = ctx.history.find(fam, p->device, p->port);
+    if (!ctx.ready(s)) continue;
+    auto w = s->over(window);
+    if (!w.full) continue;
+    out.increase += w.increase;
+    out.judged = true;
+    out.stamp = std::max(out.stamp, s->t);
+  }
+  return out;
+}
+
+WindowSum seriesOver(const RuleContext& ctx, const Tracked* s, Nanos window) {
+  WindowSum out;
+  if (!ctx.ready(s)) return out;
+  auto w = s->over(window);
+  if (!w.full) return out;
+  out.increase = w.increase;
+  out.judged = true;
+  out.stamp = s->t;
+  return out;
+}
+
+void report(RuleContext& ctx, std::string_view reason, std::string_view interface, std::string_view priority,
+            Verdict& v, unsigned forSamples = 1) {
+  v.clear = !v.fire;
+  ctx.tracker.observe(kRule, reason, Severity::kWarning, Subject{{}, {}, interface, priority},
+                      Policy{forSamples, 0, 0}, v);
+}
+
+/// A 0/1 config gauge that should read 1.
+void gaugeOff(const RuleContext& ctx, const Tracked* g, Verdict& v, std::string_view name) {
+  if (!ctx.ready(g)) return;
+  v.judged = true;
+  v.stamp = std::max(v.stamp, g->t);
+  v.evidence.add(name, g->raw);
+  if (g->raw == 0) v.fire = true;
+}
+
+void npDisabled(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports, Nanos window) {
+  Verdict v;
+  gaugeOff(ctx, ctx.history.find(Fam::kNpEnabled, iface, ctx.rocePriority), v, "np_enabled");
+  bool configOff = v.fire;
+  auto marks = sumOver(ctx, Fam::kRoceEcnMarked, ports, window);
+  auto cnps = sumOver(ctx, Fam::kRoceCnpSent, ports, window);
+  if (marks.judged && cnps.judged) {
+    v.judged = true;
+    v.stamp = std::max({v.stamp, marks.stamp, cnps.stamp});
+    v.evidence.add("ecn_marked_packets", marks.increase);
+    v.evidence.add("cnp_sent", cnps.increase);
+    if (marks.increase > 0 && cnps.increase == 0) v.fire = true;
+  }
+  if (v.fire) {
+    v.summary = configOff ? fmt::format("{}: ECN notification point disabled on RoCE priority {}", iface,
+                                        ctx.rocePriority)
+                          : fmt::format("{}: {:.0f} ECN-marked packets arrived in {:.0f}s but no CNP was sent", iface,
+                                        marks.increase, double(window) / kSecond);
+  }
+  report(ctx, "np_disabled", iface, ctx.rocePriority, v);
+}
+
+void rpDisabled(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports, Nanos window) {
+  Verdict v;
+  gaugeOff(ctx, ctx.history.find(Fam::kRpEnabled, iface, ctx.rocePriority), v, "rp_enabled");
+  bool configOff = v.fire;
+  auto ignored = sumOver(ctx, Fam::kRoceCnpIgnored, ports, window);
+  auto handled = sumOver(ctx, Fam::kRoceCnpHandled, ports, window);
+  if (ignored.judged && handled.judged) {
+    v.judged = true;
+    v.stamp = std::max({v.stamp, ignored.stamp, handled.stamp});
+    v.evidence.add("cnp_ignored", ignored.increase);
+    v.evidence.add("cnp_handled", handled.increase);
+    if (ignored.increase > 0 && handled.increase == 0) v.fire = true;
+  }
+  if (v.fire) {
+    v.summary = configOff ? fmt::format("{}: ECN reaction point disabled on RoCE priority {}", iface,
+                                        ctx.rocePriority)
+                          : fmt::format("{}: {:.0f} CNPs ignored and none handled in {:.0f}s", iface,
+                                        ignored.increase, double(window) / kSecond);
+  }
+  report(ctx, "rp_disabled", iface, ctx.rocePriority, v);
+}
+
+void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports,
+                   Nanos window) {
+  const auto& rule = ctx.config.dcqcnMisconfig;
+  Verdict v;
+  double fraction = -1;
+  for (std::string_view dir : {"rx", "tx"}) {
+    const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, ctx.rocePriority, dir);
+    if (!ctx.ready(s)) continue;
+    auto w = s->over(window);
+    if (!w.full || w.seconds <= 0) continue;
+    fraction = std::max(fraction, w.increase / w.seconds);
+    v.stamp = std::max(v.stamp, s->t);
+  }
+  auto marks = sumOver(ctx, Fam::kRoceEcnMarked, ports, window);
+  auto prioMarks = seriesOver(ctx, ctx.history.find(Fam::kPrioEcnMarked, iface, ctx.rocePriority), window);
+  auto sent = sumOver(ctx, Fam::kRoceCnpSent, ports, window);
+  auto handled = sumOver(ctx, Fam::kRoceCnpHandled, ports, window);
+  // "Not one ECN mark" needs an ECN counter that watched the whole window.
+  bool ecnKnown = marks.judged || prioMarks.judged;
+  if (fraction >= 0 && ecnKnown) {
+    v.judged = true;
+    double ecn = marks.increase + prioMarks.increase;
+    double cnp = sent.increase + handled.increase;
+    v.fire = fraction > rule.pfcWithoutEcnPauseFraction && ecn == 0 && cnp == 0;
+    v.evidence.add("pause_fraction", fraction);
+    v.evidence.add("ecn_marked_packets", ecn);
+    v.evidence.add("cnps", cnp);
+    v.evidence.add("threshold", rule.pfcWithoutEcnPauseFraction);
+    if (v.fire) {
+      v.summary = fmt::format(
+          "{} priority {}: paused {:.1f}% of {:.0f}s with no ECN mark and no CNP (switch ECN threshold above PFC XOFF?)",
+          iface, ctx.rocePriority, fraction * 100, double(window) / kSecond);
+    }
+  }
+  report(ctx, "pfc_without_ecn", iface, ctx.rocePriority, v);
+}
+
+const Tracked* parameter(const RuleContext& ctx, std::string_view iface, std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
+    if (const Tracked* s = ctx.history.find(Fam::kDcqcnParameter, iface, "np", name)) return s;
+  }
+  return nullptr;
+}
+
+void cnpPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDscp) {
+  const auto& qos = ctx.qos;
+  Verdict v;
+  auto check = [&](const Tracked* s, double want, std::string_view name) {
+    if (!ctx.ready(s)) return;
+    v.judged = true;
+    v.stamp = std::max(v.stamp, s->t);
+    v.evidence.add(name, s->raw);
+    if (s->raw != want) v.fire = true;
+  };
+  check(parameter(ctx, iface, {"cnp_802p_prio", "np_cnp_prio"}), qos.cnpPriority, "cnp_priority");
+  check(parameter(ctx, iface, {"cnp_dscp", "np_cnp_dscp"}), qos.cnpDscp, "cnp_dscp");
+  if (trustDscp) {
+    check(ctx.history.find(Fam::kDscpPriority, iface, std::to_string(qos.cnpDscp)), qos.cnpPriority,
+          "cnp_dscp_priority");
+  }
+  if (v.fire) {
+    v.summary = fmt::format("{}: CNPs are not sent as intended (DSCP {} on priority {})", iface, qos.cnpDscp,
+                            qos.cnpPriority);
+  }
+  report(ctx, "cnp_priority_mismatch", iface, ctx.cnpPriority, v);
+}
+
+void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDscp, Nanos window) {
+  const auto& qos = ctx.qos;
+  Verdict v;
+  double mask = 0;
+  bool any = false;
+  for (unsigned p = 0; p < 8; ++p) {
+    const Tracked* s = ctx.history.find(Fam::kPfcEnabled, iface, std::to_string(p));
+    if (!ctx.ready(s)) continue;
+    any = true;
+    v.stamp = std::max(v.stamp, s->t);
+    if (s->raw != 0) mask += double(1u << p);
+    if ((s->raw != 0) != (p == qos.rocePriority)) v.fire = true;
+  }
+  if (any) {
+    v.judged = true;
+    v.evidence.add("pfc_enabled_mask", mask);
+    v.evidence.add("expected_mask", double(1u << qos.rocePriority));
+  }
+  if (trustDscp) {
+    const Tracked* m = ctx.history.find(Fam::kDscpPriority, iface, std::to_string(qos.roceDscp));
+    if (ctx.ready(m)) {
+      v.judged = true;
+      v.stamp = std::max(v.stamp, m->t);
+      v.evidence.add("roce_dscp_priority", m->raw);
+      if (m->raw != qos.rocePriority) v.fire = true;
+    }
+  }
+  if (v.fire) {
+    v.summary = fmt::format("{}: PFC is not enabled on exactly the RoCE priority {} (or DSCP {} maps elsewhere)",
+                            iface, qos.rocePriority, qos.roceDscp);
+  }
+  report(ctx, "pfc_priority_mismatch", iface, ctx.rocePriority, v);
+
+  // Pause on a priority that should carry none: the traffic is classified onto the wrong priority.
+  std::set<std::string_view> others;
+  for (const Tracked* s : ctx.history.family(Fam::kPauseSeconds)) {
+    if (s->label("interface") == iface && s->label("priority") != ctx.rocePriority) others.insert(s->label("priority"));
+  }
+  for (std::string_view prio : others) {
+    Verdict w;
+    for (std::string_view dir : {"rx", "tx"}) {
+      const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, prio, dir);
+      if (!ctx.ready(s)) continue;
+      w.judged = true;
+      w.stamp = std::max(w.stamp, s->t);
+      if (s->lastDelta() > 0) w.fire = true;
+      w.evidence.add(dir == "rx" ? "rx_pause_seconds" : "tx_pause_seconds", s->lastDelta());
+    }
+    if (w.fire) {
+      w.summary = fmt::format("{}: PFC pause on priority {}, which should carry none (RoCE is on {})", iface, prio,
+                              qos.rocePriority);
+    }
+    bool quiet = true;
+    for (std::string_view dir : {"rx", "tx"}) {
+      const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, prio, dir);
+      if (s != nullptr && s->increasedWithin(window)) quiet = false;
+    }
+    w.clear = quiet;
+    ctx.tracker.observe(kRule, "pfc_priority_mismatch", Severity::kWarning, Subject{{}, {}, iface, prio}, Policy{},
+                        w);
+  }
+}
+
+void trustNotDscp(RuleContext& ctx, std::string_view iface) {
+  Verdict v;
+  const Tracked* t = ctx.history.find(Fam::kTrustDscp, iface);
+  if (ctx.ready(t)) {
+    v.judged = true;
+    v.stamp = t->t;
+    v.fire = t->raw == 0;
+    v.evidence.add("trust_dscp", t->raw);
+    if (v.fire) v.summary = fmt::format("{}: trust mode is pcp; RoCE QoS relies on DSCP", iface);
+  }
+  report(ctx, "trust_not_dscp", iface, {}, v);
+}
+
+}  // namespace
+
+void evaluateDcqcnMisconfig(RuleContext& ctx) {
+  const Nanos window = toNanos(ctx.config.dcqcnMisconfig.window);
+  // Only interfaces that carry RoCE: a management NIC's QoS is none of this rule's business.
+  std::vector<std::string_view> interfaces;
+  for (const auto& p : ctx.join.ports()) {
+    if (p.roce()) interfaces.push_back(p.interface);
+  }
+  std::sort(interfaces.begin(), interfaces.end());
+  interfaces.erase(std::unique(interfaces.begin(), interfaces.end()), interfaces.end());
+  for (std::string_view iface : interfaces) {
+    std::vector<const PortRef*> ports;
+    for (const auto& p : ctx.join.ports()) {
+      if (p.interface == iface) ports.push_back(&p);
+    }
+    const Tracked* trust = ctx.history.find(Fam::kTrustDscp, iface);
+    // The DSCP map only matters when the NIC classifies by DSCP; unknown trust is taken as dscp.
+    bool trustDscp = trust == nullptr || trust->raw != 0;
+    if (ctx.qos.dcqcnEnabled) {
+      npDisabled(ctx, iface, ports, window);
+      rpDisabled(ctx, iface, ports, window);
+      pfcWithoutEcn(ctx, iface, ports, window);
+      cnpPriorityMismatch(ctx, iface, trustDscp);
+    }
+    pfcPriorityMismatch(ctx, iface, trustDscp, window);
+    trustNotDscp(ctx, iface);
+  }
+}
+
+}  // namespace fabricmon::watchdog

@@ -1,0 +1,118 @@
+// link_errors: physical-layer error counters above the per-hour limits of infiniband-diags'
+// etc/error_thresholds, and an estimated post-FEC bit error rate above the 1e-12 target.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "watchdog/rules/rules.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr std::string_view kRule = "link_errors";
+constexpr double kHour = 3600;
+
+struct Count {
+  bool judged = false;
+  double errors = 0;
+  double seconds = 0;
+  bool full = false;
+  Nanos stamp = kNever;
+};
+
+// Sources that count the same errors (PMA symbol_error and mlx5 rx_symbol_err_phy): the larger wins.
+Count countOver(const RuleContext& ctx, std::initializer_list<const Tracked*> sources, Nanos window) {
+  Count c;
+  for (const Tracked* s : sources) {
+    if (!ctx.ready(s)) continue;
+    auto w = s->over(window);
+    c.judged = true;
+    c.stamp = std::max(c.stamp, s->t);
+    if (w.increase >= c.errors) {
+      c.errors = w.increase;
+      c.seconds = w.seconds;
+      c.full = w.full;
+    }
+  }
+  return c;
+}
+
+void limitCheck(RuleContext& ctx, const Subject& subject, std::string_view reason, double perHour, Count c,
+                Nanos window) {
+  Verdict v;
+  const double limit = perHour * (double(window) / kSecond) / kHour;
+  v.judged = c.judged;
+  v.stamp = c.stamp;
+  // A count above the limit is above it whatever part of the window was observed.
+  v.fire = c.errors > limit;
+  v.clear = !v.fire;
+  v.evidence.add("errors", c.errors);
+  v.evidence.add("observed_seconds", c.seconds);
+  v.evidence.add("limit", limit);
+  v.evidence.add("window_seconds", double(window) / kSecond);
+  if (v.fire) {
+    v.summary = fmt::format("{}{}{}: {:.0f} {} in {:.0f}s (limit {:g} per {:.0f}s)",
+                            subject.interface.empty() ? subject.device : subject.interface,
+                            subject.port.empty() ? "" : " port ", subject.port, c.errors, reason, c.seconds, limit,
+                            double(window) / kSecond);
+  }
+  ctx.tracker.observe(kRule, reason, Severity::kWarning, subject, Policy{}, v);
+}
+
+void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* rate) {
+  const auto& rule = ctx.config.linkErrors;
+  Verdict v;
+  // Judged over a fully observed window only, at a known line rate.
+  if (c.judged && c.full && ctx.ready(rate) && rate->raw > 0 && c.seconds > 0) {
+    v.judged = true;
+    v.stamp = std::max(c.stamp, rate->t);
+    double bits = rate->raw * 8 * c.seconds;
+    double ber = c.errors / bits;
+    v.fire = ber > rule.berLimit;
+    v.clear = !v.fire;
+    v.evidence.add("ber", ber);
+    v.evidence.add("errors", c.errors);
+    v.evidence.add("bits", bits);
+    v.evidence.add("limit", rule.berLimit);
+    if (v.fire) {
+      v.summary = fmt::format("{}{}{}: estimated post-FEC BER {:.2g} over {:.0f}s (limit {:g})",
+                              subject.interface.empty() ? subject.device : subject.interface,
+                              subject.port.empty() ? "" : " port ", subject.port, ber, c.seconds, rule.berLimit);
+    }
+  }
+  ctx.tracker.observe(kRule, "ber", Severity::kWarning, subject, Policy{}, v);
+}
+
+}  // namespace
+
+void evaluateLinkErrors(RuleContext& ctx) {
+  const auto& rule = ctx.config.linkErrors;
+  const Nanos window = toNanos(rule.window);
+  const Nanos berWindow = toNanos(rule.berWindow);
+  const auto& h = ctx.history;
+  for (const PortRef& p : ctx.join.ports()) {
+    Subject subject{p.device, p.port, p.interface, {}};
+    const Tracked* pmaSymbol = h.find(Fam::kSymbolErrors, p.device, p.port);
+    const Tracked* phySymbol = p.interface.empty() ? nullptr : h.find(Fam::kPhySymbolErrors, p.interface);
+    limitCheck(ctx, subject, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {pmaSymbol, phySymbol}, window),
+               window);
+    limitCheck(ctx, subject, "link_error_recovery", rule.linkErrorRecoveryPerHour,
+               countOver(ctx, {h.find(Fam::kLinkErrorRecovery, p.device, p.port)}, window), window);
+    limitCheck(ctx, subject, "receive_errors", rule.receiveErrorsPerHour,
+               countOver(ctx, {h.find(Fam::kReceiveErrors, p.device, p.port)}, window), window);
+    limitCheck(ctx, subject, "local_link_integrity_errors", rule.localLinkIntegrityErrorsPerHour,
+               countOver(ctx, {h.find(Fam::kPortCounter, p.device, p.port, "local_link_integrity_errors")}, window),
+               window);
+    berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
+  }
+  // Interfaces without an RDMA port: only the PHY counter, and no line rate for a BER.
+  for (const Tracked* s : h.family(Fam::kPhySymbolErrors)) {
+    std::string_view iface = s->label("interface");
+    if (ctx.join.byInterface(iface) != nullptr) continue;
+    limitCheck(ctx, Subject{{}, {}, iface, {}}, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {s}, window),
+               window);
+  }
+}
+
+}  // namespace fabricmon::watchdog

@@ -1,0 +1,89 @@
+// link_flap: repeated link-down events on one port, counted by whichever source sees them
+// (carrier down count, PMA link_downed, mlx5 link_down_events_phy); they count the same events,
+// so the largest count wins rather than the sum.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "watchdog/rules/rules.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr std::string_view kRule = "link_flap";
+
+struct Source {
+  const Tracked* series;
+  std::string_view name;
+  double perEvent;  ///< counter increments per down event
+};
+
+void judgeSubject(RuleContext& ctx, const Subject& subject, std::initializer_list<Source> sources) {
+  const auto& rule = ctx.config.linkFlap;
+  const Nanos window = toNanos(rule.window);
+  const Nanos quiet = toNanos(rule.quiet);
+  Verdict v;
+  double downs = 0;
+  Nanos lastDown = kNever;
+  Nanos latest = kNever;
+  for (const Source& src : sources) {
+    if (!ctx.ready(src.series)) continue;
+    v.judged = true;
+    latest = std::max(latest, src.series->t);
+    auto w = src.series->over(window);
+    double events = std::ceil(w.increase / src.perEvent);
+    v.evidence.add(src.name, events);
+    downs = std::max(downs, events);
+    lastDown = std::max(lastDown, src.series->lastIncreaseT);
+  }
+  v.stamp = latest;
+  v.fire = downs >= rule.downEvents;
+  v.clear = lastDown == kNever || latest - lastDown >= quiet;
+  v.evidence.add("down_events", downs);
+  v.evidence.add("window_seconds", double(window) / kSecond);
+  v.evidence.add("threshold", rule.downEvents);
+  if (v.fire) {
+    std::string_view what = !subject.interface.empty() ? subject.interface : subject.device;
+    v.summary = fmt::format("{}{}{}: link went down {:.0f} times within {:.0f}s", what,
+                            subject.port.empty() ? "" : " port ", subject.port, downs, double(window) / kSecond);
+  }
+  ctx.tracker.observe(kRule, {}, Severity::kCritical, subject, Policy{}, v);
+}
+
+const Tracked* carrierDown(const RuleContext& ctx, std::string_view iface, double* perEvent) {
+  *perEvent = 1;
+  if (const Tracked* s = ctx.history.find(Fam::kCarrierDownChanges, iface)) return s;
+  *perEvent = 2;  // carrier_changes counts both edges: one flap is a down and an up
+  return ctx.history.find(Fam::kCarrierChanges, iface);
+}
+
+}  // namespace
+
+void evaluateLinkFlap(RuleContext& ctx) {
+  for (const PortRef& p : ctx.join.ports()) {
+    double perEvent = 1;
+    const Tracked* carrier = p.interface.empty() ? nullptr : carrierDown(ctx, p.interface, &perEvent);
+    const Tracked* phy = p.interface.empty() ? nullptr : ctx.history.find(Fam::kPhyLinkDown, p.interface);
+    judgeSubject(ctx, Subject{p.device, p.port, p.interface, {}},
+                 {{ctx.history.find(Fam::kLinkDowned, p.device, p.port), "link_downed", 1},
+                  {carrier, "carrier_down", perEvent},
+                  {phy, "link_down_events_phy", 1}});
+  }
+  // Interfaces without an RDMA port (netdev.include).
+  std::set<std::string_view> lone;
+  for (Fam fam : {Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown}) {
+    for (const Tracked* s : ctx.history.family(fam)) {
+      if (ctx.join.byInterface(s->label("interface")) == nullptr) lone.insert(s->label("interface"));
+    }
+  }
+  for (std::string_view iface : lone) {
+    double perEvent = 1;
+    const Tracked* carrier = carrierDown(ctx, iface, &perEvent);
+    judgeSubject(ctx, Subject{{}, {}, iface, {}},
+                 {{carrier, "carrier_down", perEvent}, {ctx.history.find(Fam::kPhyLinkDown, iface), "link_down_events_phy", 1}});
+  }
+}
+
+}  // namespace fabricmon::watchdog

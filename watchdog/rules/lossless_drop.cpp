@@ -1,0 +1,72 @@
+// lossless_drop: traffic on the lossless (RoCE) priority was dropped. With PFC working this never
+// happens (Microsoft, SIGCOMM 2016: any drop of lossless traffic is a bug), so one drop is critical.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "watchdog/rules/rules.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr std::string_view kRule = "lossless_drop";
+
+void priorityDiscards(RuleContext& ctx, std::string_view iface) {
+  const Nanos hold = toNanos(ctx.config.losslessDrop.clearAfter);
+  Verdict v;
+  bool recent = false;
+  double dropped = 0;
+  for (std::string_view kind : {"discards", "buffer", "congestion"}) {
+    const Tracked* s = ctx.history.find(Fam::kPrioDiscards, iface, ctx.rocePriority, kind);
+    if (!ctx.ready(s)) continue;
+    v.judged = true;
+    v.stamp = std::max(v.stamp, s->t);
+    if (s->lastDelta() > 0) v.fire = true;
+    if (s->increasedWithin(hold)) recent = true;
+    dropped += s->lastDelta();
+    v.evidence.add(kind, s->lastDelta());
+  }
+  v.clear = !recent;
+  if (v.fire) {
+    v.summary = fmt::format("{}: {:.0f} packets dropped on lossless priority {}", iface, dropped, ctx.rocePriority);
+  }
+  ctx.tracker.observe(kRule, "priority_discards", Severity::kCritical, Subject{{}, {}, iface, ctx.rocePriority},
+                      Policy{}, v);
+}
+
+void bufferOverrun(RuleContext& ctx, const PortRef& p) {
+  const Nanos hold = toNanos(ctx.config.losslessDrop.clearAfter);
+  const Tracked* s = ctx.history.find(Fam::kPortCounter, p.device, p.port, "excessive_buffer_overrun_errors");
+  Verdict v;
+  v.judged = ctx.ready(s);
+  if (v.judged) {
+    v.stamp = s->t;
+    v.fire = s->lastDelta() > 0;
+    v.clear = !s->increasedWithin(hold);
+    v.evidence.add("excessive_buffer_overrun_errors", s->lastDelta());
+    if (v.fire) {
+      v.summary = fmt::format("{} port {}: {:.0f} excessive buffer overrun errors (receive buffer overflowed)",
+                              p.device, p.port, s->lastDelta());
+    }
+  }
+  ctx.tracker.observe(kRule, "excessive_buffer_overrun", Severity::kCritical,
+                      Subject{p.device, p.port, p.interface, {}}, Policy{}, v);
+}
+
+}  // namespace
+
+void evaluateLosslessDrop(RuleContext& ctx) {
+  // The lossless priority exists on RoCE interfaces and wherever PFC is on for it.
+  std::set<std::string_view> interfaces;
+  for (const PortRef& p : ctx.join.ports()) {
+    if (p.roce()) interfaces.insert(p.interface);
+  }
+  for (const Tracked* s : ctx.history.family(Fam::kPfcEnabled)) {
+    if (s->label("priority") == ctx.rocePriority && s->raw != 0) interfaces.insert(s->label("interface"));
+  }
+  for (std::string_view iface : interfaces) priorityDiscards(ctx, iface);
+  for (const PortRef& p : ctx.join.ports()) bufferOverrun(ctx, p);
+}
+
+}  // namespace fabricmon::watchdog

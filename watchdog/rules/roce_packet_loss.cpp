@@ -1,0 +1,100 @@
+// roce_packet_loss: the RoCE transport's own loss signals (mlx5 Q-counters): out-of-sequence
+// packets, sequence-error NAKs, local ACK timeouts and adaptive retransmissions.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "watchdog/rules/rules.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr std::string_view kRule = "roce_packet_loss";
+
+/// Since when the port has been up: loss counted while it was down, or while it came back, belongs
+/// to link_flap. kNever when the port state is unknown.
+Nanos upSince(const RuleContext& ctx, const PortRef& p) {
+  const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
+  if (state == nullptr) return kNever;
+  return state->changedT;
+}
+
+void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject, Nanos settledAt) {
+  const auto& rule = ctx.config.rocePacketLoss;
+  const Nanos window = toNanos(rule.window);
+  struct Src {
+    const Tracked* s;
+    std::string_view name;
+  };
+  const auto& h = ctx.history;
+  const Src sources[] = {
+      {h.find(Fam::kRoceOutOfSequence, p.device, p.port), "out_of_sequence"},
+      {h.find(Fam::kRoceSeqErrors, p.device, p.port), "packet_seq_err"},
+      {h.find(Fam::kRoceLocalAckTimeouts, p.device, p.port), "local_ack_timeout_err"},
+      {h.find(Fam::kHwCounter, p.device, p.port, "roce_adp_retrans"), "roce_adp_retrans"},
+  };
+  Verdict v;
+  bool rising = false;
+  for (const auto& src : sources) {
+    if (!ctx.ready(src.s)) continue;
+    v.judged = true;
+    v.stamp = std::max(v.stamp, src.s->t);
+    auto w = src.s->over(window);
+    v.evidence.add(src.name, w.increase);
+    if (src.s->increasedWithin(window) && src.s->lastIncreaseT > settledAt) rising = true;
+  }
+  if (ctx.portDown(p.device, p.port)) rising = false;
+  v.fire = rising;
+  v.clear = !rising;
+  v.evidence.add("window_seconds", double(window) / kSecond);
+  if (v.fire) {
+    v.summary = fmt::format("{} port {}: RoCE retransmission counters rising within the last {:.0f}s", p.device,
+                            p.port, double(window) / kSecond);
+  }
+  ctx.tracker.observe(kRule, "retransmissions", Severity::kWarning, subject, Policy{}, v);
+}
+
+void ackTimeouts(RuleContext& ctx, const PortRef& p, const Subject& subject, Nanos upAt) {
+  const auto& rule = ctx.config.rocePacketLoss;
+  const Nanos window = toNanos(rule.criticalWindow);
+  const Tracked* s = ctx.history.find(Fam::kRoceLocalAckTimeouts, p.device, p.port);
+  Verdict v;
+  if (ctx.ready(s)) {
+    auto w = s->over(window);
+    // The whole measured span must lie after the port came up.
+    bool settled = upAt == kNever || s->t - Nanos(w.seconds * kSecond) >= upAt;
+    if (w.full && w.seconds > 0 && settled && !ctx.portDown(p.device, p.port)) {
+      v.judged = true;
+      v.stamp = s->t;
+      double rate = w.increase / w.seconds;
+      v.fire = rate > rule.localAckTimeoutCriticalPerSecond;
+      v.clear = !v.fire;
+      v.evidence.add("local_ack_timeouts_per_second", rate);
+      v.evidence.add("window_seconds", w.seconds);
+      v.evidence.add("threshold", rule.localAckTimeoutCriticalPerSecond);
+      if (v.fire) {
+        v.summary = fmt::format("{} port {}: {:.1f} local ACK timeouts/s over {:.0f}s (limit {:g}/s)", p.device,
+                                p.port, rate, w.seconds, rule.localAckTimeoutCriticalPerSecond);
+      }
+    } else if (ctx.portDown(p.device, p.port)) {
+      v.judged = true;
+      v.stamp = s->t;
+      v.clear = true;
+    }
+  }
+  ctx.tracker.observe(kRule, "local_ack_timeouts", Severity::kCritical, subject, Policy{}, v);
+}
+
+}  // namespace
+
+void evaluateRocePacketLoss(RuleContext& ctx) {
+  const Nanos settle = toNanos(ctx.config.rocePacketLoss.criticalWindow);
+  for (const PortRef& p : ctx.join.ports()) {
+    Subject subject{p.device, p.port, p.interface, {}};
+    Nanos upAt = upSince(ctx, p);
+    retransmissions(ctx, p, subject, upAt == kNever ? kNever : upAt + settle);
+    ackTimeouts(ctx, p, subject, upAt);
+  }
+}
+
+}  // namespace fabricmon::watchdog

@@ -1,0 +1,55 @@
+#pragma once
+// The on-node watchdog (CONTRACT §5, docs/rules.md): judges the sampled counters every poll, far
+// faster than a Prometheus scrape could, and publishes findings, their gauges and peak gauges.
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "config/config.hpp"
+#include "model/finding.hpp"
+#include "model/sample.hpp"
+#include "model/store.hpp"
+
+namespace fabricmon {
+
+namespace watchdog {
+class Engine;
+}
+
+/// Owns the rule engine. evaluate() and reconfigure() run on one thread; metricsBatch() and
+/// activeFindings() may be called from any thread.
+class Watchdog {
+ public:
+  Watchdog(WatchdogConfig config, QosConfig qos);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  /// SIGHUP: keeps the history, applies the new thresholds and windows; findings of a rule that is
+  /// now switched off are cleared.
+  void reconfigure(WatchdogConfig config, QosConfig qos);
+  /// Ingests the batches of `snapshot` it has not seen yet and evaluates every enabled rule.
+  /// Called right after each publish. `now` dates the peak gauges; `wallNow` is a finding's `since`.
+  void evaluate(const Snapshot& snapshot, std::chrono::steady_clock::time_point now,
+                std::chrono::system_clock::time_point wallNow);
+  /// Collector "watchdog": fabricmon_watchdog_active, fabricmon_watchdog_transitions_total and the
+  /// peak gauges, as of the last evaluate() or reconfigure().
+  BatchPtr metricsBatch() const;
+  /// The findings active now, ordered by rule and subject.
+  std::vector<Finding> activeFindings() const;
+  /// Every family metricsBatch() may contain.
+  static std::span<const FamilyDef* const> families();
+
+ private:
+  void publish(std::chrono::steady_clock::time_point now, std::chrono::system_clock::time_point wallNow);
+
+  std::unique_ptr<watchdog::Engine> engine_;
+  mutable std::mutex outputMutex_;  // guards the two published values below
+  BatchPtr batch_;
+  std::shared_ptr<const std::vector<Finding>> findings_;
+};
+
+}  // namespace fabricmon
