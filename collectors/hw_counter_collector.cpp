@@ -1,0 +1,140 @@
+#include "collectors/hw_counter_collector.hpp"
+
+#include <array>
+
+#include "collectors/registry.hpp"
+#include "collectors/sysfs_slot_groups.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+constexpr FamilyDef kEcnMarked{"fabricmon_roce_ecn_marked_packets_total",
+                               "RoCE packets that arrived ECN-marked (congestion experienced), as notification "
+                               "point, from hw_counters/np_ecn_marked_roce_packets.",
+                               MetricType::kCounter};
+constexpr FamilyDef kCnpSent{"fabricmon_roce_cnp_sent_total",
+                             "Congestion notification packets sent as notification point, from "
+                             "hw_counters/np_cnp_sent.",
+                             MetricType::kCounter};
+constexpr FamilyDef kCnpHandled{"fabricmon_roce_cnp_handled_total",
+                                "Congestion notification packets handled by the reaction point (rate "
+                                "reduced), from hw_counters/rp_cnp_handled.",
+                                MetricType::kCounter};
+constexpr FamilyDef kCnpIgnored{"fabricmon_roce_cnp_ignored_total",
+                                "Congestion notification packets received but ignored by the reaction point, "
+                                "from hw_counters/rp_cnp_ignored.",
+                                MetricType::kCounter};
+constexpr FamilyDef kOutOfSequence{"fabricmon_roce_out_of_sequence_total",
+                                   "Packets received out of sequence (a sign of loss), from "
+                                   "hw_counters/out_of_sequence (mlx5: 32-bit, wraps, resets on driver reload).",
+                                   MetricType::kCounter};
+constexpr FamilyDef kPacketSeqErr{"fabricmon_roce_packet_sequence_errors_total",
+                                  "NAK sequence errors received by the requester, from hw_counters/packet_seq_err.",
+                                  MetricType::kCounter};
+constexpr FamilyDef kLocalAckTimeout{"fabricmon_roce_local_ack_timeouts_total",
+                                     "Requester ACK timeouts (retransmission after no response), from "
+                                     "hw_counters/local_ack_timeout_err.",
+                                     MetricType::kCounter};
+constexpr FamilyDef kHwCounter{"fabricmon_hw_counter_total",
+                               "Every other file of ports/<port>/hw_counters/ of any driver, named as in sysfs "
+                               "(lifespan, a setting, is left out).",
+                               MetricType::kCounter};
+constexpr FamilyDef kDeviceHwCounter{"fabricmon_device_hw_counter_total",
+                                     "Device-level counters from class/infiniband/<device>/hw_counters/, named as "
+                                     "in sysfs (hfi1 names contain spaces and commas).",
+                                     MetricType::kCounter};
+
+constexpr std::array<const FamilyDef*, 9> kFamilies{&kEcnMarked,    &kCnpSent,      &kCnpHandled,
+                                                    &kCnpIgnored,   &kOutOfSequence, &kPacketSeqErr,
+                                                    &kLocalAckTimeout, &kHwCounter,  &kDeviceHwCounter};
+
+struct FirstClass {
+  std::string_view file;
+  const FamilyDef* family;
+};
+
+// CONTRACT §4 (mlx5 names, drivers/infiniband/hw/mlx5/counters.c).
+constexpr std::array<FirstClass, 7> kFirstClass{{
+    {"np_ecn_marked_roce_packets", &kEcnMarked},
+    {"np_cnp_sent", &kCnpSent},
+    {"rp_cnp_handled", &kCnpHandled},
+    {"rp_cnp_ignored", &kCnpIgnored},
+    {"out_of_sequence", &kOutOfSequence},
+    {"packet_seq_err", &kPacketSeqErr},
+    {"local_ack_timeout_err", &kLocalAckTimeout},
+}};
+
+// A writable setting in milliseconds, not a counter (Documentation/ABI/stable/sysfs-class-infiniband).
+constexpr std::string_view kLifespan = "lifespan";
+
+class HwCounterCollector final : public Collector {
+ public:
+  explicit HwCounterCollector(std::shared_ptr<const SysfsRoot> sysfs)
+      : cache_(std::move(sysfs), &listDevices,
+               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+
+  std::string_view name() const override { return "hw_counters"; }
+  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    return cache_.collect(topology, out) == 0 ? CollectStatus::kNoData : CollectStatus::kOk;
+  }
+
+ private:
+  static void listDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
+    for (const auto& d : topology.devices) {
+      SlotGroup g;
+      g.name = d.name;
+      g.dirRel = "class/infiniband/" + d.name;
+      groups.push_back(std::move(g));
+    }
+  }
+
+  void build(const Topology& topology, SlotGroup& group) {
+    const RdmaDevice* device = topology.device(group.name);
+    if (device == nullptr) return;
+    const SysfsRoot& sysfs = cache_.sysfs();
+    const std::string& dev = device->name;
+    // Slots are kept port by port so that each port's files are read back-to-back.
+    for (const auto& port : device->ports) {
+      const std::string p = std::to_string(port.number);
+      const std::string dir = group.dirRel + "/ports/" + p + "/hw_counters";
+      auto files = sysfs.listDir(dir);
+      if (!files) continue;
+      for (const auto& file : *files) {
+        if (file == kLifespan) continue;
+        CounterSlot slot(sysfs.path(dir + "/" + file));
+        slot.key = slotKey(dev, p + "/hw_counters/" + file);
+        const FamilyDef* family = nullptr;
+        for (const auto& c : kFirstClass) {
+          if (c.file == file) family = c.family;
+        }
+        slot.series = family != nullptr
+                          ? makeSeries(*family, {{"device", dev}, {"port", p}})
+                          : makeSeries(kHwCounter, {{"device", dev}, {"port", p}, {"counter", file}});
+        group.slots.push_back(std::move(slot));
+      }
+    }
+    const std::string dir = group.dirRel + "/hw_counters";
+    if (auto files = sysfs.listDir(dir)) {
+      for (const auto& file : *files) {
+        if (file == kLifespan) continue;
+        CounterSlot slot(sysfs.path(dir + "/" + file));
+        slot.key = slotKey(dev, "hw_counters/" + file);
+        slot.series = makeSeries(kDeviceHwCounter, {{"device", dev}, {"counter", file}});
+        group.slots.push_back(std::move(slot));
+      }
+    }
+  }
+
+  SlotGroupCache cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makeHwCounterCollector(const Sources& sources, const Config& /*config*/) {
+  return std::make_unique<HwCounterCollector>(sources.sysfs);
+}
+
+}  // namespace fabricmon

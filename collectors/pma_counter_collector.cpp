@@ -1,0 +1,176 @@
+#include "collectors/pma_counter_collector.hpp"
+
+#include <array>
+#include <optional>
+
+#include "collectors/registry.hpp"
+#include "collectors/sysfs_slot_groups.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+constexpr FamilyDef kTransmitBytes{"fabricmon_port_transmit_bytes_total",
+                                   "Bytes transmitted by the port: counters/port_xmit_data (4-byte words) x 4.",
+                                   MetricType::kCounter};
+constexpr FamilyDef kReceiveBytes{"fabricmon_port_receive_bytes_total",
+                                  "Bytes received by the port: counters/port_rcv_data (4-byte words) x 4.",
+                                  MetricType::kCounter};
+constexpr FamilyDef kTransmitPackets{"fabricmon_port_transmit_packets_total",
+                                     "Packets transmitted by the port, from counters/port_xmit_packets.",
+                                     MetricType::kCounter};
+constexpr FamilyDef kReceivePackets{"fabricmon_port_receive_packets_total",
+                                    "Packets received by the port, from counters/port_rcv_packets.",
+                                    MetricType::kCounter};
+constexpr FamilyDef kTransmitWait{"fabricmon_port_transmit_wait_total",
+                                  "Ticks the port had data to send but no flow-control credits, from "
+                                  "counters/port_xmit_wait (32-bit PMA counter, saturates).",
+                                  MetricType::kCounter};
+constexpr FamilyDef kSymbolErrors{"fabricmon_port_symbol_errors_total",
+                                  "Minor link errors detected on physical lanes, from counters/symbol_error "
+                                  "(16-bit PMA counter, saturates).",
+                                  MetricType::kCounter};
+constexpr FamilyDef kLinkErrorRecovery{"fabricmon_port_link_error_recovery_total",
+                                       "Times the link error recovery process completed, from "
+                                       "counters/link_error_recovery (8-bit PMA counter, saturates).",
+                                       MetricType::kCounter};
+constexpr FamilyDef kLinkDowned{"fabricmon_port_link_downed_total",
+                                "Times the link failed to recover and went down, from counters/link_downed "
+                                "(8-bit PMA counter, saturates).",
+                                MetricType::kCounter};
+constexpr FamilyDef kReceiveErrors{"fabricmon_port_receive_errors_total",
+                                   "Packets received with errors, from counters/port_rcv_errors "
+                                   "(16-bit PMA counter, saturates).",
+                                   MetricType::kCounter};
+constexpr FamilyDef kTransmitDiscards{"fabricmon_port_transmit_discards_total",
+                                      "Outbound packets discarded (port down or congested), from "
+                                      "counters/port_xmit_discards (16-bit PMA counter, saturates).",
+                                      MetricType::kCounter};
+constexpr FamilyDef kPortCounter{"fabricmon_port_counter_total",
+                                 "Every other file of ports/<port>/counters/ (PMA), named as in sysfs.",
+                                 MetricType::kCounter};
+constexpr FamilyDef kSaturated{"fabricmon_port_counter_saturated",
+                               "1 when a narrow PMA counter sits at the maximum of its width (PMA counters "
+                               "saturate, they do not wrap), else 0.",
+                               MetricType::kGauge};
+
+constexpr std::array<const FamilyDef*, 12> kFamilies{
+    &kTransmitBytes, &kReceiveBytes,  &kTransmitPackets,   &kReceivePackets,
+    &kTransmitWait,  &kSymbolErrors,  &kLinkErrorRecovery, &kLinkDowned,
+    &kReceiveErrors, &kTransmitDiscards, &kPortCounter,    &kSaturated};
+
+struct FirstClass {
+  std::string_view file;
+  const FamilyDef* family;
+  double scale;
+};
+
+// CONTRACT §4; port_xmit_data/port_rcv_data count 4-byte words (IBA PortCounters, kernel sysfs.c).
+constexpr std::array<FirstClass, 10> kFirstClass{{
+    {"port_xmit_data", &kTransmitBytes, 4.0},
+    {"port_rcv_data", &kReceiveBytes, 4.0},
+    {"port_xmit_packets", &kTransmitPackets, 1.0},
+    {"port_rcv_packets", &kReceivePackets, 1.0},
+    {"port_xmit_wait", &kTransmitWait, 1.0},
+    {"symbol_error", &kSymbolErrors, 1.0},
+    {"link_error_recovery", &kLinkErrorRecovery, 1.0},
+    {"link_downed", &kLinkDowned, 1.0},
+    {"port_rcv_errors", &kReceiveErrors, 1.0},
+    {"port_xmit_discards", &kTransmitDiscards, 1.0},
+}};
+
+struct Width {
+  std::string_view file;
+  unsigned bits;
+};
+
+// IBA PortCounters attribute widths (reference/COUNTERS.md). Data and packet counters are left out:
+// mlx5 exposes them as 64-bit (PortCountersExtended), so their width is not known from the name.
+constexpr std::array<Width, 13> kWidths{{
+    {"symbol_error", 16},
+    {"link_error_recovery", 8},
+    {"link_downed", 8},
+    {"port_rcv_errors", 16},
+    {"port_rcv_remote_physical_errors", 16},
+    {"port_rcv_switch_relay_errors", 16},
+    {"port_xmit_discards", 16},
+    {"port_xmit_constraint_errors", 8},
+    {"port_rcv_constraint_errors", 8},
+    {"local_link_integrity_errors", 4},
+    {"excessive_buffer_overrun_errors", 4},
+    {"VL15_dropped", 16},
+    {"port_xmit_wait", 32},
+}};
+
+std::optional<unsigned> widthOf(std::string_view file) {
+  for (const auto& w : kWidths) {
+    if (w.file == file) return w.bits;
+  }
+  return std::nullopt;
+}
+
+class PmaCounterCollector final : public Collector {
+ public:
+  explicit PmaCounterCollector(std::shared_ptr<const SysfsRoot> sysfs)
+      : cache_(std::move(sysfs), &listDevices,
+               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+
+  std::string_view name() const override { return "pma_counters"; }
+  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    return cache_.collect(topology, out) == 0 ? CollectStatus::kNoData : CollectStatus::kOk;
+  }
+
+ private:
+  static void listDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
+    for (const auto& d : topology.devices) {
+      SlotGroup g;
+      g.name = d.name;
+      g.dirRel = "class/infiniband/" + d.name;
+      groups.push_back(std::move(g));
+    }
+  }
+
+  void build(const Topology& topology, SlotGroup& group) {
+    const RdmaDevice* device = topology.device(group.name);
+    if (device == nullptr) return;
+    const SysfsRoot& sysfs = cache_.sysfs();
+    const std::string& dev = device->name;
+    for (const auto& port : device->ports) {
+      const std::string p = std::to_string(port.number);
+      const std::string dir = group.dirRel + "/ports/" + p + "/counters";
+      auto files = sysfs.listDir(dir);
+      if (!files) continue;  // irdma, EFA: no PMA, nothing to export
+      for (const auto& file : *files) {
+        CounterSlot slot(sysfs.path(dir + "/" + file));
+        slot.key = slotKey(dev, p + "/counters/" + file);
+        const FirstClass* fc = nullptr;
+        for (const auto& c : kFirstClass) {
+          if (c.file == file) fc = &c;
+        }
+        if (fc != nullptr) {
+          slot.series = makeSeries(*fc->family, {{"device", dev}, {"port", p}});
+          slot.scale = fc->scale;
+        } else {
+          slot.series = makeSeries(kPortCounter, {{"device", dev}, {"port", p}, {"counter", file}});
+        }
+        if (auto bits = widthOf(file)) {
+          slot.saturated = makeSeries(kSaturated, {{"device", dev}, {"port", p}, {"counter", file}});
+          slot.saturateAt = (uint64_t{1} << *bits) - 1;
+        }
+        group.slots.push_back(std::move(slot));
+      }
+    }
+  }
+
+  SlotGroupCache cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& /*config*/) {
+  return std::make_unique<PmaCounterCollector>(sources.sysfs);
+}
+
+}  // namespace fabricmon

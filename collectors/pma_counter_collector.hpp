@@ -1,0 +1,18 @@
+#pragma once
+// The PMA counter collector (collector name "pma_counters").
+
+#include <memory>
+
+#include "collectors/collector.hpp"
+
+namespace fabricmon {
+
+struct Sources;
+struct Config;
+
+/// The ports/<p>/counters/ (PMA) files: the CONTRACT §4 port counters, every other file as
+/// fabricmon_port_counter_total, and fabricmon_port_counter_saturated for the narrow ones. Drivers
+/// without counters/ (irdma, EFA) simply yield no series.
+std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& config);
+
+}  // namespace fabricmon

@@ -1,0 +1,9 @@
+# Sources of the sysfs RDMA group (topology discovery, rdma_port, pma_counters, hw_counters, netdev_link).
+target_sources(fabricmon_collectors PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/sysfs_slot_groups.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/topology_discovery.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_port_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pma_counter_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hw_counter_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/netdev_link_collector.cpp
+)

@@ -1,0 +1,106 @@
+#pragma once
+// Counter files kept open across polls (ARCHITECTURE.md: pread on kept descriptors), grouped by the
+// sysfs directory whose re-creation invalidates them (an RDMA device or a network interface).
+// Shared by the rdma_port, pma_counters, hw_counters and netdev_link collectors.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/collector.hpp"
+#include "collectors/sources/sysfs.hpp"
+#include "collectors/topology.hpp"
+#include "model/result.hpp"
+#include "model/sample.hpp"
+
+namespace fabricmon {
+
+/// How the text of a slot's file becomes a value.
+enum class SlotParse {
+  kCounter,  ///< unsigned decimal ("12345"); anything else is a per-file error
+  kEnum,     ///< leading number of "4: ACTIVE"
+  kRate,     ///< "400 Gb/sec (4X NDR)" in bytes per second
+  kIsUp,     ///< 1 when the text is exactly "up" (operstate), else 0
+};
+
+/// One file kept open and the series its value feeds.
+struct CounterSlot {
+  explicit CounterSlot(std::string absPath) : file(std::move(absPath)) {}
+
+  CounterFile file;
+  std::string key;  ///< error-tracking key ("mlx5_0/1/counters/symbol_error")
+  SeriesPtr series;
+  SlotParse parse = SlotParse::kCounter;
+  double scale = 1.0;
+  /// Optional: gets 1 when the raw value equals `saturateAt` (a narrow PMA counter at its maximum), else 0.
+  SeriesPtr saturated;
+  uint64_t saturateAt = 0;
+};
+
+/// An info series (value 1) with one label taken from a file whose text may change (a port's `rate`
+/// after renegotiation). The series is rebuilt only when the text changes, never per poll.
+struct InfoSlot {
+  explicit InfoSlot(std::string absPath) : file(std::move(absPath)) {}
+
+  CounterFile file;
+  std::string key;
+  const FamilyDef* family = nullptr;
+  Labels labels;          ///< labels[textLabel].second is replaced by the file's text
+  size_t textLabel = 0;
+  std::string lastText;
+  SeriesPtr series;
+};
+
+/// Everything read below one sysfs directory (`dirRel`), stat'ed each poll: when it vanished the
+/// group emits nothing and its files are closed; when its inode changed (re-created) it is rebuilt.
+struct SlotGroup {
+  std::string name;    ///< device or interface name
+  std::string dirRel;  ///< "class/infiniband/mlx5_0", "class/net/eth0"
+  std::string dirAbs;  ///< dirRel below the sysfs root, kept so the per-poll stat allocates nothing
+  uint64_t identity = 0;
+  bool present = false;
+  std::vector<SeriesPtr> constants;  ///< info series with fixed labels, emitted as 1
+  std::vector<CounterSlot> slots;
+  std::vector<InfoSlot> infos;
+
+  void clear();
+};
+
+/// Identity of a sysfs directory: its inode. kernfs gives a re-created object a new inode number.
+Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel);
+Result<uint64_t> sysfsIdentity(const std::string& absPath);
+
+/// Keeps the groups of one collector. Groups are listed again only when the topology generation
+/// changes; a group's files are (re)built only when it appears or is re-created.
+class SlotGroupCache {
+ public:
+  /// Appends one SlotGroup (name and dirRel set) per object to watch in the topology.
+  using Lister = std::function<void(const Topology&, std::vector<SlotGroup>&)>;
+  /// Fills a group's constants, slots and infos (files are opened lazily at the first read).
+  using Builder = std::function<void(const Topology&, SlotGroup&)>;
+
+  SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder);
+
+  /// One poll. Returns the number of groups present (0 = the hardware is absent).
+  size_t collect(const Topology& topology, CollectOutput& out);
+
+  const SysfsRoot& sysfs() const { return *sysfs_; }
+
+ private:
+  void readGroup(SlotGroup& group, CollectOutput& out);
+
+  std::shared_ptr<const SysfsRoot> sysfs_;
+  Lister lister_;
+  Builder builder_;
+  std::vector<SlotGroup> groups_;
+  uint64_t generation_ = 0;
+  bool listed_ = false;
+};
+
+/// Key for error tracking: "<group>/<rest>".
+std::string slotKey(std::string_view group, std::string_view rest);
+
+}  // namespace fabricmon

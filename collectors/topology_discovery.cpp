@@ -1,0 +1,192 @@
+#include "collectors/topology_discovery.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "collectors/sysfs_slot_groups.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+constexpr std::string_view kInfiniband = "class/infiniband";
+constexpr std::string_view kNet = "class/net";
+
+std::optional<unsigned> parseIndex(std::string_view s) {
+  unsigned v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+/// Numeric directory entries ("1", "2", "10"), in numeric order.
+std::vector<unsigned> numericEntries(const std::vector<std::string>& names) {
+  std::vector<unsigned> out;
+  for (const auto& n : names) {
+    if (auto v = parseIndex(n)) out.push_back(*v);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void addUnique(std::vector<std::string>& list, std::string name) {
+  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(std::move(name));
+}
+
+bool matchesAny(const std::vector<std::regex>& patterns, const std::string& name) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::regex& re) { return std::regex_match(name, re); });
+}
+
+bool samePort(const RdmaPort& a, const RdmaPort& b) {
+  return a.number == b.number && a.linkLayer == b.linkLayer && a.netdevs == b.netdevs;
+}
+
+bool sameDevice(const RdmaDevice& a, const RdmaDevice& b) {
+  return a.name == b.name && a.pciAddress == b.pciAddress && a.identity == b.identity &&
+         std::equal(a.ports.begin(), a.ports.end(), b.ports.begin(), b.ports.end(), samePort);
+}
+
+bool sameNetdev(const Netdev& a, const Netdev& b) {
+  return a.name == b.name && a.pciAddress == b.pciAddress && a.rdmaDevice == b.rdmaDevice &&
+         a.rdmaPort == b.rdmaPort;
+}
+
+}  // namespace
+
+bool sameContent(const Topology& a, const Topology& b) {
+  return std::equal(a.devices.begin(), a.devices.end(), b.devices.begin(), b.devices.end(), sameDevice) &&
+         std::equal(a.netdevs.begin(), a.netdevs.end(), b.netdevs.begin(), b.netdevs.end(), sameNetdev);
+}
+
+TopologyDiscovery::TopologyDiscovery(std::shared_ptr<const SysfsRoot> sysfs, DevicesConfig devices,
+                                     NetdevConfig netdev)
+    : sysfs_(std::move(sysfs)) {
+  // Config validation should have caught a bad pattern already; if not, scan() reports it instead
+  // of throwing from a reload.
+  auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::regex>& out,
+                        std::string_view key) {
+    for (const auto& p : patterns) {
+      try {
+        out.emplace_back(p, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        if (!configError_) {
+          configError_ = Error{std::string(key) + ": invalid regex \"" + p + "\": " + e.what(), EINVAL};
+        }
+      }
+    }
+  };
+  compile(devices.include, include_, "devices.include");
+  compile(devices.exclude, exclude_, "devices.exclude");
+  compile(netdev.include, netdevInclude_, "netdev.include");
+}
+
+bool TopologyDiscovery::deviceSelected(const std::string& name) const {
+  if (matchesAny(exclude_, name)) return false;
+  return include_.empty() || matchesAny(include_, name);
+}
+
+RdmaDevice TopologyDiscovery::scanDevice(const std::string& name) const {
+  RdmaDevice device;
+  device.name = name;
+  const std::string dir = std::string(kInfiniband) + "/" + name;
+  if (auto pci = sysfs_->linkBasename(dir + "/device")) device.pciAddress = std::move(*pci);
+  if (auto id = sysfsIdentity(*sysfs_, dir)) device.identity = *id;
+
+  auto ports = sysfs_->listDir(dir + "/ports");
+  if (!ports) return device;
+  for (unsigned number : numericEntries(*ports)) {
+    RdmaPort port;
+    port.number = number;
+    const std::string portDir = dir + "/ports/" + std::to_string(number);
+    if (auto ll = sysfs_->readText(portDir + "/link_layer")) port.linkLayer = std::move(*ll);
+    // gid_attrs/ndevs/<i>: the netdev of each GID; EINVAL or empty when the GID slot is unused
+    // (drivers/infiniband/core/sysfs.c, show_port_gid_attr_ndev).
+    if (auto entries = sysfs_->listDir(portDir + "/gid_attrs/ndevs")) {
+      for (unsigned i : numericEntries(*entries)) {
+        if (auto nd = sysfs_->readText(portDir + "/gid_attrs/ndevs/" + std::to_string(i))) {
+          addUnique(port.netdevs, std::move(*nd));
+        }
+      }
+    }
+    device.ports.push_back(std::move(port));
+  }
+  mapDeviceNetdevs(name, device);
+  return device;
+}
+
+void TopologyDiscovery::mapDeviceNetdevs(const std::string& name, RdmaDevice& device) const {
+  // <dev>/device/net/<if>: the netdevs of the PCI function (RoCE PF netdev, IPoIB interface).
+  const std::string netDir = std::string(kInfiniband) + "/" + name + "/device/net";
+  auto entries = sysfs_->listDir(netDir);
+  if (!entries || entries->empty() || device.ports.empty()) return;
+  if (entries->size() == 1 && device.ports.size() == 1) {
+    addUnique(device.ports.front().netdevs, entries->front());
+    return;
+  }
+  // Several netdevs or ports (mlx4): dev_port is the 0-based port of the interface
+  // (Documentation/ABI/testing/sysfs-class-net).
+  for (const auto& ifname : *entries) {
+    auto devPort = sysfs_->readText(netDir + "/" + ifname + "/dev_port");
+    if (!devPort) continue;
+    auto idx = parseIndex(*devPort);
+    if (!idx) continue;
+    for (auto& port : device.ports) {
+      if (port.number == *idx + 1) addUnique(port.netdevs, ifname);
+    }
+  }
+}
+
+Netdev TopologyDiscovery::makeNetdev(const std::string& name, const std::string& rdmaDevice,
+                                     unsigned port) const {
+  Netdev nd;
+  nd.name = name;
+  if (auto pci = sysfs_->linkBasename(std::string(kNet) + "/" + name + "/device")) nd.pciAddress = std::move(*pci);
+  nd.rdmaDevice = rdmaDevice;
+  nd.rdmaPort = port;
+  return nd;
+}
+
+Result<TopologyPtr> TopologyDiscovery::scan() {
+  if (configError_) return *configError_;
+  auto topology = std::make_shared<Topology>();
+
+  if (sysfs_->isDir(kInfiniband)) {
+    auto names = sysfs_->listDir(kInfiniband);
+    if (!names) return names.error();
+    for (const auto& name : *names) {
+      if (!deviceSelected(name)) continue;
+      // A device removed between listing and scanning leaves nothing to read.
+      if (!sysfs_->isDir(std::string(kInfiniband) + "/" + name)) continue;
+      topology->devices.push_back(scanDevice(name));
+    }
+  }
+
+  // Interfaces behind RDMA ports (only those that exist in class/net), then netdev.include.
+  for (const auto& device : topology->devices) {
+    for (const auto& port : device.ports) {
+      for (const auto& ifname : port.netdevs) {
+        if (topology->netdev(ifname) != nullptr) continue;
+        if (!sysfs_->exists(std::string(kNet) + "/" + ifname)) continue;
+        topology->netdevs.push_back(makeNetdev(ifname, device.name, port.number));
+      }
+    }
+  }
+  if (!netdevInclude_.empty() && sysfs_->isDir(kNet)) {
+    auto names = sysfs_->listDir(kNet);
+    if (!names) return names.error();
+    for (const auto& ifname : *names) {
+      if (topology->netdev(ifname) != nullptr || !matchesAny(netdevInclude_, ifname)) continue;
+      topology->netdevs.push_back(makeNetdev(ifname, "", 0));
+    }
+  }
+  std::sort(topology->netdevs.begin(), topology->netdevs.end(),
+            [](const Netdev& a, const Netdev& b) { return a.name < b.name; });
+
+  if (last_ && sameContent(*last_, *topology)) return last_;
+  topology->generation = last_ ? last_->generation + 1 : 1;
+  last_ = topology;
+  return last_;
+}
+
+}  // namespace fabricmon

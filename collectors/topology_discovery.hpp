@@ -1,0 +1,45 @@
+#pragma once
+// Finds the RDMA devices, their ports and the network interfaces behind them in sysfs, plus the
+// interfaces selected by netdev.include (CONTRACT §2). Runs on its own timer; collectors share the result.
+
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "collectors/sources/sysfs.hpp"
+#include "collectors/topology.hpp"
+#include "config/config.hpp"
+#include "model/result.hpp"
+
+namespace fabricmon {
+
+class TopologyDiscovery {
+ public:
+  /// Regexes must match the whole name (like node_exporter's device filters); exclude wins over
+  /// include; an empty include list selects every device. An invalid regex makes scan() fail.
+  TopologyDiscovery(std::shared_ptr<const SysfsRoot> sysfs, DevicesConfig devices, NetdevConfig netdev);
+
+  /// Lists class/infiniband and class/net. No class/infiniband directory is an empty topology, not an
+  /// error. Returns the previous pointer (same generation) when nothing changed since the last scan.
+  Result<TopologyPtr> scan();
+
+ private:
+  bool deviceSelected(const std::string& name) const;
+  RdmaDevice scanDevice(const std::string& name) const;
+  void mapDeviceNetdevs(const std::string& name, RdmaDevice& device) const;
+  Netdev makeNetdev(const std::string& name, const std::string& rdmaDevice, unsigned port) const;
+
+  std::shared_ptr<const SysfsRoot> sysfs_;
+  std::vector<std::regex> include_;
+  std::vector<std::regex> exclude_;
+  std::vector<std::regex> netdevInclude_;
+  std::optional<Error> configError_;
+  TopologyPtr last_;
+};
+
+/// True when two topologies describe the same devices, ports and interfaces (generation ignored).
+bool sameContent(const Topology& a, const Topology& b);
+
+}  // namespace fabricmon

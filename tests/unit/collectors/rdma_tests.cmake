@@ -1,0 +1,19 @@
+# Tests of the sysfs RDMA group: topology discovery and the rdma_port, pma_counters, hw_counters and
+# netdev_link collectors over the fixture trees of tests/fixtures (unpacked from ttar at test time).
+add_executable(rdma_collectors_test
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_test_support.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_ttar_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/topology_discovery_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_collectors_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_bad_input_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/netdev_link_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_golden_test.cpp
+)
+target_compile_definitions(rdma_collectors_test PRIVATE
+  FABRICMON_FIXTURE_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
+target_link_libraries(rdma_collectors_test PRIVATE fabricmon_collectors fabricmon_exporters GTest::gtest_main)
+# config.hpp is header-only for the collectors; link the config library once it exists.
+if(TARGET fabricmon_config)
+  target_link_libraries(rdma_collectors_test PRIVATE fabricmon_config)
+endif()
+gtest_discover_tests(rdma_collectors_test)
