@@ -1,0 +1,176 @@
+// fabricsim: writes a simulated GPU node below --root and keeps its counters moving in real time.
+//   fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]
+//             [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver]
+// Point the daemon at it with --sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb.
+
+#include <signal.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <string_view>
+
+#include "sim/simulator.hpp"
+
+namespace {
+
+using fabricmon::sim::SimOptions;
+using fabricmon::sim::Simulator;
+
+constexpr int kExitUsage = 2;
+
+void usage(std::FILE* out) {
+  std::fputs(
+      "usage: fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]\n"
+      "                 [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver]\n"
+      "  --root DIR          write the node to DIR/sys, DIR/ethtool, DIR/dcb\n"
+      "  --scenario NAME     fault scenario (default healthy; see --list-scenarios)\n"
+      "  --interval DUR      tick period in real time: 250ms, 1s, 2m (default 1s)\n"
+      "  --once              write the tree at t = 0 and exit\n"
+      "  --seed N            RNG seed (default 1); same seed, same numbers\n"
+      "  --roce-ports N      number of 400G RoCE ports, 0-16 (default 8)\n"
+      "  --no-infiniband     leave out the InfiniBand NDR port\n"
+      "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n",
+      out);
+}
+
+/// "250ms", "1s", "1.5s", "2m", "1h" in seconds; a bare number is seconds.
+bool parseDuration(std::string_view text, double& seconds) {
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr == text.data()) return false;
+  const std::string_view unit(ptr, static_cast<size_t>(text.data() + text.size() - ptr));
+  double scale = 0;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 1e-3;
+  else if (unit == "m")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
+  else
+    return false;
+  seconds = value * scale;
+  return seconds > 0;
+}
+
+bool parseUnsigned(std::string_view text, uint64_t& out) {
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SimOptions options;
+  double interval = 1.0;
+  bool once = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](std::string_view& out) {
+      if (i + 1 >= argc) return false;
+      out = argv[++i];
+      return true;
+    };
+    std::string_view v;
+    uint64_t n = 0;
+    if (arg == "--help" || arg == "-h") {
+      usage(stdout);
+      return 0;
+    } else if (arg == "--list-scenarios") {
+      for (std::string_view s : Simulator::scenarios()) {
+        std::printf("%-18.*s %.*s\n", static_cast<int>(s.size()), s.data(),
+                    static_cast<int>(Simulator::describe(s).size()), Simulator::describe(s).data());
+      }
+      return 0;
+    } else if (arg == "--once") {
+      once = true;
+    } else if (arg == "--no-infiniband") {
+      options.infinibandPort = false;
+    } else if (arg == "--upstream-driver") {
+      options.upstreamDriver = true;
+    } else if (arg == "--root" && value(v)) {
+      options.root = std::string(v);
+    } else if (arg == "--scenario" && value(v)) {
+      options.scenario = std::string(v);
+    } else if (arg == "--interval" && value(v)) {
+      if (!parseDuration(v, interval)) {
+        std::fprintf(stderr, "fabricsim: bad --interval '%.*s'\n", static_cast<int>(v.size()),
+                     v.data());
+        return kExitUsage;
+      }
+    } else if (arg == "--seed" && value(v) && parseUnsigned(v, n)) {
+      options.seed = n;
+    } else if (arg == "--roce-ports" && value(v) && parseUnsigned(v, n) && n <= 16) {
+      options.rocePorts = static_cast<unsigned>(n);
+    } else {
+      std::fprintf(stderr, "fabricsim: bad argument '%.*s'\n", static_cast<int>(arg.size()),
+                   arg.data());
+      usage(stderr);
+      return kExitUsage;
+    }
+  }
+  if (options.root.empty()) {
+    std::fputs("fabricsim: --root is required\n", stderr);
+    usage(stderr);
+    return kExitUsage;
+  }
+  if (Simulator::describe(options.scenario).empty()) {
+    std::fprintf(stderr, "fabricsim: unknown scenario '%s' (see --list-scenarios)\n",
+                 options.scenario.c_str());
+    return kExitUsage;
+  }
+
+  // SIGINT/SIGTERM are blocked and collected with sigtimedwait, which doubles as the tick timer.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stopSignals, nullptr);
+
+  Simulator sim(options);
+  if (auto st = sim.init(); !st) {
+    std::fprintf(stderr, "fabricsim: %s\n", st.error().message.c_str());
+    return 1;
+  }
+  const std::string root = options.root.string();
+  std::printf("fabricsim: scenario %s, %zu RDMA ports below %s\n", options.scenario.c_str(),
+              sim.ports().size(), root.c_str());
+  std::printf("  fabricmon --sysfs-root %s/sys --ethtool-dir %s/ethtool --dcb-dir %s/dcb\n",
+              root.c_str(), root.c_str(), root.c_str());
+  for (const auto& t : sim.affected()) {
+    std::printf("  affected: %s port %u (%s)%s\n", t.device.c_str(), t.port, t.interface.c_str(),
+                t.priority ? (" priority " + std::to_string(*t.priority)).c_str() : "");
+  }
+  std::fflush(stdout);
+  if (once) return 0;
+
+  using Clock = std::chrono::steady_clock;
+  auto last = Clock::now();
+  auto next =
+      last + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
+  for (;;) {
+    const auto wait = std::max(Clock::duration::zero(), next - Clock::now());
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
+    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    const int sig = sigtimedwait(&stopSignals, nullptr, &ts);
+    if (sig == SIGINT || sig == SIGTERM) break;
+    if (sig < 0 && errno == EINTR) continue;
+    const auto now = Clock::now();
+    if (now < next) continue;
+    if (auto st = sim.tick(now - last); !st) {
+      std::fprintf(stderr, "fabricsim: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    last = now;
+    next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
+    if (next < now) next = now;  // after a stall, do not try to catch up with a burst of ticks
+  }
+  std::printf("fabricsim: stopped at t = %.1f s\n", sim.now());
+  return 0;
+}

@@ -1,0 +1,37 @@
+#pragma once
+// Writes the simulated tree. Counter files are rewritten in place, never replaced by rename: the
+// daemon keeps them open and re-reads them with pread(fd, .., 0) (ARCHITECTURE.md), so the inode
+// must stay.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "model/result.hpp"
+
+namespace fabricmon::sim {
+
+class FileWriter {
+ public:
+  /// Writes `text` to `path`, creating the file (0644) the first time. Unchanged text is not
+  /// rewritten. The new text goes to offset 0 with pwrite and the file is then cut to length with
+  /// ftruncate, so it is never transiently empty. When the text shrinks (a counter reset, "4:
+  /// ACTIVE" -> "1: DOWN"), the pwrite pads the remainder with '\n' first: a reader that lands
+  /// between the two calls sees the new value followed by blank lines, which every parser trims,
+  /// instead of a torn "0\n3456".
+  Status write(const std::filesystem::path& path, std::string_view text);
+
+  /// Creates `link` -> `target` (relative target, like sysfs) unless it already points there.
+  static Status symlink(const std::filesystem::path& target, const std::filesystem::path& link);
+  static Status makeDirs(const std::filesystem::path& dir);
+
+  /// Number of write(2) calls made so far (how much a tick really rewrote).
+  uint64_t writes() const { return writes_; }
+
+ private:
+  std::unordered_map<std::string, std::string> last_;
+  uint64_t writes_ = 0;
+};
+
+}  // namespace fabricmon::sim

@@ -1,0 +1,70 @@
+#pragma once
+// The counters of one simulated RDMA port and its netdev, and how they move over a span of time.
+// Rates and their sources are documented in docs/simulator.md.
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "sim/stat_table.hpp"
+
+namespace fabricmon::sim {
+
+/// The RoCE priority (DSCP 26) and the CNP priority (DSCP 48) of the usual NVIDIA RoCE setup
+/// (reference/COUNTERS.md, "DCQCN / ECN / PFC configuration").
+inline constexpr unsigned kRocePriority = 3;
+inline constexpr unsigned kCnpPriority = 6;
+
+/// How a port behaves during one span of time. Ranges are drawn uniformly once per span.
+struct PortBehaviour {
+  double ecnMarkLo = 0, ecnMarkHi = 0;  ///< share of received RoCE packets arriving CE-marked
+  double pausedByPeerLo = 0,
+         pausedByPeerHi = 0;                    ///< share of time the peer's PFC stops our transmit
+  double pausingPeerLo = 0, pausingPeerHi = 0;  ///< share of time our PFC stops the peer's transmit
+  bool pauseStorm = false;  ///< pause held continuously: transmit on the RoCE priority frozen
+  double preFecBer = 1e-8;  ///< corrected bits per received bit
+  double symbolErrorsPerSecond = 0;
+  double crcErrorsPerSecond = 0;
+  double linkErrorRecoveriesPerSecond = 0;
+  double transportErrorScale = 0;  ///< 1 = the `lossy` retransmission rates, 0 = none
+};
+
+struct PortModel {
+  std::string device;  ///< "mlx5_0"
+  unsigned port = 1;
+  std::string netdev;      ///< "enp24s0np0" / "ibp170s0"
+  std::string pciAddress;  ///< "0000:18:00.0"
+  bool roce = true;        ///< false = InfiniBand link layer
+  unsigned rateGbps = 400;
+  std::string rateText = "400 Gb/sec (4X NDR)";
+  bool linkUp = true;
+  std::array<bool, 8> npEnabled{};  ///< ecn/roce_np/enable/<p>
+  std::array<bool, 8> rpEnabled{};  ///< ecn/roce_rp/enable/<p>
+  uint64_t nodeGuid = 0;
+  unsigned lid = 0;
+
+  StatTable pma;      ///< ports/1/counters
+  StatTable hw;       ///< ports/1/hw_counters (lifespan is written separately)
+  StatTable ethtool;  ///< `ethtool -S` of the netdev (RoCE only)
+  Counter carrierChanges, carrierUpCount, carrierDownCount;
+
+  double baseTxUtilisation = 0.7;  ///< share of line rate, fixed per port from the seed
+  double baseRxUtilisation = 0.7;
+  std::array<double, 4> laneWeights{};  ///< how corrected bits spread over the 4 SerDes lanes
+  std::mt19937_64 rng;
+};
+
+/// Number of netdev channels (queues) simulated in the ethtool listing.
+inline constexpr unsigned kChannels = 16;
+
+/// Fills the stat tables with every name a ConnectX-7 exposes, at boot values (a fresh driver
+/// load).
+void buildTables(PortModel& port);
+/// Moves every counter over `seconds` of time under `behaviour`. A link that is down moves nothing.
+void advance(PortModel& port, double seconds, const PortBehaviour& behaviour);
+/// Link transitions, as the kernel and firmware count them.
+void linkDown(PortModel& port);
+void linkUp(PortModel& port);
+
+}  // namespace fabricmon::sim

@@ -1,0 +1,117 @@
+#include "sim/scenario.hpp"
+
+#include <array>
+
+namespace fabricmon::sim {
+
+namespace {
+
+struct Spec {
+  Scenario scenario;
+  std::string_view name;
+  std::string_view summary;
+  bool priority;
+  bool needsEcn;
+};
+
+constexpr std::array<Spec, 11> kSpecs{{
+    {Scenario::kHealthy, "healthy",
+     "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
+    {Scenario::kCongested, "congested",
+     "normal congestion: ECN marks and CNPs on priority 3, 2-5 % pause time; traffic still flowing",
+     true, false},
+    {Scenario::kPauseStorm, "pause-storm",
+     "peer pauses priority 3 ~100 % of the time; transmit on it frozen; storm warning at 5 s", true,
+     false},
+    {Scenario::kDcqcnNpDisabled, "dcqcn-np-disabled",
+     "ecn/roce_np/enable/3 = 0: ECN-marked packets arrive but no CNPs are sent", true, true},
+    {Scenario::kDcqcnRpDisabled, "dcqcn-rp-disabled",
+     "ecn/roce_rp/enable/3 = 0: CNPs ignored (rp_cnp_ignored rises, rp_cnp_handled flat)", true,
+     true},
+    {Scenario::kPfcWithoutEcn, "pfc-without-ecn",
+     "3-8 % pause time on priority 3 with no ECN marks and no CNPs", true, false},
+    {Scenario::kLinkFlap, "link-flap", "the link goes down for 2 s every 15 s", false, false},
+    {Scenario::kCableErrors, "cable-errors",
+     "bad cable: symbol/PCS/CRC errors several per second, link recoveries, high pre-FEC BER",
+     false, false},
+    {Scenario::kLossy, "lossy",
+     "RoCE packet loss upstream: out-of-sequence, sequence-error NAKs, ack timeouts (3/s), "
+     "retransmissions",
+     false, false},
+    {Scenario::kDegradedPort, "degraded-port",
+     "the port trained at 200 Gb/sec (2X NDR), half its lanes", false, false},
+    {Scenario::kCounterReset, "counter-reset",
+     "driver reload after 10 s: every counter of the device restarts at 0", false, false},
+}};
+
+constexpr std::array<std::string_view, kSpecs.size()> kNames = [] {
+  std::array<std::string_view, kSpecs.size()> names{};
+  for (size_t i = 0; i < kSpecs.size(); ++i) names[i] = kSpecs[i].name;
+  return names;
+}();
+
+const Spec& spec(Scenario s) { return kSpecs[static_cast<size_t>(s)]; }
+
+}  // namespace
+
+std::span<const std::string_view> scenarioNames() { return kNames; }
+
+std::optional<Scenario> parseScenario(std::string_view name) {
+  for (const Spec& s : kSpecs) {
+    if (s.name == name) return s.scenario;
+  }
+  return std::nullopt;
+}
+
+std::string_view scenarioName(Scenario s) { return spec(s).name; }
+std::string_view scenarioSummary(Scenario s) { return spec(s).summary; }
+bool scenarioHasPriority(Scenario s) { return spec(s).priority; }
+bool scenarioNeedsEcnTree(Scenario s) { return spec(s).needsEcn; }
+
+PortBehaviour healthyBehaviour() {
+  PortBehaviour b;
+  // Pre-FEC BER of a good 400G PAM4 link is well below the KP4 FEC limit (2.4e-4); 1e-8 gives ~4000
+  // corrected bits/s, which every working link shows.
+  b.preFecBer = 1e-8;
+  return b;
+}
+
+PortBehaviour affectedBehaviour(Scenario s) {
+  PortBehaviour b = healthyBehaviour();
+  switch (s) {
+    case Scenario::kCongested:
+    case Scenario::kDcqcnNpDisabled:
+    case Scenario::kDcqcnRpDisabled:
+      b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
+      b.pausedByPeerLo = 0.02, b.pausedByPeerHi = 0.05;
+      b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
+      break;
+    case Scenario::kPauseStorm:
+      // pause_duration slightly below elapsed: the counter is sampled by firmware, not integrated
+      // exactly.
+      b.pausedByPeerLo = 0.997, b.pausedByPeerHi = 1.0;
+      b.pauseStorm = true;
+      break;
+    case Scenario::kPfcWithoutEcn:
+      b.pausedByPeerLo = 0.03, b.pausedByPeerHi = 0.08;
+      b.pausingPeerLo = 0.03, b.pausingPeerHi = 0.08;
+      break;
+    case Scenario::kCableErrors:
+      b.preFecBer = 2e-5;
+      b.symbolErrorsPerSecond = 6;
+      b.crcErrorsPerSecond = 3;
+      b.linkErrorRecoveriesPerSecond = 0.1;
+      break;
+    case Scenario::kLossy:
+      b.transportErrorScale = 1;
+      break;
+    case Scenario::kHealthy:
+    case Scenario::kLinkFlap:
+    case Scenario::kDegradedPort:
+    case Scenario::kCounterReset:
+      break;
+  }
+  return b;
+}
+
+}  // namespace fabricmon::sim

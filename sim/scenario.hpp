@@ -1,0 +1,52 @@
+#pragma once
+// The named fault scenarios of the simulator and how each one bends the first RoCE port.
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "sim/port_model.hpp"
+
+namespace fabricmon::sim {
+
+enum class Scenario {
+  kHealthy,
+  kCongested,
+  kPauseStorm,
+  kDcqcnNpDisabled,
+  kDcqcnRpDisabled,
+  kPfcWithoutEcn,
+  kLinkFlap,
+  kCableErrors,
+  kLossy,
+  kDegradedPort,
+  kCounterReset,
+};
+
+/// Every scenario name, in the order of the enum ("healthy", "congested", ...).
+std::span<const std::string_view> scenarioNames();
+std::optional<Scenario> parseScenario(std::string_view name);
+std::string_view scenarioName(Scenario s);
+/// One line for `fabricsim --list-scenarios` and the docs.
+std::string_view scenarioSummary(Scenario s);
+/// Whether the scenario concerns one priority (the RoCE priority 3) rather than the whole port.
+bool scenarioHasPriority(Scenario s);
+/// Whether it needs the OFED ecn/ tree (per-priority enable files), which the upstream driver
+/// lacks.
+bool scenarioNeedsEcnTree(Scenario s);
+
+/// A healthy port under GPU training traffic.
+PortBehaviour healthyBehaviour();
+/// The behaviour of the affected port under `s` (time-driven effects such as link flaps are
+/// events).
+PortBehaviour affectedBehaviour(Scenario s);
+
+/// link-flap: every kFlapPeriod seconds the link goes down at phase kFlapDownAt and comes back at
+/// the end of the period; counter-reset: the driver reloads at kResetAt; pause-storm: the NIC's
+/// stall detector warns once at kStormWarningAt.
+inline constexpr double kFlapPeriod = 15.0;
+inline constexpr double kFlapDownAt = 13.0;
+inline constexpr double kResetAt = 10.0;
+inline constexpr double kStormWarningAt = 5.0;
+
+}  // namespace fabricmon::sim

@@ -1,0 +1,449 @@
+#include "sim/simulator.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "sim/file_writer.hpp"
+#include "sim/port_model.hpp"
+#include "sim/render.hpp"
+#include "sim/scenario.hpp"
+
+namespace fabricmon::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// PCI buses of the eight ConnectX-7 NICs of a DGX H100 (ibp24s0, ibp64s0, ... in NVIDIA's DGX H100
+// user guide), then eight more for larger nodes. The InfiniBand port sits at 0xaa.
+constexpr unsigned kRoceBuses[16] = {0x18, 0x40, 0x4f, 0x5e, 0x9a, 0xc0, 0xce, 0xdc,
+                                     0x1b, 0x43, 0x52, 0x61, 0x9d, 0xc3, 0xd1, 0xdf};
+constexpr unsigned kIbBus = 0xaa;
+constexpr uint64_t kMellanoxOui = 0x946dae;  // an NVIDIA/Mellanox OUI
+constexpr const char* kHostName = "gpu-node-sim";
+
+// OFED ecn/ parameter files with the NVIDIA firmware defaults (reference/COUNTERS.md; the remaining
+// values as the procfs ecn fixture in realdata/ and NVIDIA's DCQCN parameter page list them).
+const std::vector<std::pair<const char*, const char*>> kNpParams = {
+    {"min_time_between_cnps", "4"}, {"cnp_dscp", "48"}, {"cnp_802p_prio", "6"}};
+const std::vector<std::pair<const char*, const char*>> kRpParams = {
+    {"clamp_tgt_rate", "0"},
+    {"clamp_tgt_rate_after_time_inc", "1"},
+    {"dce_tcp_g", "1019"},
+    {"dce_tcp_rtt", "1"},
+    {"initial_alpha_value", "1023"},
+    {"rate_reduce_monitor_period", "4"},
+    {"rate_to_set_on_first_cnp", "0"},
+    {"rpg_ai_rate", "5"},
+    {"rpg_byte_reset", "32767"},
+    {"rpg_gd", "11"},
+    {"rpg_hai_rate", "50"},
+    {"rpg_max_rate", "0"},
+    {"rpg_min_dec_fac", "50"},
+    {"rpg_min_rate", "1"},
+    {"rpg_threshold", "1"},
+    {"rpg_time_reset", "300"}};
+// Upstream debugfs names (drivers/infiniband/hw/mlx5/cong.c mlx5_ib_dbg_cc_name), same defaults.
+const std::vector<std::pair<const char*, const char*>> kCcParams = {
+    {"rp_clamp_tgt_rate", "0"},
+    {"rp_clamp_tgt_rate_ati", "1"},
+    {"rp_time_reset", "300"},
+    {"rp_byte_reset", "32767"},
+    {"rp_threshold", "1"},
+    {"rp_ai_rate", "5"},
+    {"rp_max_rate", "0"},
+    {"rp_hai_rate", "50"},
+    {"rp_min_dec_fac", "50"},
+    {"rp_min_rate", "1"},
+    {"rp_rate_to_set_on_first_cnp", "0"},
+    {"rp_dce_tcp_g", "1019"},
+    {"rp_dce_tcp_rtt", "1"},
+    {"rp_rate_reduce_monitor_period", "4"},
+    {"rp_initial_alpha_value", "1023"},
+    {"rp_gd", "11"},
+    {"np_min_time_between_cnps", "4"},
+    {"np_cnp_dscp", "48"},
+    {"np_cnp_prio_mode", "1"},
+    {"np_cnp_prio", "6"}};
+
+std::string pciName(unsigned bus) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0000:%02x:00.0", bus);
+  return buf;
+}
+
+std::string hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", v);
+  return buf;
+}
+
+// IPoIB hardware address: 4 bytes of flags + QPN (0x00001087 for the first child), then the port
+// GID fe80::<port GUID> (drivers/infiniband/ulp/ipoib).
+std::string ipoibAddress(uint64_t guid) {
+  std::string out = "00:00:10:87:fe:80:00:00:00:00:00:00";
+  char buf[4];
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    std::snprintf(buf, sizeof buf, "%02x", static_cast<unsigned>((guid >> shift) & 0xff));
+    out += ':';
+    out += buf;
+  }
+  return out;
+}
+
+std::string line(const std::string& s) { return s + "\n"; }
+std::string num(uint64_t v) { return std::to_string(v) + "\n"; }
+
+}  // namespace
+
+struct Simulator::State {
+  SimOptions options;
+  Scenario scenario = Scenario::kHealthy;
+  std::vector<PortModel> ports;
+  FileWriter writer;
+  double now = 0;
+  std::optional<double> nextEvent;
+  unsigned flapCycle = 0;
+  bool initialised = false;
+
+  fs::path sys() const { return options.root / "sys"; }
+  fs::path pciDir(const PortModel& p) const {
+    return sys() / "devices" / "pci0000:00" / p.pciAddress;
+  }
+  fs::path devDir(const PortModel& p) const { return pciDir(p) / "infiniband" / p.device; }
+  fs::path netDir(const PortModel& p) const { return pciDir(p) / "net" / p.netdev; }
+  fs::path portDir(const PortModel& p) const {
+    return devDir(p) / "ports" / std::to_string(p.port);
+  }
+
+  PortBehaviour behaviour(size_t index) const {
+    return index == 0 ? affectedBehaviour(scenario) : healthyBehaviour();
+  }
+  void advanceAll(double seconds) {
+    for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
+  }
+  void fireEvent();
+  Status createTree();
+  Status renderAll();
+  Status renderPort(const PortModel& p);
+};
+
+void Simulator::State::fireEvent() {
+  PortModel& p = ports.front();
+  switch (scenario) {
+    case Scenario::kLinkFlap:
+      if (p.linkUp) {
+        linkDown(p);
+        nextEvent = kFlapPeriod * (flapCycle + 1);
+      } else {
+        linkUp(p);
+        ++flapCycle;
+        nextEvent = kFlapPeriod * flapCycle + kFlapDownAt;
+      }
+      return;
+    case Scenario::kPauseStorm:
+      p.ethtool["tx_pause_storm_warning_events"].add(1);
+      break;
+    case Scenario::kCounterReset:
+      buildTables(p);  // a driver reload: every counter of the device and its netdev starts again
+      break;
+    default:
+      break;
+  }
+  nextEvent.reset();
+}
+
+Status Simulator::State::createTree() {
+  const fs::path s = sys();
+  for (const fs::path& d : {s / "class" / "infiniband", s / "class" / "net",
+                            options.root / "ethtool", options.root / "dcb"}) {
+    if (Status st = FileWriter::makeDirs(d); !st) return st;
+  }
+  for (const PortModel& p : ports) {
+    const fs::path pd = portDir(p);
+    for (const fs::path& d : {pd / "counters", pd / "hw_counters", netDir(p)}) {
+      if (Status st = FileWriter::makeDirs(d); !st) return st;
+    }
+    if (p.roce) {
+      for (const char* d : {"gid_attrs/ndevs", "gid_attrs/types", "gids"}) {
+        if (Status st = FileWriter::makeDirs(pd / d); !st) return st;
+      }
+      if (options.upstreamDriver) {
+        if (Status st = FileWriter::makeDirs(s / "kernel/debug/mlx5" / p.pciAddress / "cc_params");
+            !st)
+          return st;
+      } else {
+        for (const char* d : {"ecn/roce_np/enable", "ecn/roce_rp/enable"}) {
+          if (Status st = FileWriter::makeDirs(netDir(p) / d); !st) return st;
+        }
+      }
+    }
+    const std::string pciRel = "../../devices/pci0000:00/" + p.pciAddress;
+    const std::pair<fs::path, fs::path> links[] = {
+        {pciRel + "/infiniband/" + p.device, s / "class/infiniband" / p.device},
+        {pciRel + "/net/" + p.netdev, s / "class/net" / p.netdev},
+        {"../../../" + p.pciAddress, devDir(p) / "device"},
+        {"../../../" + p.pciAddress, netDir(p) / "device"},
+    };
+    for (const auto& [target, link] : links) {
+      if (Status st = FileWriter::symlink(target, link); !st) return st;
+    }
+  }
+  return {};
+}
+
+Status Simulator::State::renderPort(const PortModel& p) {
+  std::vector<std::pair<fs::path, std::string>> files;
+  const fs::path pci = pciDir(p), dev = devDir(p), pd = portDir(p), net = netDir(p);
+
+  // PCI function: ConnectX-7 is device 0x1021 (pci.ids); class 0x0207 = InfiniBand controller.
+  files.emplace_back(pci / "vendor", "0x15b3\n");
+  files.emplace_back(pci / "device", "0x1021\n");
+  files.emplace_back(pci / "class", p.roce ? "0x020000\n" : "0x020700\n");
+  files.emplace_back(pci / "numa_node", p.pciAddress < "0000:80" ? "0\n" : "1\n");
+  files.emplace_back(pci / "current_link_speed", "32.0 GT/s PCIe\n");
+  files.emplace_back(pci / "current_link_width", "16\n");
+
+  files.emplace_back(dev / "node_type", "1: CA\n");
+  files.emplace_back(dev / "node_guid", line(guidText(p.nodeGuid)));
+  files.emplace_back(dev / "sys_image_guid", line(guidText(p.nodeGuid)));
+  files.emplace_back(dev / "fw_ver", "28.39.1002\n");
+  files.emplace_back(dev / "hca_type", "MT4129\n");
+  files.emplace_back(dev / "board_id", "MT_0000000838\n");
+  files.emplace_back(dev / "hw_rev", "0x0\n");
+  files.emplace_back(dev / "node_desc", line(std::string(kHostName) + " " + p.device));
+
+  files.emplace_back(pd / "state", p.linkUp ? "4: ACTIVE\n" : "1: DOWN\n");
+  files.emplace_back(pd / "phys_state", p.linkUp ? "5: LinkUp\n" : "3: Disabled\n");
+  files.emplace_back(pd / "rate", line(p.rateText));
+  files.emplace_back(pd / "link_layer", p.roce ? "Ethernet\n" : "InfiniBand\n");
+  files.emplace_back(pd / "lid", line(hex(p.lid)));
+  files.emplace_back(pd / "sm_lid", p.roce ? "0x0\n" : "0x1\n");
+  files.emplace_back(pd / "lid_mask_count", "0\n");
+  files.emplace_back(pd / "sm_sl", "0\n");
+  files.emplace_back(pd / "cap_mask", p.roce ? "0x04010000\n" : "0xa751e848\n");
+  for (const auto& e : p.pma.entries())
+    files.emplace_back(pd / "counters" / e.name, num(e.counter.value()));
+  for (const auto& e : p.hw.entries())
+    files.emplace_back(pd / "hw_counters" / e.name, num(e.counter.value()));
+  files.emplace_back(pd / "hw_counters" / "lifespan", "10\n");
+
+  const uint64_t low24 = p.nodeGuid & 0xffffff;
+  if (p.roce) {
+    // GID table of a RoCE port with one IPv4 address: link-local and IPv4-mapped, each as v1 and
+    // v2.
+    uint8_t ll[16] = {0xfe, 0x80};
+    const uint64_t mac = (kMellanoxOui << 24) | low24;
+    ll[8] = static_cast<uint8_t>(((mac >> 40) & 0xff) ^ 0x02);
+    ll[9] = static_cast<uint8_t>(mac >> 32), ll[10] = static_cast<uint8_t>(mac >> 24);
+    ll[11] = 0xff, ll[12] = 0xfe;
+    ll[13] = static_cast<uint8_t>(mac >> 16), ll[14] = static_cast<uint8_t>(mac >> 8),
+    ll[15] = static_cast<uint8_t>(mac);
+    uint8_t v4[16] = {};
+    v4[10] = 0xff, v4[11] = 0xff, v4[12] = 10, v4[13] = 20;
+    v4[14] = static_cast<uint8_t>((low24 >> 8) & 0xff), v4[15] = static_cast<uint8_t>(low24 & 0xff);
+    const char* types[4] = {"IB/RoCE v1", "RoCE v2", "IB/RoCE v1", "RoCE v2"};
+    for (int i = 0; i < 4; ++i) {
+      files.emplace_back(pd / "gid_attrs/ndevs" / std::to_string(i), line(p.netdev));
+      files.emplace_back(pd / "gid_attrs/types" / std::to_string(i), line(types[i]));
+      files.emplace_back(pd / "gids" / std::to_string(i), line(gidText(i < 2 ? ll : v4)));
+    }
+  }
+
+  files.emplace_back(net / "operstate", p.linkUp ? "up\n" : "down\n");
+  files.emplace_back(net / "carrier", p.linkUp ? "1\n" : "0\n");
+  files.emplace_back(net / "carrier_changes", num(p.carrierChanges.value()));
+  files.emplace_back(net / "carrier_up_count", num(p.carrierUpCount.value()));
+  files.emplace_back(net / "carrier_down_count", num(p.carrierDownCount.value()));
+  // The kernel prints SPEED_UNKNOWN as -1 while there is no link.
+  files.emplace_back(net / "speed", p.linkUp ? num(p.rateGbps * 1000ull) : "-1\n");
+  files.emplace_back(net / "duplex", p.linkUp ? "full\n" : "unknown\n");
+  files.emplace_back(net / "flags", "0x1003\n");
+  files.emplace_back(net / "tx_queue_len", "1000\n");
+  if (p.roce) {
+    files.emplace_back(net / "type", "1\n");
+    files.emplace_back(net / "mtu", "9000\n");
+    files.emplace_back(net / "addr_len", "6\n");
+    files.emplace_back(net / "address", line(macText((kMellanoxOui << 24) | low24)));
+    files.emplace_back(net / "broadcast", "ff:ff:ff:ff:ff:ff\n");
+  } else {
+    // IPoIB (ARPHRD_INFINIBAND = 32): 20-byte hardware address = QPN + port GID.
+    files.emplace_back(net / "type", "32\n");
+    files.emplace_back(net / "mtu", "4092\n");
+    files.emplace_back(net / "addr_len", "20\n");
+    files.emplace_back(net / "address", line(ipoibAddress(p.nodeGuid)));
+    files.emplace_back(net / "broadcast",
+                       "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff\n");
+  }
+
+  if (p.roce) {
+    if (options.upstreamDriver) {
+      const fs::path cc = sys() / "kernel/debug/mlx5" / p.pciAddress / "cc_params";
+      for (const auto& [name, value] : kCcParams) files.emplace_back(cc / name, line(value));
+    } else {
+      for (unsigned prio = 0; prio < 8; ++prio) {
+        files.emplace_back(net / "ecn/roce_np/enable" / std::to_string(prio),
+                           p.npEnabled[prio] ? "1\n" : "0\n");
+        files.emplace_back(net / "ecn/roce_rp/enable" / std::to_string(prio),
+                           p.rpEnabled[prio] ? "1\n" : "0\n");
+      }
+      for (const auto& [name, value] : kNpParams)
+        files.emplace_back(net / "ecn/roce_np" / name, line(value));
+      for (const auto& [name, value] : kRpParams)
+        files.emplace_back(net / "ecn/roce_rp" / name, line(value));
+    }
+    files.emplace_back(options.root / "ethtool" / p.netdev, ethtoolText(p.ethtool));
+    files.emplace_back(options.root / "dcb" / p.netdev,
+                       dcbYaml({kRocePriority}, "dscp", {{26, kRocePriority}, {48, kCnpPriority}}));
+  }
+
+  for (const auto& [path, text] : files) {
+    if (Status st = writer.write(path, text); !st) return st;
+  }
+  return {};
+}
+
+Status Simulator::State::renderAll() {
+  for (const PortModel& p : ports) {
+    if (Status st = renderPort(p); !st) return st;
+  }
+  return {};
+}
+
+Simulator::Simulator(SimOptions options) : state_(std::make_unique<State>()) {
+  state_->options = std::move(options);
+}
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+Status Simulator::init() {
+  State& st = *state_;
+  const SimOptions& o = st.options;
+  if (st.initialised) return Error{"simulator: init() called twice"};
+  if (o.root.empty()) return Error{"simulator: no root directory"};
+  const auto scenario = parseScenario(o.scenario);
+  if (!scenario) return Error{"simulator: unknown scenario '" + o.scenario + "'"};
+  if (o.rocePorts > std::size(kRoceBuses)) return Error{"simulator: at most 16 RoCE ports"};
+  if (*scenario != Scenario::kHealthy && o.rocePorts == 0) {
+    return Error{"simulator: scenario '" + o.scenario + "' needs at least one RoCE port"};
+  }
+  if (o.upstreamDriver && scenarioNeedsEcnTree(*scenario)) {
+    return Error{"simulator: scenario '" + o.scenario +
+                 "' needs the OFED ecn/ tree (per-priority enable files)"};
+  }
+  st.scenario = *scenario;
+
+  const unsigned total = o.rocePorts + (o.infinibandPort ? 1 : 0);
+  st.ports.resize(total);
+  for (unsigned i = 0; i < total; ++i) {
+    PortModel& p = st.ports[i];
+    p.roce = i < o.rocePorts;
+    const unsigned bus = p.roce ? kRoceBuses[i] : kIbBus;
+    p.device = "mlx5_" + std::to_string(i);
+    p.pciAddress = pciName(bus);
+    // systemd predictable names: en + p<bus>s<slot> + np<phys port> for Ethernet, ib +
+    // p<bus>s<slot> for IPoIB.
+    p.netdev = p.roce ? "enp" + std::to_string(bus) + "s0np0" : "ibp" + std::to_string(bus) + "s0";
+    std::seed_seq seq{o.seed, static_cast<uint64_t>(i), uint64_t{0x51a7}};
+    p.rng.seed(seq);
+    std::uniform_real_distribution<double> util(0.6, 0.8);
+    p.baseTxUtilisation = util(p.rng);
+    p.baseRxUtilisation = util(p.rng);
+    // Mellanox GUIDs are OUI:03:00:<24 bits>; the MAC is OUI:<the same 24 bits>.
+    p.nodeGuid = (kMellanoxOui << 40) | (uint64_t{0x0300} << 24) | (p.rng() & 0xffffff);
+    p.lid = p.roce ? 0 : 0x10 + static_cast<unsigned>(p.rng() % 0x3f0);
+    // Corrected bits concentrate on the weakest lane, as in the real capture in realdata/.
+    double sum = 0;
+    for (double& w : p.laneWeights)
+      sum += (w = std::uniform_real_distribution<double>(0.01, 0.2)(p.rng));
+    const unsigned weak = static_cast<unsigned>(p.rng() % 4);
+    sum += 3.0, p.laneWeights[weak] += 3.0;
+    for (double& w : p.laneWeights) w /= sum;
+    p.npEnabled.fill(true);
+    p.rpEnabled.fill(true);
+    buildTables(p);
+    // A few days of healthy training traffic before the simulation starts.
+    advance(p, std::uniform_real_distribution<double>(2 * 86400.0, 6 * 86400.0)(p.rng),
+            healthyBehaviour());
+  }
+  if (o.rocePorts > 0) {
+    PortModel& first = st.ports.front();
+    if (st.scenario == Scenario::kDcqcnNpDisabled) first.npEnabled[kRocePriority] = false;
+    if (st.scenario == Scenario::kDcqcnRpDisabled) first.rpEnabled[kRocePriority] = false;
+    if (st.scenario == Scenario::kDegradedPort) {
+      first.rateGbps = 200;
+      first.rateText = "200 Gb/sec (2X NDR)";
+    }
+  }
+  switch (st.scenario) {
+    case Scenario::kLinkFlap:
+      st.nextEvent = kFlapDownAt;
+      break;
+    case Scenario::kPauseStorm:
+      st.nextEvent = kStormWarningAt;
+      break;
+    case Scenario::kCounterReset:
+      st.nextEvent = kResetAt;
+      break;
+    default:
+      break;
+  }
+  if (Status s = st.createTree(); !s) return s;
+  if (Status s = st.renderAll(); !s) return s;
+  st.initialised = true;
+  return {};
+}
+
+Status Simulator::tick(std::chrono::duration<double> dt) {
+  State& st = *state_;
+  if (!st.initialised) return Error{"simulator: tick() before init()"};
+  const double seconds = dt.count();
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    return Error{"simulator: tick needs a finite dt >= 0"};
+  const double target = st.now + seconds;
+  while (st.nextEvent && *st.nextEvent <= target) {
+    st.advanceAll(*st.nextEvent - st.now);
+    st.now = *st.nextEvent;
+    st.fireEvent();
+  }
+  st.advanceAll(target - st.now);
+  st.now = target;
+  return st.renderAll();
+}
+
+double Simulator::now() const { return state_->now; }
+
+std::span<const std::string_view> Simulator::scenarios() { return scenarioNames(); }
+
+std::string_view Simulator::describe(std::string_view scenario) {
+  const auto s = parseScenario(scenario);
+  return s ? scenarioSummary(*s) : std::string_view{};
+}
+
+std::vector<ScenarioTarget> Simulator::affected() const {
+  const State& st = *state_;
+  if (st.scenario == Scenario::kHealthy || st.ports.empty() || !st.ports.front().roce) return {};
+  const PortModel& p = st.ports.front();
+  ScenarioTarget t{p.device, p.port, p.netdev, std::nullopt};
+  if (scenarioHasPriority(st.scenario)) t.priority = kRocePriority;
+  return {t};
+}
+
+std::vector<SimPort> Simulator::ports() const {
+  std::vector<SimPort> out;
+  for (const PortModel& p : state_->ports) {
+    out.push_back(
+        SimPort{p.device, p.port, p.netdev, p.pciAddress, p.roce ? "Ethernet" : "InfiniBand"});
+  }
+  return out;
+}
+
+fs::path Simulator::sysfsRoot() const { return state_->sys(); }
+fs::path Simulator::ethtoolDir() const { return state_->options.root / "ethtool"; }
+fs::path Simulator::dcbDir() const { return state_->options.root / "dcb"; }
+const SimOptions& Simulator::options() const { return state_->options; }
+uint64_t Simulator::fileWrites() const { return state_->writer.writes(); }
+
+}  // namespace fabricmon::sim

@@ -1,0 +1,93 @@
+#pragma once
+// The fabric simulator: writes a realistic GPU node (8 ConnectX-7 RoCE ports + 1 InfiniBand NDR
+// port) below a directory, laid out exactly like /sys, `ethtool -S` text and DCB YAML (CONTRACT
+// §2), and moves its counters as simulated time advances, so that the real daemon reads it through
+// `--sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb`. docs/simulator.md has the
+// details.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/result.hpp"
+
+namespace fabricmon::sim {
+
+struct SimOptions {
+  std::filesystem::path root;        ///< the tree goes to root/sys, root/ethtool, root/dcb
+  std::string scenario = "healthy";  ///< one of Simulator::scenarios()
+  unsigned rocePorts = 8;            ///< ConnectX-7 400G RoCE ports mlx5_0.. (at most 16)
+  bool infinibandPort = true;        ///< one more device, InfiniBand NDR, after the RoCE ones
+  uint64_t seed = 1;                 ///< same seed + same tick sequence = byte-identical files
+  /// DCQCN parameters where the upstream kernel driver puts them (debugfs
+  /// sys/kernel/debug/mlx5/<pci>/cc_params/) instead of the NVIDIA OFED ecn/ tree, for every RoCE
+  /// device.
+  bool upstreamDriver = false;
+};
+
+/// One RDMA port of the simulated node.
+struct SimPort {
+  std::string device;  ///< "mlx5_0"
+  unsigned port = 1;
+  std::string
+      interface;  ///< its netdev ("enp24s0np0"; "ibp170s0" is the IPoIB netdev of the IB port)
+  std::string pciAddress;  ///< "0000:18:00.0"
+  std::string linkLayer;   ///< "Ethernet" or "InfiniBand"
+};
+
+/// What a scenario affects. `priority` is set when the fault concerns one priority (always 3, the
+/// RoCE one).
+struct ScenarioTarget {
+  std::string device;
+  unsigned port = 1;
+  std::string interface;
+  std::optional<unsigned> priority;
+};
+
+class Simulator {
+ public:
+  explicit Simulator(SimOptions options);
+  ~Simulator();
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
+
+  /// Creates the whole tree at t = 0 (counters start from a few days of healthy history).
+  /// Fails on an unknown scenario, a bad port count or an unwritable root.
+  Status init();
+  /// Advances simulated time by `dt` (≥ 0) and rewrites every changed file in place (same inode,
+  /// pwrite at offset 0 then ftruncate). Events inside the span (a link flap, a driver reload)
+  /// happen at their exact simulated time, so one tick(60s) equals sixty tick(1s) in what it
+  /// counts.
+  Status tick(std::chrono::duration<double> dt);
+  /// Simulated seconds since init().
+  double now() const;
+
+  static std::span<const std::string_view> scenarios();
+  /// One line describing a scenario; empty for an unknown name.
+  static std::string_view describe(std::string_view scenario);
+
+  /// The ports and interfaces the scenario touches (empty for "healthy"); every other port stays
+  /// healthy.
+  std::vector<ScenarioTarget> affected() const;
+  /// Every RDMA port of the node, RoCE ones first (valid after init()).
+  std::vector<SimPort> ports() const;
+
+  std::filesystem::path sysfsRoot() const;   ///< root/sys, for --sysfs-root
+  std::filesystem::path ethtoolDir() const;  ///< root/ethtool, for --ethtool-dir
+  std::filesystem::path dcbDir() const;      ///< root/dcb, for --dcb-dir
+  const SimOptions& options() const;
+  /// write(2) calls made so far: how much of the tree the ticks really rewrote.
+  uint64_t fileWrites() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace fabricmon::sim

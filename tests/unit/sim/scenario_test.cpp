@@ -1,0 +1,356 @@
+// Each scenario moves exactly the counters it should on the affected port, and leaves every other
+// port healthy. Time is driven by tick(), never by sleeping.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "sim/simulator.hpp"
+#include "sim_test_util.hpp"
+
+namespace fabricmon::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using test::delta;
+using test::readTrimmed;
+using test::snapshot;
+using test::Snapshot;
+using test::TempDir;
+
+constexpr double kLineBytes400G = 400e9 / 8;
+constexpr double kSeconds = 30;
+
+/// Δ of one counter between two snapshots, for port `dev` / interface `ifc`.
+struct Window {
+  const Snapshot& before;
+  const Snapshot& after;
+  std::string dev, ifc;
+  double pma(const std::string& n) const { return delta(before, after, dev + "/counters/" + n); }
+  double hw(const std::string& n) const { return delta(before, after, dev + "/hw_counters/" + n); }
+  double eth(const std::string& n) const { return delta(before, after, ifc + "/ethtool/" + n); }
+  double net(const std::string& n) const { return delta(before, after, ifc + "/" + n); }
+  double pauseShare(const char* dir) const {
+    return eth(std::string(dir) + "_prio3_pause_duration") / (kSeconds * 1e6);
+  }
+};
+
+/// What a healthy RoCE port looks like over the window: busy, no pause, no ECN, no errors.
+void expectHealthyRoce(const Window& w, double lineBytes = kLineBytes400G) {
+  SCOPED_TRACE("healthy " + w.dev);
+  for (const char* n :
+       {"rx_prio3_pause", "rx_prio3_pause_duration", "tx_prio3_pause", "tx_prio3_pause_duration",
+        "rx_prio3_marked", "rx_symbol_err_phy", "rx_crc_errors_phy", "link_down_events_phy",
+        "tx_pause_storm_warning_events", "rx_prio3_discards", "rx_discards_phy"}) {
+    EXPECT_EQ(w.eth(n), 0) << n;
+  }
+  for (const char* n :
+       {"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
+        "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "roce_adp_retrans"}) {
+    EXPECT_EQ(w.hw(n), 0) << n;
+  }
+  for (const char* n : {"symbol_error", "link_error_recovery", "link_downed", "port_rcv_errors",
+                        "port_xmit_wait"}) {
+    EXPECT_EQ(w.pma(n), 0) << n;
+  }
+  EXPECT_EQ(w.net("carrier_changes"), 0);
+  // 60-80 % of line rate of RDMA traffic (with ±7 % jitter), the same in PMA words and ethtool
+  // bytes.
+  const double txShare = w.pma("port_xmit_data") * 4 / kSeconds / lineBytes;
+  EXPECT_GT(txShare, 0.55);
+  EXPECT_LT(txShare, 0.86);
+  EXPECT_NEAR(w.eth("tx_prio3_bytes") / (w.pma("port_xmit_data") * 4), 1.0, 0.01);
+  const double avgPacket = w.eth("rx_prio3_bytes") / w.eth("rx_prio3_packets");
+  EXPECT_NEAR(avgPacket, 4158, 1);
+  EXPECT_GT(w.eth("rx_corrected_bits_phy"), 0) << "FEC always corrects something";
+  EXPECT_NEAR(w.eth("rx_bits_phy") / kSeconds, lineBytes * 8, 1e6);
+}
+
+struct ScenarioCase {
+  std::string_view name;
+  std::function<void(const Window& affected, const fs::path& sys)> check;
+};
+
+const ScenarioCase kCases[] = {
+    {"healthy", [](const Window& w, const fs::path&) { expectHealthyRoce(w); }},
+    {"congested",
+     [](const Window& w, const fs::path&) {
+       EXPECT_GT(w.hw("np_ecn_marked_roce_packets"), 1000 * kSeconds);
+       EXPECT_EQ(w.hw("np_ecn_marked_roce_packets"), w.eth("rx_prio3_marked"));
+       EXPECT_GT(w.hw("np_cnp_sent"), 0);
+       EXPECT_LT(w.hw("np_cnp_sent"), w.hw("np_ecn_marked_roce_packets") * 0.1);
+       EXPECT_GT(w.hw("rp_cnp_handled"), 0);
+       EXPECT_EQ(w.hw("rp_cnp_ignored"), 0);
+       EXPECT_GT(w.eth("tx_prio6_packets"), 0) << "CNPs go out on priority 6";
+       for (const char* dir : {"rx", "tx"}) {
+         EXPECT_GE(w.pauseShare(dir), 0.02) << dir;
+         EXPECT_LE(w.pauseShare(dir), 0.05) << dir;
+       }
+       EXPECT_GT(w.eth("rx_prio3_pause"), 0);
+       EXPECT_GT(w.eth("rx_prio3_pause_transition"), 0);
+       EXPECT_GT(w.eth("tx_prio3_bytes") / kSeconds, 0.5 * kLineBytes400G)
+           << "traffic still flowing";
+       EXPECT_EQ(w.eth("tx_pause_storm_warning_events"), 0);
+     }},
+    {"pause-storm",
+     [](const Window& w, const fs::path&) {
+       EXPECT_GE(w.pauseShare("rx"), 0.995);
+       EXPECT_LE(w.pauseShare("rx"), 1.0);
+       EXPECT_GT(w.eth("rx_prio3_pause"), 0);
+       EXPECT_EQ(w.eth("tx_prio3_bytes"), 0);
+       EXPECT_EQ(w.eth("tx_prio3_packets"), 0);
+       EXPECT_EQ(w.pma("port_xmit_data"), 0);
+       EXPECT_GT(w.eth("tx_prio0_bytes"), 0) << "priority 0 has no PFC and keeps moving";
+       EXPECT_EQ(w.eth("tx_pause_storm_warning_events"), 1);
+       EXPECT_EQ(w.eth("tx_pause_storm_error_events"), 0);
+       EXPECT_GT(w.pma("port_xmit_wait"), 0);
+     }},
+    {"dcqcn-np-disabled",
+     [](const Window& w, const fs::path& sys) {
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "ecn/roce_np/enable/3"), "0");
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "ecn/roce_np/enable/2"), "1");
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "ecn/roce_rp/enable/3"), "1");
+       EXPECT_GT(w.hw("np_ecn_marked_roce_packets"), 0);
+       EXPECT_EQ(w.hw("np_cnp_sent"), 0);
+       EXPECT_EQ(w.eth("tx_prio6_packets"), 0);
+     }},
+    {"dcqcn-rp-disabled",
+     [](const Window& w, const fs::path& sys) {
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "ecn/roce_rp/enable/3"), "0");
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "ecn/roce_np/enable/3"), "1");
+       EXPECT_GT(w.hw("rp_cnp_ignored"), 0);
+       EXPECT_EQ(w.hw("rp_cnp_handled"), 0);
+       EXPECT_GT(w.hw("np_cnp_sent"), 0);
+     }},
+    {"pfc-without-ecn",
+     [](const Window& w, const fs::path&) {
+       for (const char* dir : {"rx", "tx"}) {
+         EXPECT_GE(w.pauseShare(dir), 0.03) << dir;
+         EXPECT_LE(w.pauseShare(dir), 0.08) << dir;
+       }
+       EXPECT_EQ(w.eth("rx_prio3_marked"), 0);
+       EXPECT_EQ(w.hw("np_ecn_marked_roce_packets"), 0);
+       EXPECT_EQ(w.hw("np_cnp_sent"), 0);
+       EXPECT_EQ(w.hw("rp_cnp_handled"), 0);
+       EXPECT_EQ(w.hw("rp_cnp_ignored"), 0);
+     }},
+    {"link-flap",
+     [](const Window& w, const fs::path&) {
+       // Down at 13 and 28, up at 15 and 30.
+       EXPECT_EQ(w.net("carrier_changes"), 4);
+       EXPECT_EQ(w.net("carrier_down_count"), 2);
+       EXPECT_EQ(w.net("carrier_up_count"), 2);
+       EXPECT_EQ(w.eth("link_down_events_phy"), 2);
+       EXPECT_EQ(w.pma("link_downed"), 2);
+       // 4 of 30 seconds without traffic.
+       const double share = w.pma("port_xmit_data") * 4 / kSeconds / kLineBytes400G;
+       EXPECT_LT(share, 0.8 * 26 / 30 * 1.08);
+     }},
+    {"cable-errors",
+     [](const Window& w, const fs::path&) {
+       // infiniband-diags error_thresholds: 10 per check for SymbolError and LinkErrorRecovery.
+       EXPECT_GE(w.pma("symbol_error") / kSeconds, 3);
+       EXPECT_GT(w.pma("symbol_error"), 10);
+       EXPECT_GE(w.pma("link_error_recovery"), 2);  // 0.1/s
+       EXPECT_GT(w.pma("port_rcv_errors"), 0);
+       EXPECT_GE(w.eth("rx_symbol_err_phy") / kSeconds, 3);
+       EXPECT_GE(w.eth("rx_pcs_symbol_err_phy") / kSeconds, 3);
+       EXPECT_GE(w.eth("rx_crc_errors_phy") / kSeconds, 1);
+       const double ber = w.eth("rx_corrected_bits_phy") / w.eth("rx_bits_phy");
+       EXPECT_GT(ber, 1e-5);
+     }},
+    {"lossy",
+     [](const Window& w, const fs::path&) {
+       EXPECT_GT(w.hw("local_ack_timeout_err") / kSeconds, 1);
+       EXPECT_GT(w.hw("out_of_sequence"), 0);
+       EXPECT_GT(w.hw("packet_seq_err"), 0);
+       EXPECT_GT(w.hw("roce_adp_retrans"), 0);
+       EXPECT_EQ(w.eth("rx_prio3_pause_duration"), 0);
+     }},
+    {"degraded-port",
+     [](const Window& w, const fs::path& sys) {
+       EXPECT_EQ(readTrimmed(sys / "class/infiniband" / w.dev / "ports/1/rate"),
+                 "200 Gb/sec (2X NDR)");
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "speed"), "200000");
+       expectHealthyRoce(w, kLineBytes400G / 2);
+     }},
+};
+
+// gtest prints parameters in test listings; the name says it all.
+void PrintTo(const ScenarioCase& c, std::ostream* os) { *os << c.name; }
+
+class ScenarioTest : public ::testing::TestWithParam<ScenarioCase> {};
+
+TEST_P(ScenarioTest, MovesItsCountersAndLeavesTheOtherPortsHealthy) {
+  const ScenarioCase& c = GetParam();
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = std::string(c.name);
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const Snapshot before = snapshot(sim);
+  for (int i = 0; i < static_cast<int>(kSeconds); ++i) ASSERT_TRUE(sim.tick(1s).ok());
+  const Snapshot after = snapshot(sim);
+
+  const auto ports = sim.ports();
+  const auto affected = sim.affected();
+  if (c.name == "healthy") {
+    EXPECT_TRUE(affected.empty());
+  } else {
+    ASSERT_EQ(affected.size(), 1u);
+    EXPECT_EQ(affected[0].device, ports[0].device);
+    EXPECT_EQ(affected[0].interface, ports[0].interface);
+  }
+  c.check(Window{before, after, ports[0].device, ports[0].interface}, sim.sysfsRoot());
+
+  for (size_t i = 1; i < ports.size(); ++i) {
+    const Window w{before, after, ports[i].device, ports[i].interface};
+    if (ports[i].linkLayer == "Ethernet") {
+      expectHealthyRoce(w);
+      continue;
+    }
+    SCOPED_TRACE(ports[i].device);
+    EXPECT_GT(w.pma("port_xmit_data"), 0);
+    for (const char* n : {"symbol_error", "link_downed", "port_rcv_errors", "port_xmit_wait"})
+      EXPECT_EQ(w.pma(n), 0);
+    EXPECT_EQ(w.hw("out_of_sequence"), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, ScenarioTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) {
+                           std::string n(info.param.name);
+                           for (char& ch : n) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return n;
+                         });
+
+TEST(ScenarioTable, CoversEveryScenarioButCounterReset) {
+  size_t covered = 0;
+  for (auto name : Simulator::scenarios()) {
+    bool found = false;
+    for (const auto& c : kCases) found = found || c.name == name;
+    EXPECT_TRUE(found || name == "counter-reset") << name;
+    covered += found;
+  }
+  EXPECT_EQ(covered, std::size(kCases));
+}
+
+struct PriorityCase {
+  std::string_view scenario;
+  bool priority;
+};
+
+TEST(ScenarioTargets, PriorityFaultsNamePriorityThree) {
+  const PriorityCase cases[] = {{"congested", true},         {"pause-storm", true},
+                                {"dcqcn-np-disabled", true}, {"dcqcn-rp-disabled", true},
+                                {"pfc-without-ecn", true},   {"link-flap", false},
+                                {"cable-errors", false},     {"lossy", false},
+                                {"degraded-port", false},    {"counter-reset", false}};
+  for (const auto& c : cases) {
+    TempDir dir;
+    SimOptions o;
+    o.root = dir.path();
+    o.scenario = std::string(c.scenario);
+    Simulator sim(o);
+    ASSERT_TRUE(sim.init().ok()) << c.scenario;
+    const auto t = sim.affected();
+    ASSERT_EQ(t.size(), 1u) << c.scenario;
+    EXPECT_EQ(t[0].device, "mlx5_0");
+    EXPECT_EQ(t[0].port, 1u);
+    EXPECT_EQ(t[0].interface, "enp24s0np0");
+    EXPECT_EQ(t[0].priority.has_value(), c.priority) << c.scenario;
+    if (c.priority) {
+      EXPECT_EQ(*t[0].priority, 3u);
+    }
+  }
+}
+
+TEST(LinkFlap, DownStateLooksLikeAnMlx5PortWithoutCarrier) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "link-flap";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const fs::path port = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1";
+  const fs::path net = sim.sysfsRoot() / "class/net/enp24s0np0";
+  ASSERT_TRUE(sim.tick(12s).ok());
+  EXPECT_EQ(readTrimmed(net / "operstate"), "up");
+  ASSERT_TRUE(sim.tick(1500ms).ok());  // t = 13.5
+  EXPECT_EQ(readTrimmed(net / "operstate"), "down");
+  EXPECT_EQ(readTrimmed(net / "carrier"), "0");
+  EXPECT_EQ(readTrimmed(net / "speed"), "-1");
+  EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
+  EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled");
+  const auto downA = snapshot(sim);
+  ASSERT_TRUE(sim.tick(1s).ok());  // t = 14.5, still down: nothing moves on that port
+  const auto downB = snapshot(sim);
+  EXPECT_EQ(delta(downA, downB, "mlx5_0/counters/port_xmit_data"), 0);
+  EXPECT_EQ(delta(downA, downB, "enp24s0np0/ethtool/rx_bits_phy"), 0);
+  EXPECT_GT(delta(downA, downB, "mlx5_1/counters/port_xmit_data"), 0);
+  ASSERT_TRUE(sim.tick(1s).ok());  // t = 15.5
+  EXPECT_EQ(readTrimmed(net / "operstate"), "up");
+  EXPECT_EQ(readTrimmed(port / "state"), "4: ACTIVE");
+  EXPECT_EQ(readTrimmed(port / "phys_state"), "5: LinkUp");
+  EXPECT_EQ(readTrimmed(net / "speed"), "400000");
+}
+
+TEST(LinkFlap, OneLongTickCountsEveryFlapInside) {
+  TempDir a, b;
+  SimOptions o;
+  o.scenario = "link-flap";
+  o.root = a.path();
+  Simulator big(o);
+  o.root = b.path();
+  Simulator small(o);
+  ASSERT_TRUE(big.init().ok());
+  ASSERT_TRUE(small.init().ok());
+  const auto start = snapshot(big);
+  ASSERT_TRUE(big.tick(60s).ok());
+  for (int i = 0; i < 240; ++i) ASSERT_TRUE(small.tick(250ms).ok());
+  const auto endBig = snapshot(big), endSmall = snapshot(small);
+  for (const char* key :
+       {"enp24s0np0/carrier_changes", "enp24s0np0/carrier_down_count",
+        "enp24s0np0/ethtool/link_down_events_phy", "mlx5_0/counters/link_downed"}) {
+    EXPECT_EQ(endBig.at(key), endSmall.at(key)) << key;
+  }
+  EXPECT_EQ(delta(start, endBig, "enp24s0np0/carrier_changes"), 8);  // flaps end at 15, 30, 45, 60
+}
+
+TEST(PauseStorm, WarningEventComesOnceAfterFiveSeconds) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "pause-storm";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const auto start = snapshot(sim);
+  ASSERT_TRUE(sim.tick(4900ms).ok());
+  EXPECT_EQ(delta(start, snapshot(sim), "enp24s0np0/ethtool/tx_pause_storm_warning_events"), 0);
+  ASSERT_TRUE(sim.tick(200ms).ok());
+  EXPECT_EQ(delta(start, snapshot(sim), "enp24s0np0/ethtool/tx_pause_storm_warning_events"), 1);
+  ASSERT_TRUE(sim.tick(120s).ok());
+  EXPECT_EQ(delta(start, snapshot(sim), "enp24s0np0/ethtool/tx_pause_storm_warning_events"), 1);
+}
+
+TEST(CableErrors, NarrowPmaCountersSaturateInsteadOfWrapping) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "cable-errors";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  ASSERT_TRUE(sim.tick(std::chrono::hours(1)).ok());  // 0.1 recoveries/s × 3600 s > 255
+  const fs::path counters = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1/counters";
+  EXPECT_EQ(readTrimmed(counters / "link_error_recovery"), "255");  // 8 bits
+  ASSERT_TRUE(sim.tick(std::chrono::hours(4)).ok());                // ~6/s × 5 h > 65535
+  EXPECT_EQ(readTrimmed(counters / "symbol_error"), "65535");       // 16 bits
+  EXPECT_EQ(readTrimmed(counters / "link_error_recovery"), "255");
+}
+
+}  // namespace
+}  // namespace fabricmon::sim
