@@ -1,0 +1,39 @@
+#include "collectors/registry.hpp"
+
+#include "collectors/dcb_config_collector.hpp"
+#include "collectors/dcqcn_config_collector.hpp"
+#include "collectors/ethtool_pfc_collector.hpp"
+#include "collectors/hw_counter_collector.hpp"
+#include "collectors/netdev_link_collector.hpp"
+#include "collectors/pma_counter_collector.hpp"
+#include "collectors/rdma_port_collector.hpp"
+
+namespace fabricmon {
+
+Sources makeSources(const SourcesConfig& config) {
+  Sources s;
+  s.sysfs = std::make_shared<const SysfsRoot>(config.sysfsRoot);
+  s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
+  s.dcb = config.dcbDir ? makeDcbFileSource(*config.dcbDir) : makeDcbNetlinkSource();
+  return s;
+}
+
+namespace {
+
+// PMA counters cost a MAD per file on real hardware (reference/COUNTERS.md) and configuration
+// rarely changes: both run at poll.slow_interval. Everything that shows a storm runs fast.
+const CollectorEntry kRegistry[] = {
+    {"rdma_port", Cadence::kFast, &makeRdmaPortCollector},
+    {"pma_counters", Cadence::kSlow, &makePmaCounterCollector},
+    {"hw_counters", Cadence::kFast, &makeHwCounterCollector},
+    {"netdev_link", Cadence::kFast, &makeNetdevLinkCollector},
+    {"ethtool_pfc", Cadence::kFast, &makeEthtoolPfcCollector},
+    {"dcqcn_config", Cadence::kSlow, &makeDcqcnConfigCollector},
+    {"dcb_config", Cadence::kSlow, &makeDcbConfigCollector},
+};
+
+}  // namespace
+
+std::span<const CollectorEntry> collectorRegistry() { return kRegistry; }
+
+}  // namespace fabricmon

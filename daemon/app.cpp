@@ -1,0 +1,243 @@
+#include "daemon/app.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fmt/format.h>
+
+#include "collectors/topology_discovery.hpp"
+#include "config/config_loader.hpp"
+#include "config/listen_address.hpp"
+#include "daemon/demo_node.hpp"
+#include "daemon/logging.hpp"
+#include "daemon/systemd_notify.hpp"
+#include "daemon/version.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+// SIGTERM must end the process within 2 s (issue #2); a stuck collector gets what is left of it.
+constexpr auto kStopGrace = std::chrono::milliseconds(1500);
+
+Duration intervalFor(const CollectorEntry& entry, const Config& config) {
+  if (const auto* c = config.collector(entry.name); c != nullptr && c->interval) return *c->interval;
+  return entry.cadence == Cadence::kFast ? config.poll.interval : config.poll.slowInterval;
+}
+
+PipelineOptions pipelineOptions(const Config& config) {
+  return PipelineOptions{config.poll.interval, config.poll.staleAfter};
+}
+
+}  // namespace
+
+App::App(Config config, CliOptions cli)
+    : config_(std::move(config)), cli_(std::move(cli)), signals_(io_, SIGINT, SIGTERM, SIGHUP) {
+  watchdog_ = std::make_shared<Watchdog>(config_.watchdog, config_.qos);
+}
+
+App::~App() = default;
+
+Status App::startSampling() {
+  Sources sources = makeSources(config_.sources);
+  discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
+  // The first scan runs before any collector so that the first snapshot is complete.
+  if (auto topo = discovery_->scan(); topo) {
+    topology_->set(*topo);
+    if ((*topo)->devices.empty()) {
+      spdlog::warn("no RDMA devices below {}/class/infiniband; serving health metrics only",
+                   config_.sources.sysfsRoot);
+    } else {
+      spdlog::info("found {} RDMA device(s) and {} network interface(s)", (*topo)->devices.size(),
+                   (*topo)->netdevs.size());
+    }
+  } else {
+    spdlog::warn("device discovery: {}", topo.error().message);
+  }
+  discoveryTask_ = std::make_unique<PeriodicTask>(
+      io_, "discovery", config_.poll.discoveryInterval,
+      [discovery = discovery_.get(), holder = topology_] {
+        auto topo = discovery->scan();
+        if (!topo) {
+          spdlog::debug("device discovery: {}", topo.error().message);
+          return;
+        }
+        const auto previous = holder->get();
+        if ((*topo)->generation != previous->generation) {
+          spdlog::info("topology changed: {} RDMA device(s), {} network interface(s)",
+                       (*topo)->devices.size(), (*topo)->netdevs.size());
+          holder->set(*topo);
+        }
+      });
+
+  std::vector<std::unique_ptr<CollectorRunner>> runners;
+  for (const auto& entry : collectorRegistry()) {
+    const auto* c = config_.collector(entry.name);
+    if (c != nullptr && !c->enabled) {
+      spdlog::info("collector {} disabled by config", entry.name);
+      store_->remove(std::string(entry.name));
+      continue;
+    }
+    runners.push_back(std::make_unique<CollectorRunner>(
+        io_, entry.make(sources, config_), intervalFor(entry, config_), store_, topology_,
+        [this] {
+          if (pipeline_) pipeline_->notify();
+        }));
+  }
+  {
+    std::lock_guard lock(runnersMutex_);
+    runners_ = std::move(runners);
+  }
+  discoveryTask_->start();
+  for (auto& r : runners_) r->start();
+  return {};
+}
+
+void App::stopSampling(std::chrono::milliseconds grace) {
+  const auto deadline = PeriodicTask::Clock::now() + grace;
+  if (discoveryTask_) discoveryTask_->requestStop();
+  for (auto& r : runners_) r->requestStop();
+  for (auto& r : runners_) leftBehind_ |= !r->join(deadline);
+  if (discoveryTask_) leftBehind_ |= !discoveryTask_->join(deadline);
+  std::lock_guard lock(runnersMutex_);
+  runners_.clear();
+  discoveryTask_.reset();
+  // discovery_ may still be used by a detached discovery run: keep it alive until exit.
+  if (!leftBehind_) discovery_.reset();
+  else (void)discovery_.release();
+}
+
+Status App::startHttp() {
+  auto addr = parseListen(config_.web.listen);
+  if (!addr) return Error{"web.listen: " + addr.error().message, EINVAL};
+  HttpHandlers handlers;
+  handlers.metrics = [this] { return pipeline_->payload(); };
+  handlers.health = [this] { return pipeline_->health(); };
+  handlers.findingsJson = [this] { return pipeline_->findingsJson(); };
+  auto server = std::make_unique<HttpServer>(io_, std::move(handlers));
+  auto port = server->listen(addr->host, addr->port);
+  if (!port) return Error{"listen on " + config_.web.listen + ": " + port.error().message, port.error().errnum};
+  const std::string shownHost = addr->host.empty() ? "0.0.0.0" : addr->host;
+  spdlog::info("serving http://{}:{}/metrics", shownHost, *port);
+  if (demo_) {
+    fmt::print("fabricmon demo ({} scenario): http://{}:{}/metrics\n", cli_.scenario,
+               addr->host.empty() ? "127.0.0.1" : addr->host, *port);
+    std::fflush(stdout);
+  }
+  http_ = std::move(server);
+  boundListen_ = config_.web.listen;
+  return {};
+}
+
+int App::run() {
+  spdlog::info("fabricmon {} ({}) starting", kVersion, kRevision);
+  if (cli_.command == Command::kDemo) {
+    auto demo = DemoNode::create(io_, cli_.scenario, config_.poll.interval);
+    if (!demo) {
+      spdlog::error("demo: {}", demo.error().message);
+      return demo.error().errnum == EINVAL ? 2 : 1;
+    }
+    demo_ = std::move(*demo);
+    demo_->applyTo(config_);
+  }
+
+  pipeline_ = std::make_unique<Pipeline>(
+      store_, watchdog_, SelfMetrics(std::string(kVersion), std::string(kRevision)),
+      [this] {
+        std::vector<CollectorHealth> health;
+        std::lock_guard lock(runnersMutex_);
+        health.reserve(runners_.size());
+        for (const auto& r : runners_) health.push_back(r->health());
+        return health;
+      },
+      pipelineOptions(config_));
+  if (auto keepAlive = watchdogKeepAliveInterval()) {
+    spdlog::info("systemd watchdog enabled: keep-alive every {} ms", keepAlive->count() / 1000);
+    pipeline_->setAfterPass([last = std::make_shared<std::chrono::steady_clock::time_point>(),
+                             interval = *keepAlive] {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - *last >= interval) {
+        notifyWatchdog();
+        *last = now;
+      }
+    });
+  }
+
+  if (auto st = startSampling(); !st) {
+    spdlog::error("{}", st.error().message);
+    return 1;
+  }
+  pipeline_->start();
+  if (auto st = startHttp(); !st) {
+    spdlog::error("{}", st.error().message);
+    stopSampling(kStopGrace);
+    pipeline_->stop();
+    return st.error().errnum == EINVAL ? 2 : 1;
+  }
+  notifyReady();
+  waitForSignal();
+  io_.run();
+  return exitCode_;
+}
+
+void App::waitForSignal() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    if (signo == SIGHUP) {
+      reload();
+      waitForSignal();
+      return;
+    }
+    spdlog::info("received signal {}; stopping", signo);
+    shutdown();
+  });
+}
+
+void App::shutdown() {
+  notifyStopping();
+  if (http_) http_->stop();
+  stopSampling(kStopGrace);
+  if (pipeline_) pipeline_->stop();
+  if (demo_) demo_->stop();
+  signals_.cancel();
+  io_.stop();
+  spdlog::info("stopped");
+}
+
+void App::reload() {
+  notifyReloading();
+  const std::string path = cli_.configPath.value_or(std::string(kDefaultConfigPath));
+  ConfigLoad load;
+  if (cli_.configPath || std::filesystem::exists(path)) {
+    load = loadConfigFile(path);
+  }
+  if (!load.ok()) {
+    for (const auto& e : load.errors) spdlog::error("reload rejected: {}", e.format());
+    spdlog::error("reload rejected: {} error(s) in {}; the running configuration stays in force",
+                  load.errors.size(), path);
+    notifyReady();
+    return;
+  }
+  Config next = std::move(load.config);
+  applyOverrides(cli_.overrides, next);
+  if (demo_) demo_->applyTo(next);
+  spdlog::info("reloading configuration from {}", path);
+
+  setLogLevel(next.log.level);
+  stopSampling(std::chrono::milliseconds(1000));
+  const bool listenChanged = next.web.listen != boundListen_;
+  config_ = std::move(next);
+  watchdog_->reconfigure(config_.watchdog, config_.qos);
+  pipeline_->setOptions(pipelineOptions(config_));
+  if (auto st = startSampling(); !st) spdlog::error("reload: {}", st.error().message);
+  if (listenChanged) {
+    auto old = std::move(http_);
+    old->stop();
+    if (auto st = startHttp(); !st) {
+      spdlog::error("reload: {}; the endpoint is down until a good reload", st.error().message);
+    }
+  }
+  pipeline_->notify();
+  notifyReady();
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,62 @@
+#pragma once
+// Wires sources, discovery, collectors, the pipeline (watchdog + rendering) and the HTTP endpoint
+// together on one Asio loop, and handles signals: TERM/INT stop, HUP reloads.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/registry.hpp"
+#include "config/config.hpp"
+#include "daemon/cli.hpp"
+#include "daemon/collector_runner.hpp"
+#include "daemon/pipeline.hpp"
+#include "exporters/asio.hpp"
+#include "exporters/http_server.hpp"
+
+namespace fabricmon {
+
+class TopologyDiscovery;
+class DemoNode;
+
+class App {
+ public:
+  /// `config` is loaded and has the flags applied; `cli` is kept to re-apply them on reload.
+  App(Config config, CliOptions cli);
+  ~App();
+
+  /// Runs until SIGTERM/SIGINT. Returns the process exit code.
+  int run();
+  /// True if a collector run was left blocked at shutdown (the process must not run static
+  /// destructors under it: main() uses _Exit then).
+  bool leftThreadsBehind() const { return leftBehind_; }
+
+ private:
+  Status startSampling();
+  void stopSampling(std::chrono::milliseconds grace);
+  Status startHttp();
+  void waitForSignal();
+  void reload();
+  void shutdown();
+
+  Config config_;
+  CliOptions cli_;
+  boost::asio::io_context io_;
+  boost::asio::signal_set signals_;
+  std::shared_ptr<Store> store_ = std::make_shared<Store>();
+  std::shared_ptr<Watchdog> watchdog_;
+  std::shared_ptr<TopologyHolder> topology_ = std::make_shared<TopologyHolder>();
+  std::unique_ptr<DemoNode> demo_;
+  std::unique_ptr<TopologyDiscovery> discovery_;
+  std::unique_ptr<PeriodicTask> discoveryTask_;
+  std::vector<std::unique_ptr<CollectorRunner>> runners_;
+  mutable std::mutex runnersMutex_;  // the pipeline thread reads runners_ for health
+  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<HttpServer> http_;
+  std::string boundListen_;
+  bool leftBehind_ = false;
+  int exitCode_ = 0;
+};
+
+}  // namespace fabricmon

@@ -1,0 +1,133 @@
+#include "daemon/cli.hpp"
+
+#include <regex>
+
+#include "config/duration.hpp"
+#include "config/listen_address.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+Error usageError(const std::string& message) { return Error{message + " (see fabricmon --help)", EINVAL}; }
+
+bool isLogLevel(const std::string& s) {
+  return s == "trace" || s == "debug" || s == "info" || s == "warn" || s == "error";
+}
+
+}  // namespace
+
+std::string usageText() {
+  return R"(Usage:
+  fabricmon [run] [options]              run the daemon (default)
+  fabricmon demo [--scenario NAME] [options]
+                                         run the daemon on a built-in simulated GPU node
+  fabricmon check-config FILE            validate a config file (exit 0, or print every error and exit 2)
+  fabricmon --version | --help
+
+Options (a flag overrides the config file's value):
+  --config FILE              YAML config (default /etc/fabricmon/fabricmon.yaml if it exists)
+  --listen HOST:PORT         HTTP endpoint (default :19110; port 0 picks a free port)
+  --sysfs-root DIR           read sysfs below DIR instead of /sys
+  --ethtool-dir DIR          read `ethtool -S` text files from DIR instead of the kernel
+  --dcb-dir DIR              read DCB YAML files from DIR instead of rtnetlink
+  --netdev-include REGEX     extra network interfaces to monitor (repeatable)
+  --poll-interval DUR        base sampling period (250ms, 1s, 2m; default 1s)
+  --log-level LEVEL          trace, debug, info, warn, error (default info)
+  --scenario NAME            demo scenario (default healthy)
+
+Exit codes: 0 clean shutdown, 2 bad usage or invalid config, 1 any other fatal error.
+)";
+}
+
+Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
+  CliOptions opts;
+  size_t i = 0;
+  if (i < args.size() && !args[i].empty() && args[i][0] != '-') {
+    const std::string& cmd = args[i];
+    if (cmd == "run") {
+      opts.command = Command::kRun;
+    } else if (cmd == "demo") {
+      opts.command = Command::kDemo;
+    } else if (cmd == "check-config") {
+      opts.command = Command::kCheckConfig;
+      if (i + 1 >= args.size()) return usageError("check-config needs a FILE");
+      opts.configPath = args[i + 1];
+      if (i + 2 != args.size()) return usageError("check-config takes exactly one FILE");
+      return opts;
+    } else {
+      return usageError("unknown command '" + cmd + "'");
+    }
+    ++i;
+  }
+  for (; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::optional<std::string> inlineValue;
+    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inlineValue = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
+    if (flag == "--help" || flag == "-h") {
+      opts.command = Command::kHelp;
+      return opts;
+    }
+    if (flag == "--version") {
+      opts.command = Command::kVersion;
+      return opts;
+    }
+    auto value = [&]() -> Result<std::string> {
+      if (inlineValue) return *inlineValue;
+      if (i + 1 >= args.size()) return usageError(flag + " needs a value");
+      return args[++i];
+    };
+    auto v = value();
+    if (!v) return v.error();
+    const std::string& val = *v;
+    if (flag == "--config") {
+      opts.configPath = val;
+    } else if (flag == "--listen") {
+      if (auto l = parseListen(val); !l) return usageError("--listen: " + l.error().message);
+      opts.overrides.listen = val;
+    } else if (flag == "--sysfs-root") {
+      opts.overrides.sysfsRoot = val;
+    } else if (flag == "--ethtool-dir") {
+      opts.overrides.ethtoolDir = val;
+    } else if (flag == "--dcb-dir") {
+      opts.overrides.dcbDir = val;
+    } else if (flag == "--netdev-include") {
+      try {
+        std::regex check(val);
+      } catch (const std::regex_error& e) {
+        return usageError("--netdev-include: invalid regex '" + val + "': " + e.what());
+      }
+      if (!opts.overrides.netdevInclude) opts.overrides.netdevInclude.emplace();
+      opts.overrides.netdevInclude->push_back(val);
+    } else if (flag == "--poll-interval") {
+      auto d = parseDuration(val);
+      if (!d) return usageError("--poll-interval: " + d.error().message);
+      if (*d < std::chrono::milliseconds(10)) return usageError("--poll-interval must be at least 10ms");
+      opts.overrides.pollInterval = *d;
+    } else if (flag == "--log-level") {
+      if (!isLogLevel(val)) return usageError("--log-level must be trace, debug, info, warn or error");
+      opts.overrides.logLevel = val;
+    } else if (flag == "--scenario") {
+      if (opts.command != Command::kDemo) return usageError("--scenario only applies to demo");
+      opts.scenario = val;
+    } else {
+      return usageError("unknown option '" + flag + "'");
+    }
+  }
+  return opts;
+}
+
+void applyOverrides(const CliOverrides& o, Config& config) {
+  if (o.listen) config.web.listen = *o.listen;
+  if (o.sysfsRoot) config.sources.sysfsRoot = *o.sysfsRoot;
+  if (o.ethtoolDir) config.sources.ethtoolDir = *o.ethtoolDir;
+  if (o.dcbDir) config.sources.dcbDir = *o.dcbDir;
+  if (o.netdevInclude) config.netdev.include = *o.netdevInclude;
+  if (o.pollInterval) config.poll.interval = *o.pollInterval;
+  if (o.logLevel) config.log.level = *o.logLevel;
+}
+
+}  // namespace fabricmon

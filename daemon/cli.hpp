@@ -1,0 +1,38 @@
+#pragma once
+// The command line of CONTRACT §1. Parsing never exits: errors come back as values.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "model/result.hpp"
+
+namespace fabricmon {
+
+enum class Command { kRun, kDemo, kCheckConfig, kVersion, kHelp };
+
+/// Flags that override config keys (a flag wins over the file).
+struct CliOverrides {
+  std::optional<std::string> listen;
+  std::optional<std::string> sysfsRoot;
+  std::optional<std::string> ethtoolDir;
+  std::optional<std::string> dcbDir;
+  std::optional<std::vector<std::string>> netdevInclude;  ///< replaces netdev.include when given
+  std::optional<Duration> pollInterval;
+  std::optional<std::string> logLevel;
+};
+
+struct CliOptions {
+  Command command = Command::kRun;
+  std::optional<std::string> configPath;  ///< --config, or the FILE of check-config
+  std::string scenario = "healthy";       ///< demo only
+  CliOverrides overrides;
+};
+
+Result<CliOptions> parseCommandLine(const std::vector<std::string>& args);
+/// Applies the overrides to a loaded config.
+void applyOverrides(const CliOverrides& overrides, Config& config);
+std::string usageText();
+
+}  // namespace fabricmon

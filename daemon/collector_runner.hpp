@@ -1,0 +1,62 @@
+#pragma once
+// Runs one collector on its own PeriodicTask: takes the latest topology, collects, publishes the
+// batch to the store and keeps the health numbers behind fabricmon_collector_*.
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "collectors/collector.hpp"
+#include "daemon/periodic_task.hpp"
+#include "model/store.hpp"
+
+namespace fabricmon {
+
+/// The latest discovery result, swapped by pointer.
+class TopologyHolder {
+ public:
+  TopologyHolder() : current_(std::make_shared<const Topology>()) {}
+  TopologyPtr get() const { return current_.load(std::memory_order_acquire); }
+  void set(TopologyPtr t) { current_.store(std::move(t), std::memory_order_release); }
+
+ private:
+  std::atomic<TopologyPtr> current_;
+};
+
+/// Health of one collector as the exporter reports it.
+struct CollectorHealth {
+  std::string name;
+  bool up = false;
+  bool stuck = false;                ///< a run has been in progress for too long
+  double durationSeconds = 0;        ///< length of the last finished run
+  double lastSuccessUnixSeconds = 0; ///< 0 = never
+  uint64_t errorsTotal = 0;          ///< failed runs + per-file read errors
+  std::chrono::steady_clock::time_point lastSuccess{};  ///< monotonic, for staleness
+  std::chrono::steady_clock::time_point runningSince{};
+  Duration interval{};
+};
+
+class CollectorRunner {
+ public:
+  CollectorRunner(boost::asio::io_context& loop, std::unique_ptr<Collector> collector,
+                  Duration interval, std::shared_ptr<Store> store,
+                  std::shared_ptr<const TopologyHolder> topology,
+                  std::function<void()> onPublish);
+  ~CollectorRunner();
+
+  void start();
+  /// See PeriodicTask. A run left behind publishes nothing.
+  void requestStop();
+  bool join(PeriodicTask::Clock::time_point deadline);
+  CollectorHealth health() const;
+  const std::string& name() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+  PeriodicTask task_;
+};
+
+}  // namespace fabricmon

@@ -1,0 +1,67 @@
+#include "daemon/demo_node.hpp"
+
+#include <spdlog/spdlog.h>
+#include <stdlib.h>
+
+#include <algorithm>
+
+#include "sim/simulator.hpp"
+
+namespace fabricmon {
+
+Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, const std::string& scenario,
+                                                   Duration tick) {
+  const auto known = sim::Simulator::scenarios();
+  if (std::find(known.begin(), known.end(), scenario) == known.end()) {
+    std::string list;
+    for (const auto& s : known) list += (list.empty() ? "" : ", ") + std::string(s);
+    return Error{"unknown scenario '" + scenario + "' (known: " + list + ")", EINVAL};
+  }
+  std::string tmpl = (std::filesystem::temp_directory_path() / "fabricmon-demo-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) return sysError("mkdtemp " + tmpl, errno);
+
+  std::unique_ptr<DemoNode> node(new DemoNode());
+  node->dir_ = tmpl;
+  sim::SimOptions options;
+  options.root = node->dir_;
+  options.scenario = scenario;
+  node->simulator_ = std::make_shared<sim::Simulator>(options);
+  if (auto st = node->simulator_->init(); !st) return Error{"simulator: " + st.error().message, st.error().errnum};
+  spdlog::info("demo: simulated node in {}", node->dir_.string());
+
+  // Simulated time follows the wall clock, so rates on /metrics look like a real node's.
+  node->ticker_ = std::make_unique<PeriodicTask>(
+      io, "simulator", tick,
+      [sim = node->simulator_, last = std::make_shared<std::chrono::steady_clock::time_point>(
+                                   std::chrono::steady_clock::now())] {
+        const auto now = std::chrono::steady_clock::now();
+        if (auto st = sim->tick(now - *last); !st) spdlog::warn("simulator: {}", st.error().message);
+        *last = now;
+      });
+  node->ticker_->start();
+  return node;
+}
+
+DemoNode::~DemoNode() { stop(); }
+
+void DemoNode::applyTo(Config& config) const {
+  config.sources.sysfsRoot = (dir_ / "sys").string();
+  config.sources.ethtoolDir = (dir_ / "ethtool").string();
+  config.sources.dcbDir = (dir_ / "dcb").string();
+  if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";
+}
+
+void DemoNode::stop() {
+  if (ticker_) {
+    ticker_->stop(std::chrono::milliseconds(500));
+    ticker_.reset();
+  }
+  if (!dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    if (ec) spdlog::warn("demo: could not remove {}: {}", dir_.string(), ec.message());
+    dir_.clear();
+  }
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,39 @@
+#pragma once
+// `fabricmon demo`: the simulator writes a GPU node into a temporary directory, ticking on its own
+// thread, and the real daemon reads it through the file sources. The directory goes away on exit.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "config/config.hpp"
+#include "daemon/periodic_task.hpp"
+#include "model/result.hpp"
+
+namespace fabricmon {
+
+namespace sim {
+class Simulator;
+}
+
+class DemoNode {
+ public:
+  /// An unknown scenario is an Error with errnum EINVAL (bad usage).
+  static Result<std::unique_ptr<DemoNode>> create(boost::asio::io_context& io, const std::string& scenario,
+                                                  Duration tick);
+  ~DemoNode();
+
+  /// Points the sources at the simulated node and, unless the user chose a listen address,
+  /// binds to loopback only.
+  void applyTo(Config& config) const;
+  void stop();
+
+ private:
+  DemoNode() = default;
+
+  std::filesystem::path dir_;
+  std::shared_ptr<sim::Simulator> simulator_;
+  std::unique_ptr<PeriodicTask> ticker_;
+};
+
+}  // namespace fabricmon

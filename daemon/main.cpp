@@ -1,0 +1,76 @@
+// fabricmon: wiring only (ARCHITECTURE.md). The work happens in App and the libraries.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/config_loader.hpp"
+#include "daemon/app.hpp"
+#include "daemon/cli.hpp"
+#include "daemon/logging.hpp"
+#include "daemon/version.hpp"
+
+using namespace fabricmon;
+
+namespace {
+
+int printConfigErrors(const ConfigLoad& load) {
+  for (const auto& e : load.errors) std::fprintf(stderr, "%s\n", e.format().c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto cli = parseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+  if (!cli) {
+    std::fprintf(stderr, "fabricmon: %s\n", cli.error().message.c_str());
+    return 2;
+  }
+  switch (cli->command) {
+    case Command::kHelp:
+      std::fputs(usageText().c_str(), stdout);
+      return 0;
+    case Command::kVersion:
+      std::printf("fabricmon %s (revision %s)\n", std::string(kVersion).c_str(), std::string(kRevision).c_str());
+      return 0;
+    case Command::kCheckConfig: {
+      const auto load = loadConfigFile(*cli->configPath);
+      if (!load.ok()) return printConfigErrors(load);
+      std::printf("%s: ok\n", cli->configPath->c_str());
+      return 0;
+    }
+    case Command::kRun:
+    case Command::kDemo:
+      break;
+  }
+
+  Config config;
+  if (cli->configPath || std::filesystem::exists(kDefaultConfigPath)) {
+    const std::string path = cli->configPath.value_or(std::string(kDefaultConfigPath));
+    auto load = loadConfigFile(path);
+    if (!load.ok()) return printConfigErrors(load);
+    config = std::move(load.config);
+    if (!cli->configPath) cli->configPath = path;  // reload re-reads the same file
+  }
+  applyOverrides(cli->overrides, config);
+  setupLogging(config.log.level);
+
+  int code = 1;
+  bool leftBehind = false;
+  {
+    App app(std::move(config), *cli);
+    code = app.run();
+    leftBehind = app.leftThreadsBehind();
+  }
+  if (leftBehind) {
+    // A collector thread is still blocked in the kernel: skip static destructors it might race.
+    spdlog::shutdown();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
+}

@@ -1,0 +1,140 @@
+#include "daemon/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fmt/format.h>
+
+#include "exporters/findings_json.hpp"
+#include "exporters/prometheus_text.hpp"
+
+namespace fabricmon {
+
+using Clock = std::chrono::steady_clock;
+
+Pipeline::Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watchdog, SelfMetrics self,
+                   HealthSource health, PipelineOptions options)
+    : store_(std::move(store)),
+      watchdog_(std::move(watchdog)),
+      self_(std::move(self)),
+      healthSource_(std::move(health)),
+      options_(options) {}
+
+Pipeline::~Pipeline() { stop(); }
+
+void Pipeline::start() {
+  runPass();
+  thread_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      wake_.wait_for(lock, options_.tick, [this] { return pending_ || stopping_; });
+      if (stopping_) break;
+      pending_ = false;
+      lock.unlock();
+      runPass();
+      lock.lock();
+    }
+  });
+}
+
+void Pipeline::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Pipeline::notify() {
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = true;
+  }
+  wake_.notify_one();
+}
+
+void Pipeline::setOptions(PipelineOptions options) {
+  std::lock_guard lock(mutex_);
+  options_ = options;
+}
+
+void Pipeline::setAfterPass(std::function<void()> fn) {
+  std::lock_guard lock(mutex_);
+  afterPass_ = std::move(fn);
+}
+
+std::string Pipeline::findingsJson() const {
+  std::lock_guard lock(mutex_);
+  return findingsJson_;
+}
+
+void Pipeline::runPass() {
+  PipelineOptions options;
+  {
+    std::lock_guard lock(mutex_);
+    options = options_;
+  }
+  const auto now = Clock::now();
+  const auto wallNow = std::chrono::system_clock::now();
+  const std::vector<CollectorHealth> health = healthSource_();
+  const SnapshotPtr snapshot = store_->snapshot();
+
+  // Only fresh batches reach the watchdog and /metrics: a collector without a good run for
+  // stale_after loses its series, so nobody alerts on numbers that stopped moving.
+  Snapshot fresh;
+  fresh.generation = snapshot->generation;
+  std::string reason;
+  for (const auto& h : health) {
+    auto it = snapshot->batches.find(h.name);
+    if (it != snapshot->batches.end() && now - h.lastSuccess <= options.staleAfter) {
+      fresh.batches.emplace(h.name, it->second);
+    }
+    if (h.stuck && now - h.runningSince > options.staleAfter && reason.empty()) {
+      reason = fmt::format("collector {} has been stuck in one run for {:.0f} s", h.name,
+                           std::chrono::duration<double>(now - h.runningSince).count());
+    }
+  }
+
+  std::vector<BatchPtr> batches;
+  batches.reserve(fresh.batches.size() + 2);
+  for (const auto& [name, batch] : fresh.batches) batches.push_back(batch);
+  std::string findings = "{\"findings\":[]}";
+  if (watchdog_) {
+    watchdog_->evaluate(fresh, now, wallNow);
+    batches.push_back(watchdog_->metricsBatch());
+    const auto active = watchdog_->activeFindings();
+    findings = renderFindingsJson(active);
+  }
+  batches.push_back(self_.batch(health, now));
+
+  payload_.store(std::make_shared<const Payload>(makePayload(renderPrometheusText(batches), ++generation_)));
+  std::function<void()> afterPass;
+  {
+    std::lock_guard lock(mutex_);
+    findingsJson_ = std::move(findings);
+    unhealthyReason_ = std::move(reason);
+    afterPass = afterPass_;
+  }
+  lastPassNs_.store(Clock::now().time_since_epoch().count());
+  if (afterPass) afterPass();
+}
+
+std::pair<bool, std::string> Pipeline::health() const {
+  Duration tick;
+  std::string reason;
+  {
+    std::lock_guard lock(mutex_);
+    tick = options_.tick;
+    reason = unhealthyReason_;
+  }
+  const auto last = Clock::time_point(Clock::duration(lastPassNs_.load()));
+  const auto age = Clock::now() - last;
+  if (age > 3 * tick + std::chrono::seconds(2)) {
+    return {false, fmt::format("sampling loop stalled: no evaluation for {:.1f} s",
+                               std::chrono::duration<double>(age).count())};
+  }
+  if (!reason.empty()) return {false, reason};
+  return {true, "ok"};
+}
+
+}  // namespace fabricmon

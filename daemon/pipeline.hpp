@@ -1,0 +1,75 @@
+#pragma once
+// After every publish: drop stale batches, run the watchdog, render the Prometheus text once and
+// swap it in for every scrape that follows. Runs on its own thread so neither a scrape nor a
+// collector ever waits for it.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "daemon/collector_runner.hpp"
+#include "daemon/self_metrics.hpp"
+#include "exporters/payload.hpp"
+#include "model/store.hpp"
+#include "watchdog/watchdog.hpp"
+
+namespace fabricmon {
+
+struct PipelineOptions {
+  Duration tick = 1s;         ///< re-evaluate at least this often (staleness, health, stuck runs)
+  Duration staleAfter = 30s;  ///< a collector's batch leaves the snapshot after this without a good run
+};
+
+class Pipeline {
+ public:
+  using HealthSource = std::function<std::vector<CollectorHealth>()>;
+
+  Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watchdog, SelfMetrics self,
+           HealthSource health, PipelineOptions options);
+  ~Pipeline();
+
+  void start();
+  void stop();
+  /// A batch was published: re-render soon. Cheap; callable from any thread.
+  void notify();
+  void setOptions(PipelineOptions options);
+  /// Called on the pipeline thread after each pass (systemd watchdog keep-alive).
+  void setAfterPass(std::function<void()> fn);
+
+  std::shared_ptr<const Payload> payload() const { return payload_.load(); }
+  std::string findingsJson() const;
+  /// ok, or false with a reason (the loop stalled, or a collector is stuck in a run).
+  std::pair<bool, std::string> health() const;
+
+  /// One pass, exposed for tests.
+  void runPass();
+
+ private:
+  std::shared_ptr<Store> store_;
+  std::shared_ptr<Watchdog> watchdog_;
+  SelfMetrics self_;
+  HealthSource healthSource_;
+
+  mutable std::mutex mutex_;  // guards options_, pending_, stopping_, findingsJson_, afterPass_
+  std::condition_variable wake_;
+  PipelineOptions options_;
+  bool pending_ = false;
+  bool stopping_ = false;
+  std::string findingsJson_ = "{\"findings\":[]}";
+  std::function<void()> afterPass_;
+  std::string unhealthyReason_;
+
+  std::atomic<std::shared_ptr<const Payload>> payload_;
+  std::atomic<int64_t> lastPassNs_{0};
+  uint64_t generation_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace fabricmon

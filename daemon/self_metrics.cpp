@@ -1,0 +1,61 @@
+#include "daemon/self_metrics.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+const FamilyDef kCollectorUp{"fabricmon_collector_up",
+                             "1 if the collector's last run succeeded and it is not stuck in a run, else 0.",
+                             MetricType::kGauge};
+const FamilyDef kCollectorDuration{"fabricmon_collector_duration_seconds",
+                                   "Wall-clock length of the collector's last finished run, in seconds.",
+                                   MetricType::kGauge};
+const FamilyDef kCollectorLastSuccess{
+    "fabricmon_collector_last_success_timestamp_seconds",
+    "Unix time of the collector's last successful run (0 if it never succeeded).", MetricType::kGauge};
+const FamilyDef kCollectorErrors{
+    "fabricmon_collector_errors_total",
+    "Failed collector runs plus per-file read errors (each skipped value counts once).",
+    MetricType::kCounter};
+const FamilyDef kBuildInfo{"fabricmon_build_info",
+                           "Always 1; the labels give the fabricmon version and source revision.",
+                           MetricType::kGauge};
+
+const FamilyDef* const kFamilies[] = {&kCollectorUp, &kCollectorDuration, &kCollectorLastSuccess,
+                                      &kCollectorErrors, &kBuildInfo};
+
+}  // namespace
+
+SelfMetrics::SelfMetrics(std::string version, std::string revision)
+    : buildInfo_(makeSeries(kBuildInfo, {{"version", std::move(version)}, {"revision", std::move(revision)}})) {}
+
+std::span<const FamilyDef* const> SelfMetrics::families() { return kFamilies; }
+
+const SelfMetrics::CollectorSeries& SelfMetrics::seriesFor(const std::string& collector) {
+  auto it = series_.find(collector);
+  if (it != series_.end()) return it->second;
+  const Labels labels{{"collector", collector}};
+  CollectorSeries s{makeSeries(kCollectorUp, labels), makeSeries(kCollectorDuration, labels),
+                    makeSeries(kCollectorLastSuccess, labels), makeSeries(kCollectorErrors, labels)};
+  return series_.emplace(collector, std::move(s)).first->second;
+}
+
+BatchPtr SelfMetrics::batch(std::span<const CollectorHealth> health,
+                            std::chrono::steady_clock::time_point now) {
+  auto b = std::make_shared<Batch>();
+  b->collector = "self";
+  b->monotonic = now;
+  b->wall = std::chrono::system_clock::now();
+  b->samples.reserve(1 + 4 * health.size());
+  b->samples.push_back({buildInfo_, 1});
+  for (const auto& h : health) {
+    const auto& s = seriesFor(h.name);
+    b->samples.push_back({s.up, h.up ? 1.0 : 0.0});
+    b->samples.push_back({s.duration, h.durationSeconds});
+    b->samples.push_back({s.lastSuccess, h.lastSuccessUnixSeconds});
+    b->samples.push_back({s.errors, static_cast<double>(h.errorsTotal)});
+  }
+  return b;
+}
+
+}  // namespace fabricmon
