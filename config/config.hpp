@@ -26,8 +26,19 @@ inline constexpr std::string_view kCollectorNames[] = {
 
 struct WebConfig {
   std::string listen{kDefaultListen};  ///< HOST:PORT; ":PORT" = all addresses; port 0 = any free port
+  /// Prometheus exporter-toolkit web-config file (TLS, basic auth); unset = plain HTTP, no auth.
+  /// Only the path is checked here; exporters/web_config.hpp loads and validates the file itself.
+  std::optional<std::string> configFile;
 
   bool operator==(const WebConfig&) const = default;
+};
+
+/// Writing the exposition to a file for node_exporter's textfile collector.
+struct TextfileConfig {
+  std::optional<std::string> path;  ///< unset = off; the file name ends in ".prom"
+  Duration interval = 15s;          ///< how often the file is rewritten
+
+  bool operator==(const TextfileConfig&) const = default;
 };
 
 struct SourcesConfig {
@@ -178,6 +189,7 @@ struct WatchdogConfig {
 
 struct Config {
   WebConfig web;
+  TextfileConfig textfile;
   SourcesConfig sources;
   PollConfig poll;
   DevicesConfig devices;

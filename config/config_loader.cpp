@@ -28,6 +28,10 @@ constexpr std::array<std::string_view, 5> kLogLevels{"trace", "debug", "info", "
 constexpr Duration kMinPollInterval =
     10ms;  // below this the sampling loop would only measure itself
 constexpr unsigned kMaxCount = 1'000'000;
+constexpr std::string_view kTextfileSuffix = ".prom";
+// Each write is an fsync and a rename; node_exporter reads the file at scrape time (15s or more),
+// so rewriting it more often than once a second only costs disk I/O.
+constexpr Duration kMinTextfileInterval = 1s;
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
 // The schema: one function per section, each a table of keys. Keys are the snake_case of the
@@ -39,6 +43,7 @@ class Loader {
   void root(const Field& f) {
     const Entry entries[] = {
         {"web", [&](const Field& s) { web(s); }},
+        {"textfile", [&](const Field& s) { textfile(s); }},
         {"sources", [&](const Field& s) { sources(s); }},
         {"poll", [&](const Field& s) { poll(s); }},
         {"devices", [&](const Field& s) { devices(s); }},
@@ -69,6 +74,40 @@ class Loader {
            } else {
              c_.web.listen = text;
            }
+         }},
+        {"config_file", [&](const Field& v) { r_.readOptionalString(v, c_.web.configFile); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void textfile(const Field& f) {
+    const Entry entries[] = {
+        {"path",
+         [&](const Field& v) {
+           std::optional<std::string> path;
+           if (!r_.readOptionalString(v, path)) return;
+           if (path) {
+             // node_exporter's textfile collector reads only files whose name ends in ".prom"
+             // (collector/textfile.go), so any other name would be written and never exported.
+             const std::string_view name = std::string_view(*path).substr(path->rfind('/') + 1);
+             if (name.size() <= kTextfileSuffix.size() || !name.ends_with(kTextfileSuffix)) {
+               r_.error(v, "the file name must end in \".prom\" (node_exporter's textfile "
+                           "collector reads only those), got \"" + *path + "\"");
+               return;
+             }
+           }
+           c_.textfile.path = std::move(path);
+         }},
+        {"interval",
+         [&](const Field& v) {
+           Duration interval = c_.textfile.interval;
+           if (!r_.readDuration(v, interval)) return;
+           if (interval < kMinTextfileInterval) {
+             r_.error(v, "must be at least " + formatDuration(kMinTextfileInterval) + ", got " +
+                             formatDuration(interval));
+             return;
+           }
+           c_.textfile.interval = interval;
          }},
     };
     r_.readMap(f, entries);
@@ -198,6 +237,9 @@ class Loader {
         {"sustained_fraction",
          [&](const Field& v) { r_.readNumber(v, rule.sustainedFraction, kFraction); }},
         {"sustained_window", [&](const Field& v) { r_.readDuration(v, rule.sustainedWindow); }},
+        {"clear_fraction",
+         [&](const Field& v) { r_.readNumber(v, rule.clearFraction, kFraction); }},
+        {"event_hold", [&](const Field& v) { r_.readDuration(v, rule.eventHold); }},
     };
     r_.readMap(f, entries);
   }
@@ -237,6 +279,7 @@ class Loader {
          }},
         {"ber_limit", [&](const Field& v) { r_.readNumber(v, rule.berLimit, kProbability); }},
         {"ber_window", [&](const Field& v) { r_.readDuration(v, rule.berWindow); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
     };
     r_.readMap(f, entries);
   }
@@ -259,6 +302,7 @@ class Loader {
          [&](const Field& v) {
            r_.readNumber(v, rule.localAckTimeoutCriticalPerSecond, kPositive);
          }},
+        {"critical_window", [&](const Field& v) { r_.readDuration(v, rule.criticalWindow); }},
     };
     r_.readMap(f, entries);
   }
@@ -266,6 +310,7 @@ class Loader {
   void losslessDrop(const Field& f, LosslessDropRule& rule) {
     const Entry entries[] = {
         {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"clear_after", [&](const Field& v) { r_.readDuration(v, rule.clearAfter); }},
     };
     r_.readMap(f, entries);
   }
@@ -314,6 +359,8 @@ class CrossChecks {
         {"watchdog.rules.link_flap.window", w.linkFlap.window},
         {"watchdog.rules.link_errors.ber_window", w.linkErrors.berWindow},
         {"watchdog.rules.roce_packet_loss.window", w.rocePacketLoss.window},
+        {"watchdog.rules.roce_packet_loss.critical_window", w.rocePacketLoss.criticalWindow},
+        {"watchdog.rules.link_errors.window", w.linkErrors.window},
     };
     for (const auto& [key, window] : windows) {
       mustExceed(key, window, "poll.interval", p.interval,

@@ -7,10 +7,13 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "exporters/accept_encoding.hpp"
+#include "exporters/asio_ssl.hpp"
+#include "exporters/basic_auth.hpp"
 
 namespace fabricmon {
 
@@ -24,6 +27,7 @@ namespace {
 constexpr std::string_view kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
 constexpr std::string_view kTextContentType = "text/plain; charset=utf-8";
 constexpr std::string_view kAllowedMethods = "GET, HEAD";
+constexpr std::string_view kAuthChallenge = "Basic realm=\"fabricmon\"";
 // After a failed accept (EMFILE, ENFILE, ENOBUFS) the next accept would fail at once; wait a little
 // instead of spinning on the io_context.
 constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
@@ -51,7 +55,17 @@ bool isHttpParseError(const beast::error_code& ec) {
 
 }  // namespace
 
-class HttpSession;
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+/// What the server keeps of a connection, whatever its stream.
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void start() = 0;
+  /// Posts the close to the connection's strand; safe from any thread.
+  virtual void closeAsync() = 0;
+};
 
 namespace detail {
 
@@ -67,41 +81,110 @@ struct HttpServerState {
   bool stopped = false;
   bool refusing = false;  // logged once when refusals start, once when they end
   std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
-  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
 };
 
 }  // namespace detail
 
 using State = detail::HttpServerState;
 
-/// One connection: read a request, answer it, repeat while keep-alive, under one deadline per request.
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
- public:
-  HttpSession(std::shared_ptr<State> state, tcp::socket socket)
-      : state_(std::move(state)), stream_(std::move(socket)) {}
+/// One connection: (TLS handshake,) read a request, (authenticate,) answer it, repeat while
+/// keep-alive, under one deadline per step. `Stream` is PlainStream or TlsStream.
+template <typename Stream>
+class HttpSession : public SessionBase, public std::enable_shared_from_this<HttpSession<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+  using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
 
-  ~HttpSession() {
+ public:
+  HttpSession(std::shared_ptr<State> state, tcp::socket socket) requires(!kTls)
+      : state_(std::move(state)), stream_(std::move(socket)) {}
+  HttpSession(std::shared_ptr<State> state, tcp::socket socket) requires(kTls)
+      : state_(std::move(state)), stream_(std::move(socket), *state_->options.tls) {}
+
+  ~HttpSession() override {
     std::lock_guard lock(state_->mutex);
     state_->sessions.erase(this);
   }
 
-  void start() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->readRequest(); });
+  void start() override {
+    net::dispatch(tcpStream().get_executor(), [self = shared_from_this()] {
+      if constexpr (kTls) {
+        self->handshake();
+      } else {
+        self->readRequest();
+      }
+    });
   }
 
-  /// Posts the close to the connection's strand; safe from any thread.
-  void closeAsync() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
+  void closeAsync() override {
+    net::post(tcpStream().get_executor(), [self = shared_from_this()] { self->close(); });
   }
 
  private:
+  beast::tcp_stream& tcpStream() { return beast::get_lowest_layer(stream_); }
+
+  // The handshake costs the server an asymmetric-key operation and holds a connection slot, so it
+  // runs under the same deadline as a request: a client that connects and stalls is dropped.
+  void handshake() {
+    tcpStream().expires_after(state_->options.requestTimeout);
+    stream_.async_handshake(net::ssl::stream_base::server,
+                            beast::bind_front_handler(&HttpSession::onHandshake, shared_from_this()));
+  }
+
+  void onHandshake(beast::error_code ec) {
+    if (ec) {
+      // Scanners and clients that distrust the certificate end here; not worth more than debug.
+      spdlog::debug("http: TLS handshake failed: {}", ec.message());
+      close();
+      return;
+    }
+    readRequest();
+  }
+
   void readRequest() {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_->options.maxRequestBytes));
     parser_->body_limit(state_->options.maxRequestBytes);
-    stream_.expires_after(state_->options.requestTimeout);
+    tcpStream().expires_after(state_->options.requestTimeout);
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&HttpSession::onRead, shared_from_this()));
+  }
+
+  // exporter-toolkit checks credentials before routing, so an unauthenticated client learns
+  // nothing, not even which paths exist.
+  void authenticate(const http::request<http::string_body>& req) {
+    BasicAuth& auth = *state_->options.basicAuth;
+    const auto header = req[http::field::authorization];
+    auto credentials = parseBasicAuthorization(std::string_view(header.data(), header.size()));
+    if (!credentials) {
+      unauthorized(req);
+      return;
+    }
+    if (auth.cachedValid(*credentials)) {
+      route(req);
+      return;
+    }
+    // bcrypt takes ~50-100 ms: run it on the authenticator's worker and come back on this
+    // connection's strand, so other connections are served meanwhile.
+    auth.verifyAsync(std::move(*credentials), [self = shared_from_this()](bool ok) mutable {
+      auto executor = self->tcpStream().get_executor();
+      // Hand the only reference to the strand: the worker must not end up destroying the session.
+      net::post(executor, [self = std::move(self), ok] {
+        const auto& request = self->parser_->get();
+        if (ok) {
+          self->route(request);
+        } else {
+          self->unauthorized(request);
+        }
+      });
+    });
+  }
+
+  void unauthorized(const http::request<http::string_body>& req) {
+    response_ = {};
+    response_.set(http::field::www_authenticate, bsv(kAuthChallenge));
+    send(req.version(), req.keep_alive(), req.method() == http::verb::head,
+         http::status::unauthorized, kTextContentType, ownBody("Unauthorized\n"));
   }
 
   void onRead(beast::error_code ec, std::size_t /*bytes*/) {
@@ -114,6 +197,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       if (ec == http::error::header_limit) status = http::status::request_header_fields_too_large;
       if (ec == http::error::body_limit) status = http::status::payload_too_large;
       reply(11, false, false, status, kTextContentType, std::string(http::obsolete_reason(status)) + "\n");
+      return;
+    }
+    if (state_->options.basicAuth) {
+      authenticate(parser_->get());
       return;
     }
     route(parser_->get());
@@ -219,7 +306,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     response_.content_length(body.size());
     // HEAD: the same headers, Content-Length of the GET body, no body (RFC 9110 §9.3.2).
     response_.body() = head ? std::span<const char>() : body;
-    stream_.expires_after(state_->options.requestTimeout);
+    tcpStream().expires_after(state_->options.requestTimeout);
     http::async_write(stream_, response_,
                       beast::bind_front_handler(&HttpSession::onWrite, shared_from_this()));
   }
@@ -228,21 +315,36 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const bool keepAlive = response_.keep_alive();
     payload_.reset();
     body_.clear();
-    if (ec || !keepAlive) {
+    if (ec) {
       close();
+      return;
+    }
+    if (!keepAlive) {
+      closeGracefully();
       return;
     }
     readRequest();
   }
 
+  // After the last response: TLS sends close_notify first (RFC 8446 §6.1) so the client can tell
+  // the end of the stream from a truncation; bounded by the deadline like everything else.
+  void closeGracefully() {
+    if constexpr (kTls) {
+      tcpStream().expires_after(state_->options.requestTimeout);
+      stream_.async_shutdown([self = shared_from_this()](beast::error_code) { self->close(); });
+    } else {
+      close();
+    }
+  }
+
   void close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.close();
+    tcpStream().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    tcpStream().close();
   }
 
   std::shared_ptr<State> state_;
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::span_body<const char>> response_;
@@ -254,8 +356,13 @@ namespace {
 
 void acceptNext(std::shared_ptr<State> state, std::shared_ptr<tcp::acceptor> acceptor);
 
+std::shared_ptr<SessionBase> makeSession(const std::shared_ptr<State>& state, tcp::socket socket) {
+  if (state->options.tls) return std::make_shared<HttpSession<TlsStream>>(state, std::move(socket));
+  return std::make_shared<HttpSession<PlainStream>>(state, std::move(socket));
+}
+
 void admit(const std::shared_ptr<State>& state, tcp::socket socket) {
-  auto session = std::make_shared<HttpSession>(state, std::move(socket));
+  auto session = makeSession(state, std::move(socket));
   bool admitted = false;
   {
     std::lock_guard lock(state->mutex);
@@ -374,7 +481,7 @@ Result<uint16_t> HttpServer::listen(const std::string& host, uint16_t port) {
 
 void HttpServer::stop() {
   std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
-  std::vector<std::shared_ptr<HttpSession>> sessions;
+  std::vector<std::shared_ptr<SessionBase>> sessions;
   {
     std::lock_guard lock(state_->mutex);
     state_->stopped = true;

@@ -1,6 +1,7 @@
 #pragma once
-// The HTTP endpoint (CONTRACT §3): Boost.Beast on the caller's io_context. Debian 12's civetweb
-// crashes when given a TLS certificate, so the server is Beast (ARCHITECTURE.md "Dependencies").
+// The HTTP endpoint (CONTRACT §3): Boost.Beast on the caller's io_context, plain HTTP or TLS, with
+// optional basic auth (web.config_file). Debian 12's civetweb crashes when given a TLS
+// certificate, so the server is Beast (ARCHITECTURE.md "Dependencies").
 
 #include <chrono>
 #include <cstddef>
@@ -14,7 +15,13 @@
 #include "exporters/payload.hpp"
 #include "model/result.hpp"
 
+namespace boost::asio::ssl {
+class context;
+}  // namespace boost::asio::ssl
+
 namespace fabricmon {
+
+class BasicAuth;
 
 namespace detail {
 struct HttpServerState;
@@ -34,10 +41,17 @@ struct HttpServerOptions {
   /// connection or a slow client is closed when it passes, so it cannot hold a slot forever.
   std::chrono::milliseconds requestTimeout{10000};
   size_t maxRequestBytes = 8192;  ///< header limit and body limit of a request
+  /// TLS for every connection (makeTlsContext / applyWebSecurity); nullptr = plain HTTP. The TLS
+  /// handshake runs under requestTimeout too, so a client that never finishes it is dropped.
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  /// Basic auth on every path, /healthz included, as exporter-toolkit does; nullptr = no auth.
+  /// Missing or wrong credentials get 401 with `WWW-Authenticate: Basic realm="fabricmon"`.
+  std::shared_ptr<BasicAuth> basicAuth;
 };
 
 /// Routes: GET|HEAD /metrics, /healthz, /api/v1/findings, /; other methods 405, other paths 404.
-/// HTTP/1.1 keep-alive; /metrics is sent gzip-encoded when Accept-Encoding allows it.
+/// HTTP/1.1 keep-alive; /metrics is sent gzip-encoded when Accept-Encoding allows it. With basic
+/// auth, authentication comes first: an unauthenticated request gets 401 whatever its path.
 class HttpServer {
  public:
   /// `io` must outlive the server; the caller runs it (one or more threads).

@@ -25,6 +25,9 @@ TEST(Defaults, MatchTheDocumentedValues) {
   EXPECT_EQ(c.poll.interval, 1s);
   EXPECT_EQ(c.poll.staleAfter, 30s);
   EXPECT_EQ(c.log.level, "info");
+  EXPECT_FALSE(c.web.configFile.has_value());  // plain HTTP, no auth
+  EXPECT_FALSE(c.textfile.path.has_value());    // no textfile
+  EXPECT_EQ(c.textfile.interval, 15s);
 }
 
 TEST(Defaults, EmptyOrCommentOnlyTextGivesTheDefaults) {
@@ -53,6 +56,9 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
     const char* to;
   } const edits[] = {
       {"listen: \":19110\"", "listen: \":19111\""},
+      {"config_file: ~", "config_file: /etc/fabricmon/web.yml"},
+      {"path: ~", "path: /var/lib/node_exporter/fabricmon.prom"},
+      {"interval: 15s", "interval: 30s"},
       {"sysfs_root: /sys", "sysfs_root: /host/sys"},
       {"ethtool_dir: ~", "ethtool_dir: /e"},
       {"dcb_dir: ~", "dcb_dir: /d"},
@@ -143,6 +149,10 @@ TEST(Defaults, BooleansAcceptTheYamlSpellings) {
 // A file that sets every key to a value other than its default.
 constexpr const char* kFullFile = R"(web:
   listen: "127.0.0.1:0"
+  config_file: /etc/fabricmon/web-config.yml
+textfile:
+  path: /var/lib/prometheus/node-exporter/fabricmon.prom
+  interval: 1m
 sources:
   sysfs_root: /host/sys
   ethtool_dir: /var/lib/fabricmon/ethtool
@@ -221,6 +231,8 @@ TEST(FullFile, SetsEveryField) {
 
   Config want;
   want.web.listen = "127.0.0.1:0";
+  want.web.configFile = "/etc/fabricmon/web-config.yml";
+  want.textfile = {"/var/lib/prometheus/node-exporter/fabricmon.prom", 1min};
   want.sources = {"/host/sys", "/var/lib/fabricmon/ethtool", "/var/lib/fabricmon/dcb"};
   want.poll = {250ms, 5s, 1min, 90s};
   want.devices = {{"mlx5_\\d+", "bnxt_re0"}, {"mlx5_bond_0"}};
@@ -241,6 +253,7 @@ TEST(FullFile, SetsEveryField) {
 
   // Section by section first, so a failure names the section.
   EXPECT_EQ(c.web, want.web);
+  EXPECT_EQ(c.textfile, want.textfile);
   EXPECT_EQ(c.sources, want.sources);
   EXPECT_EQ(c.poll, want.poll);
   EXPECT_EQ(c.devices, want.devices);
@@ -265,6 +278,9 @@ TEST(FullFile, EveryValueDiffersFromItsDefault) {
   const Config full = loadConfigText(kFullFile, "full.yaml").config;
   const Config d;
   EXPECT_NE(full.web.listen, d.web.listen);
+  EXPECT_NE(full.web.configFile, d.web.configFile);
+  EXPECT_NE(full.textfile.path, d.textfile.path);
+  EXPECT_NE(full.textfile.interval, d.textfile.interval);
   EXPECT_NE(full.sources.sysfsRoot, d.sources.sysfsRoot);
   EXPECT_NE(full.sources.ethtoolDir, d.sources.ethtoolDir);
   EXPECT_NE(full.sources.dcbDir, d.sources.dcbDir);
@@ -321,10 +337,12 @@ TEST(FullFile, EveryValueDiffersFromItsDefault) {
 
 TEST(FullFile, AnEmptyValueUnsetsAnOptionalKey) {
   const ConfigLoad load = loadConfigText(
-      "sources:\n  ethtool_dir:\n  dcb_dir: ~\nwatchdog:\n  rules:\n    port_degraded:\n      "
+      "web:\n  config_file:\ntextfile:\n  path: ~\nsources:\n  ethtool_dir:\n  dcb_dir: ~\nwatchdog:\n  rules:\n    port_degraded:\n      "
       "expected_rate_gbps: null\n",
       "o.yaml");
   ASSERT_TRUE(load.ok()) << allErrors(load);
+  EXPECT_FALSE(load.config.web.configFile.has_value());
+  EXPECT_FALSE(load.config.textfile.path.has_value());
   EXPECT_FALSE(load.config.sources.ethtoolDir.has_value());
   EXPECT_FALSE(load.config.sources.dcbDir.has_value());
   EXPECT_FALSE(load.config.watchdog.portDegraded.expectedRateGbps.has_value());
