@@ -87,12 +87,14 @@ const FamilyDef kPhyCrc{"fabricmon_phy_crc_errors_total",
 const FamilyDef kPhyPcsSymbol{
     "fabricmon_phy_pcs_symbol_errors_total",
     "Symbol errors after FEC at the PCS layer (ethtool rx_pcs_symbol_err_phy).", kCounter};
-const FamilyDef kPhyCorrectedBits{"fabricmon_phy_corrected_bits_total",
-                                  "Bits corrected by FEC (ethtool rx_corrected_bits_phy).",
-                                  kCounter};
-const FamilyDef kPhyReceivedBits{
-    "fabricmon_phy_received_bits_total",
-    "Bits received by the PHY, the denominator of the bit error rate (ethtool rx_bits_phy).",
+const FamilyDef kPhyCorrectedBits{
+    "fabricmon_phy_corrected_bit_errors_total",
+    "Bit errors corrected by FEC, the pre-FEC error count (ethtool rx_corrected_bits_phy).",
+    kCounter};
+const FamilyDef kPhyReceivedBytes{
+    "fabricmon_phy_received_bytes_total",
+    "Data received by the PHY in bytes (ethtool rx_bits_phy / 8); x8 gives the bit error rate's "
+    "denominator.",
     kCounter};
 const FamilyDef kPhyRxDiscards{
     "fabricmon_phy_receive_discards_total",
@@ -149,7 +151,7 @@ constexpr std::array kFamilies = {
     &kPhyCrc,
     &kPhyPcsSymbol,
     &kPhyCorrectedBits,
-    &kPhyReceivedBits,
+    &kPhyReceivedBytes,
     &kPhyRxDiscards,
     &kPhyTxDiscards,
     &kRxOutOfBuffer,
@@ -163,6 +165,7 @@ constexpr std::array kFamilies = {
 // ---- the name table (mlx5 en_stats.c; reference/COUNTERS.md) ----
 
 constexpr double kMicro = 1e-6;    // pause durations are microseconds
+constexpr double kBitsToBytes = 1.0 / 8;  // exported in base units (CONTRACT §4)
 constexpr double kPercent = 0.01;  // outbound_pci_stalled_* are percent of the last second
 
 struct Rule {
@@ -186,7 +189,7 @@ const Rule kExact[] = {
     {"rx_crc_errors_phy", &kPhyCrc, {}, {}, 1},
     {"rx_pcs_symbol_err_phy", &kPhyPcsSymbol, {}, {}, 1},
     {"rx_corrected_bits_phy", &kPhyCorrectedBits, {}, {}, 1},
-    {"rx_bits_phy", &kPhyReceivedBits, {}, {}, 1},
+    {"rx_bits_phy", &kPhyReceivedBytes, {}, {}, kBitsToBytes},
     {"rx_discards_phy", &kPhyRxDiscards, {}, {}, 1},
     {"tx_discards_phy", &kPhyTxDiscards, {}, {}, 1},
     {"rx_out_of_buffer", &kRxOutOfBuffer, {}, {}, 1},

@@ -49,7 +49,7 @@ constexpr FamilyDef kTransmitDiscards{"fabricmon_port_transmit_discards_total",
 constexpr FamilyDef kPortCounter{"fabricmon_port_counter_total",
                                  "Every other file of ports/<port>/counters/ (PMA), named as in sysfs.",
                                  MetricType::kCounter};
-constexpr FamilyDef kSaturated{"fabricmon_port_counter_saturated",
+constexpr FamilyDef kSaturated{"fabricmon_port_pma_saturated",
                                "1 when a narrow PMA counter sits at the maximum of its width (PMA counters "
                                "saturate, they do not wrap), else 0.",
                                MetricType::kGauge};

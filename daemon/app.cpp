@@ -11,6 +11,8 @@
 #include "daemon/logging.hpp"
 #include "daemon/systemd_notify.hpp"
 #include "daemon/version.hpp"
+#include "exporters/http_security.hpp"
+#include "exporters/textfile_writer.hpp"
 
 namespace fabricmon {
 
@@ -26,6 +28,17 @@ Duration intervalFor(const CollectorEntry& entry, const Config& config) {
 
 PipelineOptions pipelineOptions(const Config& config) {
   return PipelineOptions{config.poll.interval, config.poll.staleAfter};
+}
+
+/// Plain HTTP, or TLS and/or basic auth when web.config_file asks for them.
+Result<HttpServerOptions> serverOptions(const Config& config) {
+  HttpServerOptions options;
+  if (config.web.configFile) {
+    if (Status st = configureWebSecurity(*config.web.configFile, options); !st) {
+      return Error{"web.config_file: " + st.error().message, EINVAL};
+    }
+  }
+  return options;
 }
 
 }  // namespace
@@ -87,17 +100,35 @@ Status App::startSampling() {
     std::lock_guard lock(runnersMutex_);
     runners_ = std::move(runners);
   }
+  if (config_.textfile.path) {
+    // The write fsyncs, so it runs on a thread of its own, never on the loop.
+    textfileTask_ = std::make_unique<PeriodicTask>(
+        io_, "textfile", config_.textfile.interval,
+        [path = *config_.textfile.path, pipeline = pipeline_.get(),
+         failing = std::make_shared<bool>(false)] {
+          const auto payload = pipeline->payload();
+          if (!payload) return;
+          const Status st = writeTextfile(path, payload->text);
+          if (!st && !*failing) spdlog::warn("textfile: {}", st.error().message);
+          if (st && *failing) spdlog::info("textfile: {} is written again", path);
+          *failing = !st.ok();
+        });
+  }
   discoveryTask_->start();
   for (auto& r : runners_) r->start();
+  if (textfileTask_) textfileTask_->start();
   return {};
 }
 
 void App::stopSampling(std::chrono::milliseconds grace) {
   const auto deadline = PeriodicTask::Clock::now() + grace;
   if (discoveryTask_) discoveryTask_->requestStop();
+  if (textfileTask_) textfileTask_->requestStop();
   for (auto& r : runners_) r->requestStop();
   for (auto& r : runners_) leftBehind_ |= !r->join(deadline);
   if (discoveryTask_) leftBehind_ |= !discoveryTask_->join(deadline);
+  if (textfileTask_) leftBehind_ |= !textfileTask_->join(deadline);
+  textfileTask_.reset();
   std::lock_guard lock(runnersMutex_);
   runners_.clear();
   discoveryTask_.reset();
@@ -106,25 +137,27 @@ void App::stopSampling(std::chrono::milliseconds grace) {
   else (void)discovery_.release();
 }
 
-Status App::startHttp() {
+Status App::startHttp(HttpServerOptions options) {
   auto addr = parseListen(config_.web.listen);
   if (!addr) return Error{"web.listen: " + addr.error().message, EINVAL};
+  const char* scheme = options.tls ? "https" : "http";
   HttpHandlers handlers;
   handlers.metrics = [this] { return pipeline_->payload(); };
   handlers.health = [this] { return pipeline_->health(); };
   handlers.findingsJson = [this] { return pipeline_->findingsJson(); };
-  auto server = std::make_unique<HttpServer>(io_, std::move(handlers));
+  auto server = std::make_unique<HttpServer>(io_, std::move(handlers), std::move(options));
   auto port = server->listen(addr->host, addr->port);
   if (!port) return Error{"listen on " + config_.web.listen + ": " + port.error().message, port.error().errnum};
   const std::string shownHost = addr->host.empty() ? "0.0.0.0" : addr->host;
-  spdlog::info("serving http://{}:{}/metrics", shownHost, *port);
+  spdlog::info("serving {}://{}:{}/metrics", scheme, shownHost, *port);
   if (demo_) {
-    fmt::print("fabricmon demo ({} scenario): http://{}:{}/metrics\n", cli_.scenario,
+    fmt::print("fabricmon demo ({} scenario): {}://{}:{}/metrics\n", cli_.scenario, scheme,
                addr->host.empty() ? "127.0.0.1" : addr->host, *port);
     std::fflush(stdout);
   }
   http_ = std::move(server);
   boundListen_ = config_.web.listen;
+  boundWebConfig_ = config_.web.configFile;
   return {};
 }
 
@@ -149,7 +182,7 @@ int App::run() {
         for (const auto& r : runners_) health.push_back(r->health());
         return health;
       },
-      pipelineOptions(config_));
+      pipelineOptions(config_), topology_);
   if (auto keepAlive = watchdogKeepAliveInterval()) {
     spdlog::info("systemd watchdog enabled: keep-alive every {} ms", keepAlive->count() / 1000);
     pipeline_->setAfterPass([last = std::make_shared<std::chrono::steady_clock::time_point>(),
@@ -167,7 +200,9 @@ int App::run() {
     return 1;
   }
   pipeline_->start();
-  if (auto st = startHttp(); !st) {
+  auto options = serverOptions(config_);
+  Status st = options ? startHttp(std::move(*options)) : Status(options.error());
+  if (!st) {
     spdlog::error("{}", st.error().message);
     stopSampling(kStopGrace);
     pipeline_->stop();
@@ -220,19 +255,26 @@ void App::reload() {
   Config next = std::move(load.config);
   applyOverrides(cli_.overrides, next);
   if (demo_) demo_->applyTo(next);
+  // The web-config file is re-read on every reload; a broken one rejects the whole reload.
+  auto options = serverOptions(next);
+  if (!options) {
+    spdlog::error("reload rejected: {}; the running configuration stays in force", options.error().message);
+    notifyReady();
+    return;
+  }
   spdlog::info("reloading configuration from {}", path);
 
   setLogLevel(next.log.level);
   stopSampling(std::chrono::milliseconds(1000));
-  const bool listenChanged = next.web.listen != boundListen_;
+  const bool restartHttp = next.web.listen != boundListen_ || next.web.configFile || boundWebConfig_;
   config_ = std::move(next);
   watchdog_->reconfigure(config_.watchdog, config_.qos);
   pipeline_->setOptions(pipelineOptions(config_));
   if (auto st = startSampling(); !st) spdlog::error("reload: {}", st.error().message);
-  if (listenChanged) {
+  if (restartHttp) {
     auto old = std::move(http_);
     old->stop();
-    if (auto st = startHttp(); !st) {
+    if (auto st = startHttp(std::move(*options)); !st) {
       spdlog::error("reload: {}; the endpoint is down until a good reload", st.error().message);
     }
   }

@@ -35,7 +35,7 @@ class App {
  private:
   Status startSampling();
   void stopSampling(std::chrono::milliseconds grace);
-  Status startHttp();
+  Status startHttp(HttpServerOptions options);
   void waitForSignal();
   void reload();
   void shutdown();
@@ -50,11 +50,13 @@ class App {
   std::unique_ptr<DemoNode> demo_;
   std::unique_ptr<TopologyDiscovery> discovery_;
   std::unique_ptr<PeriodicTask> discoveryTask_;
+  std::unique_ptr<PeriodicTask> textfileTask_;
   std::vector<std::unique_ptr<CollectorRunner>> runners_;
   mutable std::mutex runnersMutex_;  // the pipeline thread reads runners_ for health
   std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<HttpServer> http_;
   std::string boundListen_;
+  std::optional<std::string> boundWebConfig_;
   bool leftBehind_ = false;
   int exitCode_ = 0;
 };

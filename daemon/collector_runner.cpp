@@ -44,6 +44,7 @@ struct CollectorRunner::State {
     batch->wall = std::chrono::system_clock::now();
     CollectOutput out(batch->samples, errors);
     const TopologyPtr topo = topology->get();
+    batch->topologyGeneration = topo->generation;
     CollectStatus status;
     try {
       status = collector->collect(*topo, out);

@@ -12,12 +12,32 @@ namespace fabricmon {
 using Clock = std::chrono::steady_clock;
 
 Pipeline::Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watchdog, SelfMetrics self,
-                   HealthSource health, PipelineOptions options)
+                   HealthSource health, PipelineOptions options,
+                   std::shared_ptr<const TopologyHolder> topology)
     : store_(std::move(store)),
       watchdog_(std::move(watchdog)),
       self_(std::move(self)),
       healthSource_(std::move(health)),
+      topology_(std::move(topology)),
       options_(options) {}
+
+namespace {
+
+/// A batch collected before the latest discovery may still carry a device or interface that has
+/// vanished since (a slow collector runs every 10 s): drop those samples now, so a vanished
+/// device's series leave the very next snapshot (CONTRACT §4).
+BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
+  auto pruned = std::make_shared<Batch>(*batch);
+  std::erase_if(pruned->samples, [&](const Sample& s) {
+    const std::string_view device = s.series->label("device");
+    if (!device.empty() && topology.device(device) == nullptr) return true;
+    const std::string_view interface = s.series->label("interface");
+    return !interface.empty() && topology.netdev(interface) == nullptr;
+  });
+  return pruned;
+}
+
+}  // namespace
 
 Pipeline::~Pipeline() { stop(); }
 
@@ -68,6 +88,18 @@ std::string Pipeline::findingsJson() const {
   return findingsJson_;
 }
 
+BatchPtr Pipeline::current(const BatchPtr& batch) {
+  if (!topology_) return batch;
+  const TopologyPtr topology = topology_->get();
+  if (batch->topologyGeneration == topology->generation) return batch;
+  auto& [generation, pruned] = pruned_[batch.get()];
+  if (!pruned || generation != topology->generation) {
+    pruned = withoutVanished(batch, *topology);
+    generation = topology->generation;
+  }
+  return pruned;
+}
+
 void Pipeline::runPass() {
   PipelineOptions options;
   {
@@ -87,13 +119,21 @@ void Pipeline::runPass() {
   for (const auto& h : health) {
     auto it = snapshot->batches.find(h.name);
     if (it != snapshot->batches.end() && now - h.lastSuccess <= options.staleAfter) {
-      fresh.batches.emplace(h.name, it->second);
+      fresh.batches.emplace(h.name, current(it->second));
     }
     if (h.stuck && now - h.runningSince > options.staleAfter && reason.empty()) {
       reason = fmt::format("collector {} has been stuck in one run for {:.0f} s", h.name,
                            std::chrono::duration<double>(now - h.runningSince).count());
     }
   }
+
+  // Forget pruned copies of batches that are no longer the latest of their collector.
+  std::erase_if(pruned_, [&](const auto& entry) {
+    for (const auto& [name, batch] : snapshot->batches) {
+      if (batch.get() == entry.first) return false;
+    }
+    return true;
+  });
 
   std::vector<BatchPtr> batches;
   batches.reserve(fresh.batches.size() + 2);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -32,7 +33,8 @@ class Pipeline {
   using HealthSource = std::function<std::vector<CollectorHealth>()>;
 
   Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watchdog, SelfMetrics self,
-           HealthSource health, PipelineOptions options);
+           HealthSource health, PipelineOptions options,
+           std::shared_ptr<const TopologyHolder> topology = nullptr);
   ~Pipeline();
 
   void start();
@@ -52,10 +54,16 @@ class Pipeline {
   void runPass();
 
  private:
+  BatchPtr current(const BatchPtr& batch);
+
   std::shared_ptr<Store> store_;
   std::shared_ptr<Watchdog> watchdog_;
   SelfMetrics self_;
   HealthSource healthSource_;
+  std::shared_ptr<const TopologyHolder> topology_;
+  /// Pruned copies of batches that predate the latest discovery, keyed by the original, so that the
+  /// watchdog (which ingests each batch pointer once) sees one stable batch per collector run.
+  std::map<const Batch*, std::pair<uint64_t, BatchPtr>> pruned_;
 
   mutable std::mutex mutex_;  // guards options_, pending_, stopping_, findingsJson_, afterPass_
   std::condition_variable wake_;

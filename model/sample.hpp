@@ -46,6 +46,7 @@ struct Batch {
   std::string collector;
   std::chrono::steady_clock::time_point monotonic;  ///< when the run started; rates use this
   std::chrono::system_clock::time_point wall;
+  uint64_t topologyGeneration = 0;  ///< the discovery result the run worked from
   std::vector<Sample> samples;
 };
 using BatchPtr = std::shared_ptr<const Batch>;

@@ -65,8 +65,8 @@ TEST_F(RdmaBadInput, EachBadFileIsOneSkippedValue) {
       {key("fabricmon_port_transmit_wait_total"), 18446744073709551615.0},  // 2^64-1 is a valid u64
   };
   for (const auto& r : rows) EXPECT_EQ(p.value(r.key), r.expected) << r.key;
-  EXPECT_FALSE(p.has("fabricmon_port_counter_saturated{device=\"mlx5_9\",port=\"1\",counter=\"port_rcv_errors\"}"));
-  EXPECT_EQ(p.value("fabricmon_port_counter_saturated{device=\"mlx5_9\",port=\"1\",counter=\"symbol_error\"}"), 0.0);
+  EXPECT_FALSE(p.has("fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"port_rcv_errors\"}"));
+  EXPECT_EQ(p.value("fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"symbol_error\"}"), 0.0);
   EXPECT_EQ(p.errors, 6u);
   EXPECT_EQ(tracker_.failingCount(), 6u);
 }
@@ -108,7 +108,7 @@ TEST_F(RdmaBadInput, PreviousValueIsNeverReused) {
   std::ofstream(file, std::ios::trunc) << "garbage\n";
   Poll bad = run(*c);
   EXPECT_FALSE(bad.has(key("fabricmon_port_symbol_errors_total")));
-  EXPECT_FALSE(bad.has("fabricmon_port_counter_saturated{device=\"mlx5_9\",port=\"1\",counter=\"symbol_error\"}"));
+  EXPECT_FALSE(bad.has("fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"symbol_error\"}"));
   std::ofstream(file, std::ios::trunc) << "13\n";
   Poll good = run(*c);
   EXPECT_EQ(good.value(key("fabricmon_port_symbol_errors_total")), 13.0);

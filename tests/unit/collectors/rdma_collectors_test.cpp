@@ -65,11 +65,11 @@ TEST_F(RdmaCollectors, PmaCountersOfTheProcfsMlx5CaptureWithDataTimesFour) {
   EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"VL15_dropped\"}"), 0.0);
   // A first-class file is not exported twice.
   EXPECT_FALSE(p.has("fabricmon_port_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"port_xmit_data\"}"));
-  EXPECT_EQ(p.value("fabricmon_port_counter_saturated{device=\"mlx5_0\",port=\"1\",counter=\"symbol_error\"}"), 0.0);
+  EXPECT_EQ(p.value("fabricmon_port_pma_saturated{device=\"mlx5_0\",port=\"1\",counter=\"symbol_error\"}"), 0.0);
   // Data and packet counters have no known width: no saturation series.
-  EXPECT_FALSE(p.has("fabricmon_port_counter_saturated{device=\"mlx5_0\",port=\"1\",counter=\"port_xmit_data\"}"));
+  EXPECT_FALSE(p.has("fabricmon_port_pma_saturated{device=\"mlx5_0\",port=\"1\",counter=\"port_xmit_data\"}"));
   // mlx5_0 21 files + 13 saturation series; mlx4_0 2x17 + 2x13; hfi1_0 17 + 13.
-  EXPECT_EQ(p.count("fabricmon_port_counter_saturated"), 13u * 4);
+  EXPECT_EQ(p.count("fabricmon_port_pma_saturated"), 13u * 4);
 }
 
 TEST_F(RdmaCollectors, SaturatedFlagsNarrowCountersAtTheirMaximum) {
@@ -78,9 +78,9 @@ TEST_F(RdmaCollectors, SaturatedFlagsNarrowCountersAtTheirMaximum) {
   Poll p = run(*c);
   // mlx4_0 port 1 port_xmit_wait = 4294967295 = 2^32-1: the 32-bit counter is stuck at max.
   EXPECT_EQ(p.value("fabricmon_port_transmit_wait_total{device=\"mlx4_0\",port=\"1\"}"), 4294967295.0);
-  EXPECT_EQ(p.value("fabricmon_port_counter_saturated{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_wait\"}"), 1.0);
+  EXPECT_EQ(p.value("fabricmon_port_pma_saturated{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_wait\"}"), 1.0);
   EXPECT_EQ(p.value("fabricmon_port_transmit_discards_total{device=\"mlx4_0\",port=\"1\"}"), 5.0);
-  EXPECT_EQ(p.value("fabricmon_port_counter_saturated{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_discards\"}"),
+  EXPECT_EQ(p.value("fabricmon_port_pma_saturated{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_discards\"}"),
             0.0);
   // i40iw0 prints "N/A (no PMA)" in all 17 files: 17 skipped values, no series, no crash.
   EXPECT_EQ(p.errors, 17u);
@@ -105,7 +105,7 @@ TEST_F(RdmaCollectors, SaturationTableFromTheHandmadeRoceTree) {
       {"mlx5_1", "link_downed", 1},                           // 255 = 2^8-1
   };
   for (const auto& r : rows) {
-    const std::string key = std::string("fabricmon_port_counter_saturated{device=\"") + r.device +
+    const std::string key = std::string("fabricmon_port_pma_saturated{device=\"") + r.device +
                             "\",port=\"1\",counter=\"" + r.counter + "\"}";
     EXPECT_EQ(p.value(key), r.saturated) << key;
   }

@@ -1,0 +1,77 @@
+#include "daemon/cli.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fabricmon {
+namespace {
+
+TEST(CliTest, DefaultsToRun) {
+  auto r = parseCommandLine({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->command, Command::kRun);
+  EXPECT_FALSE(r->configPath);
+}
+
+TEST(CliTest, ParsesEveryOverrideInBothForms) {
+  auto r = parseCommandLine({"run", "--config", "/tmp/f.yaml", "--listen=127.0.0.1:0", "--sysfs-root", "/x",
+                             "--ethtool-dir", "/e", "--dcb-dir=/d", "--netdev-include", "^eth", "--netdev-include",
+                             "^ib", "--poll-interval", "250ms", "--log-level", "debug"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(*r->configPath, "/tmp/f.yaml");
+  Config c;
+  c.netdev.include = {"old"};
+  applyOverrides(r->overrides, c);
+  EXPECT_EQ(c.web.listen, "127.0.0.1:0");
+  EXPECT_EQ(c.sources.sysfsRoot, "/x");
+  EXPECT_EQ(*c.sources.ethtoolDir, "/e");
+  EXPECT_EQ(*c.sources.dcbDir, "/d");
+  EXPECT_EQ(c.netdev.include, (std::vector<std::string>{"^eth", "^ib"}));  // the flag replaces the key
+  EXPECT_EQ(c.poll.interval, std::chrono::milliseconds(250));
+  EXPECT_EQ(c.log.level, "debug");
+}
+
+TEST(CliTest, WithoutFlagsTheConfigValuesStay) {
+  auto r = parseCommandLine({"run"});
+  ASSERT_TRUE(r.ok());
+  Config c;
+  c.web.listen = "10.0.0.1:1";
+  c.netdev.include = {"keep"};
+  applyOverrides(r->overrides, c);
+  EXPECT_EQ(c.web.listen, "10.0.0.1:1");
+  EXPECT_EQ(c.netdev.include, std::vector<std::string>{"keep"});
+}
+
+TEST(CliTest, DemoTakesAScenario) {
+  auto r = parseCommandLine({"demo", "--scenario", "pause-storm"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->command, Command::kDemo);
+  EXPECT_EQ(r->scenario, "pause-storm");
+}
+
+TEST(CliTest, CheckConfigTakesExactlyOneFile) {
+  auto r = parseCommandLine({"check-config", "/etc/x.yaml"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->command, Command::kCheckConfig);
+  EXPECT_EQ(*r->configPath, "/etc/x.yaml");
+  EXPECT_FALSE(parseCommandLine({"check-config"}).ok());
+  EXPECT_FALSE(parseCommandLine({"check-config", "a", "b"}).ok());
+}
+
+TEST(CliTest, RejectsBadUsage) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--bogus"}, {"launch"}, {"--listen"}, {"--listen", "x"}, {"--poll-interval", "0ms"},
+      {"--poll-interval", "abc"}, {"--log-level", "verbose"}, {"--netdev-include", "[a-"},
+      {"run", "--scenario", "healthy"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_FALSE(parseCommandLine(c).ok()) << c[0];
+  }
+}
+
+TEST(CliTest, HelpAndVersionWinOverEverythingAfterThem) {
+  EXPECT_EQ(parseCommandLine({"--help"})->command, Command::kHelp);
+  EXPECT_EQ(parseCommandLine({"run", "--version"})->command, Command::kVersion);
+}
+
+}  // namespace
+}  // namespace fabricmon
