@@ -35,6 +35,9 @@ constexpr double kAdpRetransPerSecond = 25;
 constexpr double kAdpRetransTimeoutPerSecond = 3;
 constexpr double kDuplicateRequestPerSecond = 6;
 constexpr double kImpliedNakPerSecond = 4;
+// ... and the drops behind them: this NIC's receive buffer overflows on the lossless priority
+// (what too little PFC headroom looks like).
+constexpr double kLosslessBufferDropsPerSecond = 12;
 
 std::string prio(unsigned p, const char* suffix, const char* dir = "rx") {
   return std::string(dir) + "_prio" + std::to_string(p) + suffix;
@@ -523,6 +526,9 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
 
   applyEthtool(port, seconds, tr);
   StatTable& e = port.ethtool;
+  if (s > 0) {
+    e[prio(kRocePriority, "_buf_discard")].add(kLosslessBufferDropsPerSecond * s * uniform(rng, 0.7, 1.3));
+  }
   e["rx_symbol_err_phy"].add(symbolErrors);
   e["rx_pcs_symbol_err_phy"].add(symbolErrors);
   e["rx_crc_errors_phy"].add(crcErrors);

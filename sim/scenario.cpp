@@ -30,7 +30,7 @@ constexpr std::array<Spec, 11> kSpecs{{
      true},
     {Scenario::kPfcWithoutEcn, "pfc-without-ecn",
      "3-8 % pause time on priority 3 with no ECN marks and no CNPs", true, false},
-    {Scenario::kLinkFlap, "link-flap", "the link goes down for 2 s every 15 s", false, false},
+    {Scenario::kLinkFlap, "link-flap", "the link goes down for 2 s every 6 s", false, false},
     {Scenario::kCableErrors, "cable-errors",
      "bad cable: symbol/PCS/CRC errors several per second, link recoveries, high pre-FEC BER",
      false, false},

@@ -44,8 +44,10 @@ PortBehaviour affectedBehaviour(Scenario s);
 /// link-flap: every kFlapPeriod seconds the link goes down at phase kFlapDownAt and comes back at
 /// the end of the period; counter-reset: the driver reloads at kResetAt; pause-storm: the NIC's
 /// stall detector warns once at kStormWarningAt.
-inline constexpr double kFlapPeriod = 15.0;
-inline constexpr double kFlapDownAt = 13.0;
+// Three flaps within 18 s: a bad cable or transceiver, and enough for link_flap's default of 3 down
+// events to be reached in a short test.
+inline constexpr double kFlapPeriod = 6.0;
+inline constexpr double kFlapDownAt = 4.0;
 inline constexpr double kResetAt = 10.0;
 inline constexpr double kStormWarningAt = 5.0;
 

@@ -128,7 +128,10 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
     v.judged = true;
     double ecn = marks.increase + prioMarks.increase;
     double cnp = sent.increase + handled.increase;
-    v.fire = fraction > rule.pfcWithoutEcnPauseFraction && ecn == 0 && cnp == 0;
+    // A priority paused at the storm threshold carries no traffic to mark: that is pause_storm's
+    // finding, not a sign of ECN thresholds above XOFF.
+    const bool storm = fraction >= ctx.config.pauseStorm.pauseFraction;
+    v.fire = fraction > rule.pfcWithoutEcnPauseFraction && !storm && ecn == 0 && cnp == 0;
     v.evidence.add("pause_fraction", fraction);
     v.evidence.add("ecn_marked_packets", ecn);
     v.evidence.add("cnps", cnp);

@@ -371,7 +371,7 @@ TEST(SimulatorFiles, RewrittenInPlaceAndVisibleThroughAnFdOpenedBefore) {
     inodes.push_back(st.st_ino);
   }
   const std::string stateBefore = readFile(files[2]);
-  ASSERT_TRUE(sim.tick(14s).ok());  // link down since t = 13
+  ASSERT_TRUE(sim.tick(5s).ok());  // link down since t = 4
   EXPECT_NE(readFile(files[2]), stateBefore);
   for (size_t i = 0; i < files.size(); ++i) {
     SCOPED_TRACE(files[i]);

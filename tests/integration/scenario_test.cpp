@@ -1,0 +1,134 @@
+// Every simulator scenario through the running daemon (issue #4 point 5): the watchdog raises
+// exactly the findings the scenario should, on the affected interface only, and none for
+// `healthy`, `congested` and `counter-reset`. Windows are shortened through config
+// (scenario_windows.yaml); thresholds keep their defaults.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <tuple>
+
+#include "tests/integration/daemon_fixture.hpp"
+
+namespace fabricmon::testing {
+namespace {
+
+struct Seen {
+  std::string rule, reason, subject;  // subject: interface, else device
+  auto operator<=>(const Seen&) const = default;
+};
+
+std::string field(const std::string& chunk, const std::string& name) {
+  std::smatch m;
+  if (std::regex_search(chunk, m, std::regex("\"" + name + "\":\"([^\"]*)\""))) return m[1].str();
+  return "";
+}
+
+/// The findings of /api/v1/findings as (rule, reason, interface-or-device).
+std::set<Seen> parseFindings(const std::string& json) {
+  std::set<Seen> out;
+  size_t pos = 0;
+  while ((pos = json.find("{\"rule\":", pos)) != std::string::npos) {
+    const size_t next = json.find("{\"rule\":", pos + 1);
+    const std::string chunk = json.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+    std::string subject = field(chunk, "interface");
+    if (subject.empty()) subject = field(chunk, "device");
+    out.insert({field(chunk, "rule"), field(chunk, "reason"), subject});
+    pos = pos + 1;
+  }
+  return out;
+}
+
+struct ScenarioCase {
+  const char* scenario;
+  std::set<Seen> required;  ///< must all appear
+  std::set<Seen> allowed;   ///< may appear as well (they depend on how long the test watched)
+  int watchSeconds;         ///< how long to watch for findings that must not appear
+};
+
+void PrintTo(const ScenarioCase& c, std::ostream* os) { *os << c.scenario; }
+
+constexpr const char* kIf = "enp24s0np0";  // the simulator's affected interface (mlx5_0)
+
+const ScenarioCase kCases[] = {
+    {"healthy", {}, {}, 25},
+    {"congested", {}, {}, 25},
+    {"counter-reset", {}, {}, 18},
+    {"pause-storm",
+     {{"pause_storm", "storm", kIf}, {"pause_storm", "nic_storm_warning", kIf}},
+     {{"pause_storm", "sustained_pause", kIf}},
+     0},
+    {"dcqcn-np-disabled", {{"dcqcn_misconfig", "np_disabled", kIf}}, {}, 0},
+    {"dcqcn-rp-disabled", {{"dcqcn_misconfig", "rp_disabled", kIf}}, {}, 0},
+    {"pfc-without-ecn", {{"dcqcn_misconfig", "pfc_without_ecn", kIf}}, {}, 0},
+    {"link-flap", {{"link_flap", "", kIf}}, {}, 0},
+    {"cable-errors",
+     {{"link_errors", "symbol_errors", kIf}, {"link_errors", "ber", kIf}},
+     {{"link_errors", "receive_errors", kIf}, {"link_errors", "link_error_recovery", kIf}},
+     0},
+    {"lossy",
+     {{"roce_packet_loss", "retransmissions", kIf},
+      {"roce_packet_loss", "local_ack_timeouts", kIf},
+      {"lossless_drop", "priority_discards", kIf}},
+     {},
+     0},
+    {"degraded-port", {{"port_degraded", "rate_below_peers", kIf}}, {}, 0},
+};
+
+class ScenarioTest : public DaemonTest, public ::testing::WithParamInterface<ScenarioCase> {};
+
+std::string describe(const std::set<Seen>& s) {
+  std::string out;
+  for (const auto& f : s) out += f.rule + "/" + f.reason + "@" + f.subject + " ";
+  return out.empty() ? "(none)" : out;
+}
+
+TEST_P(ScenarioTest, RaisesExactlyItsFindings) {
+  const ScenarioCase& c = GetParam();
+  daemon_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+      FABRICMON_BINARY, "demo", "--scenario", c.scenario, "--config", FABRICMON_SCENARIO_CONFIG, "--listen",
+      "127.0.0.1:0"});
+  const auto port = daemon_->waitForPort(std::chrono::seconds(15));
+  ASSERT_TRUE(port) << daemon_->output();
+  port_ = *port;
+
+  // Every finding seen at any poll counts, so one that flickers on and off is caught too.
+  std::set<Seen> seen;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::seconds(60);
+  const auto watchUntil = start + std::chrono::seconds(c.watchSeconds);
+  for (;;) {
+    const auto body = httpGet(port_, "/api/v1/findings").body;
+    for (const auto& f : parseFindings(body)) seen.insert(f);
+    const bool allThere = std::includes(seen.begin(), seen.end(), c.required.begin(), c.required.end());
+    const auto now = std::chrono::steady_clock::now();
+    if ((allThere && now >= watchUntil) || now >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  std::set<Seen> missing, unexpected;
+  std::set_difference(c.required.begin(), c.required.end(), seen.begin(), seen.end(),
+                      std::inserter(missing, missing.end()));
+  for (const auto& f : seen) {
+    if (!c.required.count(f) && !c.allowed.count(f)) unexpected.insert(f);
+  }
+  EXPECT_TRUE(missing.empty()) << "missing: " << describe(missing) << "; seen: " << describe(seen);
+  EXPECT_TRUE(unexpected.empty()) << "unexpected: " << describe(unexpected);
+
+  // The same findings are on /metrics as fabricmon_watchdog_active gauges.
+  if (!c.required.empty()) {
+    const std::string metrics = httpGet(port_, "/metrics").body;
+    EXPECT_NE(metrics.find("fabricmon_watchdog_active{rule=\"" + c.required.begin()->rule + "\""),
+              std::string::npos);
+  }
+  EXPECT_EQ(stop(), std::optional<int>(0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, ScenarioTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) {
+                           std::string name = info.param.scenario;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace fabricmon::testing
