@@ -17,7 +17,7 @@ bool ErrorTracker::failed(std::string_view key, const Error& error) {
 
 bool ErrorTracker::recovered(std::string_view key) {
   if (failing_.empty()) return false;
-  auto it = failing_.find(std::string(key));
+  auto it = failing_.find(key);
   if (it == failing_.end()) return false;
   spdlog::info("collector {}: {} reads again (was: {})", collector_, key, it->second.message);
   failing_.erase(it);

@@ -26,8 +26,13 @@ class ErrorTracker {
     std::string message;
     bool touched = true;
   };
+  // Transparent hashing: the per-read recovered() check looks up a string_view without allocating.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::string collector_;
-  std::unordered_map<std::string, Entry> failing_;
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> failing_;
 };
 
 }  // namespace fabricmon
