@@ -9,7 +9,7 @@
 #include <iostream>
 #include <thread>
 
-#include "tests/unit/exporters/tls_test_support.hpp"
+#include "tests/support/tls_test_support.hpp"
 
 namespace fabricmon {
 namespace {

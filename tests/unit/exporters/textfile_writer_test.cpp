@@ -17,7 +17,7 @@
 
 #include "tests/support/http_get.hpp"
 #include "tests/support/process.hpp"
-#include "tests/unit/exporters/tls_test_support.hpp"
+#include "tests/support/tls_test_support.hpp"
 
 namespace fabricmon {
 namespace {

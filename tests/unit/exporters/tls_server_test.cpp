@@ -16,7 +16,7 @@
 #include "exporters/basic_auth.hpp"
 #include "exporters/http_security.hpp"
 #include "exporters/http_server.hpp"
-#include "tests/unit/exporters/tls_test_support.hpp"
+#include "tests/support/tls_test_support.hpp"
 
 namespace fabricmon {
 namespace {

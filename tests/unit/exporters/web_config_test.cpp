@@ -11,7 +11,7 @@
 #include "exporters/asio_ssl.hpp"
 #include "exporters/http_security.hpp"
 #include "exporters/tls_context.hpp"
-#include "tests/unit/exporters/tls_test_support.hpp"
+#include "tests/support/tls_test_support.hpp"
 
 namespace fabricmon {
 namespace {
