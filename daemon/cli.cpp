@@ -120,6 +120,22 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
   return opts;
 }
 
+Status checkOverridden(const Config& config) {
+  const Duration poll = config.poll.interval;
+  const std::pair<const char*, Duration> longer[] = {
+      {"poll.stale_after", config.poll.staleAfter},
+      {"watchdog.peak_window", config.watchdog.peakWindow},
+      {"watchdog.rules.dcqcn_misconfig.window", config.watchdog.dcqcnMisconfig.window},
+  };
+  for (const auto& [key, value] : longer) {
+    if (value <= poll) {
+      return usageError("--poll-interval " + formatDuration(poll) + " must be shorter than " + key + " (" +
+                        formatDuration(value) + ")");
+    }
+  }
+  return {};
+}
+
 void applyOverrides(const CliOverrides& o, Config& config) {
   if (o.listen) config.web.listen = *o.listen;
   if (o.sysfsRoot) config.sources.sysfsRoot = *o.sysfsRoot;

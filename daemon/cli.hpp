@@ -33,6 +33,9 @@ struct CliOptions {
 Result<CliOptions> parseCommandLine(const std::vector<std::string>& args);
 /// Applies the overrides to a loaded config.
 void applyOverrides(const CliOverrides& overrides, Config& config);
+/// The cross-field rules the loader checks that a flag can break (--poll-interval against
+/// poll.stale_after and the watchdog windows).
+Status checkOverridden(const Config& config);
 std::string usageText();
 
 }  // namespace fabricmon

@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
     if (!cli->configPath) cli->configPath = path;  // reload re-reads the same file
   }
   applyOverrides(cli->overrides, config);
+  if (Status st = checkOverridden(config); !st) {
+    std::fprintf(stderr, "fabricmon: %s\n", st.error().message.c_str());
+    return 2;
+  }
   setupLogging(config.log.level);
 
   int code = 1;

@@ -68,6 +68,17 @@ TEST(CliTest, RejectsBadUsage) {
   }
 }
 
+TEST(CliTest, AFlagCannotBreakTheConfigsCrossFieldRules) {
+  Config c;
+  EXPECT_TRUE(checkOverridden(c).ok());
+  auto r = parseCommandLine({"--poll-interval", "2m"});
+  ASSERT_TRUE(r.ok());
+  applyOverrides(r->overrides, c);
+  const Status st = checkOverridden(c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("poll.stale_after"), std::string::npos) << st.error().message;
+}
+
 TEST(CliTest, HelpAndVersionWinOverEverythingAfterThem) {
   EXPECT_EQ(parseCommandLine({"--help"})->command, Command::kHelp);
   EXPECT_EQ(parseCommandLine({"run", "--version"})->command, Command::kVersion);
