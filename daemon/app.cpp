@@ -20,6 +20,8 @@ namespace {
 
 // SIGTERM must end the process within 2 s (issue #2); a stuck collector gets what is left of it.
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
+// One per core of the machines we run on; each response is a memcpy of a prerendered payload.
+constexpr int kHttpThreads = 2;
 
 Duration intervalFor(const CollectorEntry& entry, const Config& config) {
   if (const auto* c = config.collector(entry.name); c != nullptr && c->interval) return *c->interval;
@@ -145,7 +147,7 @@ Status App::startHttp(HttpServerOptions options) {
   handlers.metrics = [this] { return pipeline_->payload(); };
   handlers.health = [this] { return pipeline_->health(); };
   handlers.findingsJson = [this] { return pipeline_->findingsJson(); };
-  auto server = std::make_unique<HttpServer>(io_, std::move(handlers), std::move(options));
+  auto server = std::make_unique<HttpServer>(httpIo_, std::move(handlers), std::move(options));
   auto port = server->listen(addr->host, addr->port);
   if (!port) return Error{"listen on " + config_.web.listen + ": " + port.error().message, port.error().errnum};
   const std::string shownHost = addr->host.empty() ? "0.0.0.0" : addr->host;
@@ -200,10 +202,13 @@ int App::run() {
     return 1;
   }
   pipeline_->start();
+  httpWork_.emplace(httpIo_.get_executor());
+  for (int i = 0; i < kHttpThreads; ++i) httpThreads_.emplace_back([this] { httpIo_.run(); });
   auto options = serverOptions(config_);
   Status st = options ? startHttp(std::move(*options)) : Status(options.error());
   if (!st) {
     spdlog::error("{}", st.error().message);
+    stopHttpThreads();
     stopSampling(kStopGrace);
     pipeline_->stop();
     return st.error().errnum == EINVAL ? 2 : 1;
@@ -227,9 +232,17 @@ void App::waitForSignal() {
   });
 }
 
+void App::stopHttpThreads() {
+  if (http_) http_->stop();
+  httpWork_.reset();
+  httpIo_.stop();
+  for (auto& t : httpThreads_) t.join();
+  httpThreads_.clear();
+}
+
 void App::shutdown() {
   notifyStopping();
-  if (http_) http_->stop();
+  stopHttpThreads();
   stopSampling(kStopGrace);
   if (pipeline_) pipeline_->stop();
   if (demo_) demo_->stop();

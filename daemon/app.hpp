@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,17 @@ class App {
   void waitForSignal();
   void reload();
   void shutdown();
+  void stopHttpThreads();
 
   Config config_;
   CliOptions cli_;
-  boost::asio::io_context io_;
+  boost::asio::io_context io_;  // timers, signals, reload
   boost::asio::signal_set signals_;
+  // The HTTP server has its own loop and threads, so concurrent scrapes are served in parallel and
+  // never queue behind a timer callback or a reload.
+  boost::asio::io_context httpIo_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> httpWork_;
+  std::vector<std::thread> httpThreads_;
   std::shared_ptr<Store> store_ = std::make_shared<Store>();
   std::shared_ptr<Watchdog> watchdog_;
   std::shared_ptr<TopologyHolder> topology_ = std::make_shared<TopologyHolder>();

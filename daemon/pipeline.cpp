@@ -11,6 +11,8 @@ namespace fabricmon {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr auto kCoalesce = std::chrono::milliseconds(20);
+
 Pipeline::Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watchdog, SelfMetrics self,
                    HealthSource health, PipelineOptions options,
                    std::shared_ptr<const TopologyHolder> topology)
@@ -48,6 +50,12 @@ void Pipeline::start() {
     while (!stopping_) {
       wake_.wait_for(lock, options_.tick, [this] { return pending_ || stopping_; });
       if (stopping_) break;
+      if (pending_) {
+        // The fast collectors share one interval and publish within milliseconds of each other:
+        // wait briefly so that their batches make one render, not four.
+        wake_.wait_for(lock, kCoalesce, [this] { return stopping_; });
+        if (stopping_) break;
+      }
       pending_ = false;
       lock.unlock();
       runPass();
