@@ -71,7 +71,7 @@ constexpr std::string_view kLifespan = "lifespan";
 class HwCounterCollector final : public Collector {
  public:
   explicit HwCounterCollector(std::shared_ptr<const SysfsRoot> sysfs)
-      : cache_(std::move(sysfs), &listDevices,
+      : cache_(std::move(sysfs), &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
   std::string_view name() const override { return "hw_counters"; }
@@ -82,15 +82,6 @@ class HwCounterCollector final : public Collector {
   }
 
  private:
-  static void listDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
-    for (const auto& d : topology.devices) {
-      SlotGroup g;
-      g.name = d.name;
-      g.dirRel = "class/infiniband/" + d.name;
-      groups.push_back(std::move(g));
-    }
-  }
-
   void build(const Topology& topology, SlotGroup& group) {
     const RdmaDevice* device = topology.device(group.name);
     if (device == nullptr) return;

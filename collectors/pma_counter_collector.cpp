@@ -112,7 +112,7 @@ std::optional<unsigned> widthOf(std::string_view file) {
 class PmaCounterCollector final : public Collector {
  public:
   explicit PmaCounterCollector(std::shared_ptr<const SysfsRoot> sysfs)
-      : cache_(std::move(sysfs), &listDevices,
+      : cache_(std::move(sysfs), &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
   std::string_view name() const override { return "pma_counters"; }
@@ -123,15 +123,6 @@ class PmaCounterCollector final : public Collector {
   }
 
  private:
-  static void listDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
-    for (const auto& d : topology.devices) {
-      SlotGroup g;
-      g.name = d.name;
-      g.dirRel = "class/infiniband/" + d.name;
-      groups.push_back(std::move(g));
-    }
-  }
-
   void build(const Topology& topology, SlotGroup& group) {
     const RdmaDevice* device = topology.device(group.name);
     if (device == nullptr) return;

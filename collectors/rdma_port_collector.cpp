@@ -39,7 +39,7 @@ constexpr std::array<const FamilyDef*, 5> kFamilies{&kDeviceInfo, &kPortInfo, &k
 class RdmaPortCollector final : public Collector {
  public:
   explicit RdmaPortCollector(std::shared_ptr<const SysfsRoot> sysfs)
-      : cache_(std::move(sysfs), &listDevices,
+      : cache_(std::move(sysfs), &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
   std::string_view name() const override { return "rdma_port"; }
@@ -50,15 +50,6 @@ class RdmaPortCollector final : public Collector {
   }
 
  private:
-  static void listDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
-    for (const auto& d : topology.devices) {
-      SlotGroup g;
-      g.name = d.name;
-      g.dirRel = "class/infiniband/" + d.name;
-      groups.push_back(std::move(g));
-    }
-  }
-
   std::string readOrEmpty(const std::string& rel) const {
     auto text = cache_.sysfs().readText(rel);
     return text ? std::move(*text) : std::string();

@@ -125,4 +125,13 @@ void SlotGroupCache::readGroup(SlotGroup& group, CollectOutput& out) {
   }
 }
 
+void listRdmaDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
+  for (const auto& d : topology.devices) {
+    SlotGroup g;
+    g.name = d.name;
+    g.dirRel = "class/infiniband/" + d.name;
+    groups.push_back(std::move(g));
+  }
+}
+
 }  // namespace fabricmon

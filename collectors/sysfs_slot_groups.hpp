@@ -103,4 +103,8 @@ class SlotGroupCache {
 /// Key for error tracking: "<group>/<rest>".
 std::string slotKey(std::string_view group, std::string_view rest);
 
+/// One group per RDMA device of the topology, rooted at class/infiniband/<dev>: the Lister of every
+/// collector that reads a device's files.
+void listRdmaDevices(const Topology& topology, std::vector<SlotGroup>& groups);
+
 }  // namespace fabricmon
