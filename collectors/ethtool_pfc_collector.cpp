@@ -8,6 +8,7 @@
 #include <regex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "collectors/registry.hpp"
@@ -269,6 +270,8 @@ class EthtoolPfcCollector final : public Collector {
       iface.lastSeen = poll_;
 
       if (auto st = source_->readInto(netdev.name, iface.stats); !st) {
+        // Whatever the source left in `stats` is not the list `exports` was built for.
+        iface.synced = false;
         if (isNoData(st.error().errnum)) {
           if (!iface.noData)
             spdlog::debug("ethtool_pfc: {}: no ethtool stats ({})", netdev.name,
@@ -303,50 +306,92 @@ class EthtoolPfcCollector final : public Collector {
   }
 
  private:
-  struct Entry {
-    SeriesPtr series;  // null: a stat we do not export
+  /// Where a stat goes: null series for a stat we do not export.
+  struct Target {
+    SeriesPtr series;
     double scale = 1;
-    uint64_t lastSeen = 0;
+  };
+  /// An exported stat: its position in the interface's stats list and its series.
+  struct Export {
+    size_t index = 0;
+    Target target;
   };
   struct Interface {
-    EthtoolStats stats;  // refilled in place by the source every poll
-    StringMap<Entry> entries;
+    EthtoolStats stats;              // refilled in place by the source every poll
+    std::vector<std::string> names;  // the name list `exports` was built for, by position
+    std::vector<Export> exports;     // by increasing index: samples keep the NIC's order
+    bool synced = false;             // `names` is what the last good read left in `stats`
     std::string errorKey, linesKey;
     uint64_t lastSeen = 0;
     bool noData = false;
   };
 
+  // A CX-7 reports ~665 stats of which ~30 are exported; the list of 665 names only changes when
+  // PFC is reconfigured or the driver is reloaded. So positions are mapped to series once per
+  // change of the list, and a poll touches only the exported positions.
   void emit(const std::string& ifname, Interface& iface, CollectOutput& out) {
-    size_t live = 0;
-    for (const auto& [stat, value] : iface.stats.stats) {
-      auto it = iface.entries.find(std::string_view(stat));
-      if (it == iface.entries.end())
-        it = iface.entries.emplace(stat, makeEntry(ifname, stat)).first;
-      Entry& e = it->second;
-      if (e.lastSeen == poll_) continue;  // a driver repeating a name: the first one counts
-      e.lastSeen = poll_;
-      ++live;
-      if (e.series) out.add(e.series, static_cast<double>(value) * e.scale);
-    }
-    // Names vanish when PFC is reconfigured; forget them only when the set actually shrank.
-    if (live != iface.entries.size()) {
-      std::erase_if(iface.entries, [&](const auto& kv) { return kv.second.lastSeen != poll_; });
+    // The file source vouches for an unchanged list; anything else is compared name by name.
+    if (!(iface.synced && iface.stats.namesUnchanged) && !sameNames(iface)) remap(ifname, iface);
+    iface.synced = true;
+    const auto& stats = iface.stats.stats;
+    for (const Export& e : iface.exports) {
+      out.add(e.target.series, static_cast<double>(stats[e.index].second) * e.target.scale);
     }
   }
 
-  Entry makeEntry(const std::string& ifname, const std::string& stat) const {
+  static bool sameNames(const Interface& iface) {
+    const auto& stats = iface.stats.stats;
+    if (stats.size() != iface.names.size()) return false;
+    for (size_t i = 0; i < stats.size(); ++i) {
+      if (stats[i].first != iface.names[i]) return false;
+    }
+    return true;
+  }
+
+  // Rebuilds names/exports for the current list. Names seen before keep their series (and names
+  // known to be unexported skip the table and the include regexes); names that vanished are
+  // forgotten. A driver repeating a name: the first one counts.
+  void remap(const std::string& ifname, Interface& iface) {
+    StringMap<Target> known;
+    known.reserve(iface.names.size());
+    auto exp = iface.exports.begin();
+    for (size_t i = 0; i < iface.names.size(); ++i) {
+      Target t;
+      if (exp != iface.exports.end() && exp->index == i) t = (exp++)->target;
+      known.try_emplace(std::move(iface.names[i]), std::move(t));
+    }
+
+    const auto& stats = iface.stats.stats;
+    std::vector<std::string> names;
+    names.reserve(stats.size());
+    std::vector<Export> exports;
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(stats.size());
+    for (size_t i = 0; i < stats.size(); ++i) {
+      const std::string& stat = stats[i].first;
+      names.push_back(stat);
+      if (!seen.insert(stat).second) continue;
+      auto it = known.find(std::string_view(stat));
+      Target t = it != known.end() ? std::move(it->second) : makeTarget(ifname, stat);
+      if (t.series) exports.push_back(Export{i, std::move(t)});
+    }
+    iface.names = std::move(names);
+    iface.exports = std::move(exports);
+  }
+
+  Target makeTarget(const std::string& ifname, const std::string& stat) const {
     EthtoolStatMapping m = mapEthtoolStat(stat);
     if (m.family != nullptr) {
       Labels labels{{"interface", ifname}};
       labels.insert(labels.end(), m.labels.begin(), m.labels.end());
-      return Entry{makeSeries(*m.family, std::move(labels)), m.scale};
+      return Target{makeSeries(*m.family, std::move(labels)), m.scale};
     }
     for (const auto& re : include_) {
       if (std::regex_match(stat, re)) {
-        return Entry{makeSeries(kEthtoolStat, {{"interface", ifname}, {"stat", stat}}), 1};
+        return Target{makeSeries(kEthtoolStat, {{"interface", ifname}, {"stat", stat}}), 1};
       }
     }
-    return Entry{};
+    return Target{};
   }
 
   std::shared_ptr<EthtoolSource> source_;

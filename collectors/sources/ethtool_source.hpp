@@ -20,6 +20,10 @@ struct EthtoolStats {
   /// Lines of a stats file that were not `name: value` ("line 7: ..."); every good line is still
   /// in `stats`. Always empty for the ioctl source.
   std::vector<std::string> issues;
+  /// Set by a readInto() that checked the names are, in order, the ones `out` held before the
+  /// call, so a consumer that keyed work by position may keep it. False means "not known" (the
+  /// ioctl source and the default readInto never set it): compare the names yourself.
+  bool namesUnchanged = false;
 };
 
 class EthtoolSource {
@@ -30,11 +34,14 @@ class EthtoolSource {
   virtual Result<EthtoolStats> read(const std::string& ifname) = 0;
 
   /// Same as read(), refilling `out` in place so a caller that keeps one EthtoolStats per
-  /// interface does not allocate per poll when the names did not change. On error `out` holds
-  /// no usable values.
+  /// interface does not allocate per poll when the names did not change. `out` must be empty or
+  /// last filled by this source. On error `out` holds no usable values.
   virtual Status readInto(const std::string& ifname, EthtoolStats& out) {
     auto r = read(ifname);
-    if (!r) return r.error();
+    if (!r) {
+      out = EthtoolStats{};
+      return r.error();
+    }
     out = std::move(*r);
     return {};
   }

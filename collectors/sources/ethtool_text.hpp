@@ -16,4 +16,11 @@ namespace fabricmon {
 /// `NIC statistics:` line, or no stat at all.
 Result<EthtoolStats> parseEthtoolText(std::string_view text);
 
+/// The same parse into `out` in place, for a caller that keeps one EthtoolStats per interface:
+/// while the names come in the order `out` already holds, only the values are written (no
+/// allocation, no duplicate check — `out` must be empty or a previous result of this parser, so
+/// its names are unique). From the first differing name on, names are rewritten and checked for
+/// repeats. Sets `out.namesUnchanged`. On error `out` is left empty.
+Status parseEthtoolTextInto(std::string_view text, EthtoolStats& out);
+
 }  // namespace fabricmon

@@ -58,6 +58,12 @@ struct PollResult {
     }
     return m;
   }
+  /// Every sample as (key, value), in emission order.
+  std::vector<std::pair<std::string, double>> inOrder() const {
+    std::vector<std::pair<std::string, double>> v;
+    for (const auto& s : samples) v.emplace_back(s.series->key, s.value);
+    return v;
+  }
   const Sample* find(std::string_view key) const {
     for (const auto& s : samples) {
       if (s.series->key == key) return &s;
@@ -68,9 +74,12 @@ struct PollResult {
 
 class Harness {
  public:
-  explicit Harness(fs::path dir, std::vector<std::string> include = {}) : tracker_("ethtool_pfc") {
+  explicit Harness(fs::path dir, std::vector<std::string> include = {})
+      : Harness(makeEthtoolFileSource(std::move(dir)), std::move(include)) {}
+  explicit Harness(std::shared_ptr<EthtoolSource> source, std::vector<std::string> include = {})
+      : tracker_("ethtool_pfc") {
     Sources sources;
-    sources.ethtool = makeEthtoolFileSource(std::move(dir));
+    sources.ethtool = std::move(source);
     Config config;
     config.ethtool.statsInclude = std::move(include);
     collector_ = makeEthtoolPfcCollector(sources, config);
@@ -465,6 +474,207 @@ TEST(EthtoolPfcCollectorTest, BadFilesAreOneErrorEachAndRecover) {
       fixed.find(R"(fabricmon_priority_receive_bytes_total{interface="empty0",priority="0"})")
           ->value,
       9);
+}
+
+// ---- the in-place path: positions mapped once per change of the name list ----
+
+using StatList = std::vector<std::pair<std::string, uint64_t>>;
+
+std::string statsText(const StatList& stats, const char* extra = "") {
+  std::string t = "NIC statistics:\n";
+  for (const auto& [name, value] : stats) t += "     " + name + ": " + std::to_string(value) + "\n";
+  return t + extra;
+}
+
+// What a collector that never saw this interface before exports for `text`: the reference for a
+// collector that went through earlier polls.
+std::vector<std::pair<std::string, double>> freshPoll(const std::string& text,
+                                                      std::vector<std::string> include = {}) {
+  TempDir dir;
+  dir.write("ens1f0", text);
+  Harness h(dir.path(), std::move(include));
+  return h.collect(topologyOf({"ens1f0"})).inOrder();
+}
+
+TEST(EthtoolPfcCollectorTest, SameNamesNextPollUpdatesValuesOnTheSameSeries) {
+  TempDir dir;
+  dir.write("ens1f0", pfcStats(3, 10, 5));
+  Harness h(dir.path());
+  const Topology topo = topologyOf({"ens1f0"});
+  const PollResult first = h.collect(topo);
+  ASSERT_EQ(first.samples.size(), 7u);
+  for (uint64_t round = 1; round <= 3; ++round) {
+    dir.write("ens1f0", pfcStats(3, 10 + round * 1000000, 5 + round));
+    const PollResult next = h.collect(topo);
+    ASSERT_EQ(next.samples.size(), first.samples.size());
+    for (size_t i = 0; i < next.samples.size(); ++i) {
+      EXPECT_EQ(next.samples[i].series.get(), first.samples[i].series.get()) << i;
+    }
+    EXPECT_DOUBLE_EQ(
+        next.find(
+                R"(fabricmon_pfc_pause_seconds_total{interface="ens1f0",priority="3",direction="rx"})")
+            ->value,
+        (10 + round * 1000000) * 1e-6);
+    EXPECT_DOUBLE_EQ(
+        next.find(R"(fabricmon_pci_outbound_stalled_ratio{interface="ens1f0",direction="wr"})")
+            ->value,
+        (5 + round) / 100.0);
+  }
+}
+
+// Each poll's text is the previous one changed; all values differ so a stat read from the wrong
+// position shows. After every poll the samples equal those of a collector that never saw the
+// earlier texts.
+TEST(EthtoolPfcCollectorTest, ChangedNameListsMapLikeAFreshCollector) {
+  const StatList base = {
+      {"rx_packets", 1},     {"rx_prio3_pause", 2},  {"rx_prio3_pause_duration", 3000000},
+      {"tx_prio3_pause", 4}, {"rx_discards_phy", 5}, {"outbound_pci_stalled_rd", 60}};
+  auto with = [](StatList l, size_t at, std::pair<std::string, uint64_t> s) {
+    l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), std::move(s));
+    return l;
+  };
+  auto without = [](StatList l, size_t at) {
+    l.erase(l.begin() + static_cast<std::ptrdiff_t>(at));
+    return l;
+  };
+  StatList renamed = base;
+  renamed[1].first = "rx_prio4_pause";
+  StatList swapped = base;
+  std::swap(swapped[1], swapped[3]);
+  const StatList frontInserted = with(base, 0, {"rx_prio0_bytes", 7});
+  const std::vector<std::pair<const char*, std::string>> steps = {
+      {"base", statsText(base)},
+      {"values", statsText({{"rx_packets", 11},
+                            {"rx_prio3_pause", 12},
+                            {"rx_prio3_pause_duration", 13000000},
+                            {"tx_prio3_pause", 14},
+                            {"rx_discards_phy", 15},
+                            {"outbound_pci_stalled_rd", 16}})},
+      {"front insert shifts every position", statsText(frontInserted)},
+      {"back to base", statsText(base)},
+      {"renamed at the same count", statsText(renamed)},
+      {"swapped", statsText(swapped)},
+      {"removed in the middle", statsText(without(base, 2))},
+      {"added at the end", statsText(with(base, 6, {"tx_discards_phy", 17}))},
+      {"repeated name and a bad line",
+       statsText(with(base, 2, {"rx_prio3_pause", 99}), "  junk\n")},
+      {"unparsable", "NIC statistics:\n"},
+      {"after the error, shifted", statsText(frontInserted)},
+      {"empty file", ""},
+      {"after the second error, same names as before it", statsText(frontInserted)},
+  };
+  TempDir dir;
+  Harness h(dir.path(), {"rx_packets"});
+  const Topology topo = topologyOf({"ens1f0"});
+  for (const auto& [what, text] : steps) {
+    dir.write("ens1f0", text);
+    const PollResult run = h.collect(topo);
+    EXPECT_EQ(run.inOrder(), freshPoll(text, {"rx_packets"})) << what;
+  }
+  // The reference itself, spelled out for the renamed list.
+  dir.write("ens1f0", statsText(renamed));
+  const std::map<std::string, double> want = {
+      {R"(fabricmon_ethtool_stat_total{interface="ens1f0",stat="rx_packets"})", 1},
+      {R"(fabricmon_pfc_pause_frames_received_total{interface="ens1f0",priority="4"})", 2},
+      {R"(fabricmon_pfc_pause_seconds_total{interface="ens1f0",priority="3",direction="rx"})", 3},
+      {R"(fabricmon_pfc_pause_frames_transmitted_total{interface="ens1f0",priority="3"})", 4},
+      {R"(fabricmon_phy_receive_discards_total{interface="ens1f0"})", 5},
+      {R"(fabricmon_pci_outbound_stalled_ratio{interface="ens1f0",direction="rd"})", 0.6},
+  };
+  EXPECT_EQ(h.collect(topo).byKey(), want);
+}
+
+// After a failed read nothing of the earlier values is exported, and the error is reported.
+TEST(EthtoolPfcCollectorTest, NoStaleValuesAfterAnError) {
+  TempDir dir;
+  dir.write("ens1f0", pfcStats(3, 10, 5));
+  Harness h(dir.path());
+  const Topology topo = topologyOf({"ens1f0"});
+  ASSERT_EQ(h.collect(topo).samples.size(), 7u);
+  for (const char* bad : {"", "garbage\n", "NIC statistics:\n     x\n"}) {
+    dir.write("ens1f0", bad);
+    const PollResult failed = h.collect(topo);
+    EXPECT_TRUE(failed.samples.empty()) << bad;
+    EXPECT_EQ(failed.errors, 1u) << bad;
+    EXPECT_EQ(failed.status, CollectStatus::kFailed) << bad;
+  }
+  fs::remove(dir.path() / "ens1f0");
+  const PollResult gone = h.collect(topo);
+  EXPECT_TRUE(gone.samples.empty());
+  EXPECT_EQ(gone.status, CollectStatus::kNoData);
+  dir.write("ens1f0", pfcStats(3, 30, 9));
+  const PollResult back = h.collect(topo);
+  EXPECT_EQ(back.errors, 0u);
+  EXPECT_EQ(back.inOrder(), freshPoll(pfcStats(3, 30, 9)));
+}
+
+// A source other than the file one: it never vouches for the names (namesUnchanged stays false),
+// or it leaves a list behind on error, so the collector compares the names itself.
+class ScriptedSource final : public EthtoolSource {
+ public:
+  struct Step {
+    StatList stats;
+    int errnum = 0;               // 0: success
+    bool namesUnchanged = false;  // what the source claims
+  };
+  explicit ScriptedSource(std::vector<Step> steps) : steps_(std::move(steps)) {}
+
+  Result<EthtoolStats> read(const std::string& ifname) override {
+    EthtoolStats out;
+    if (auto st = readInto(ifname, out); !st) return st.error();
+    return out;
+  }
+  Status readInto(const std::string&, EthtoolStats& out) override {
+    const Step& s = steps_.at(next_++);
+    out.stats = s.stats;  // left in `out` even on error: "no usable values"
+    out.issues.clear();
+    out.namesUnchanged = s.namesUnchanged;
+    if (s.errnum != 0) return Error{"scripted failure", s.errnum};
+    return {};
+  }
+
+ private:
+  std::vector<Step> steps_;
+  size_t next_ = 0;
+};
+
+TEST(EthtoolPfcCollectorTest, OtherSourcesAreComparedNameByName) {
+  const StatList a = {{"rx_prio3_pause", 1}, {"tx_prio3_pause", 2}, {"rx_packets", 3}};
+  const StatList aValues = {{"rx_prio3_pause", 4}, {"tx_prio3_pause", 5}, {"rx_packets", 6}};
+  const StatList b = {{"tx_prio3_pause", 7}, {"rx_prio3_pause", 8}, {"rx_packets", 9}};
+  const StatList dup = {{"rx_prio3_pause", 10}, {"rx_prio3_pause", 11}, {"tx_prio3_pause", 12}};
+  const std::vector<ScriptedSource::Step> steps = {
+      {a},
+      {aValues},
+      {b},  // same count, swapped names, not vouched for
+      {dup},
+      {a},
+      {b, EIO},
+      // `out` held b before this call, so "unchanged" is true of the source's view, but the
+      // collector last mapped a: it must not trust the claim across an error.
+      {b, 0, true},
+  };
+  auto source = std::make_shared<ScriptedSource>(steps);
+  Harness h(source);
+  const Topology topo = topologyOf({"ens1f0"});
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const PollResult run = h.collect(topo);
+    if (steps[i].errnum != 0) {
+      EXPECT_TRUE(run.samples.empty()) << i;
+      EXPECT_EQ(run.errors, 1u) << i;
+      continue;
+    }
+    Harness fresh(std::make_shared<ScriptedSource>(std::vector<ScriptedSource::Step>{steps[i]}));
+    EXPECT_EQ(run.inOrder(), fresh.collect(topo).inOrder()) << "step " << i;
+  }
+  // The repeated name counts once, with its first value.
+  Harness once(std::make_shared<ScriptedSource>(std::vector<ScriptedSource::Step>{{dup}}));
+  const auto dupRun = once.collect(topo);
+  EXPECT_EQ(dupRun.samples.size(), 2u);
+  EXPECT_EQ(
+      dupRun.find(R"(fabricmon_pfc_pause_frames_received_total{interface="ens1f0",priority="3"})")
+          ->value,
+      10);
 }
 
 }  // namespace

@@ -302,5 +302,234 @@ TEST(EthtoolFileSourceTest, RereadsTheFileEveryPollAndReportsLineIssues) {
   EXPECT_NE(stats.issues[0].find("line 3"), std::string::npos) << stats.issues[0];
 }
 
+// ---- in place: parseEthtoolTextInto over the previous result ----
+
+std::string statsText(const StatList& stats, const char* extra = "") {
+  std::string t = "NIC statistics:\n";
+  for (const auto& [name, value] : stats) t += "     " + name + ": " + std::to_string(value) + "\n";
+  return t + extra;
+}
+
+struct InPlaceCase {
+  const char* name;
+  std::string before;  // parsed first, into the same EthtoolStats
+  std::string after;
+  bool namesUnchanged;
+};
+void PrintTo(const InPlaceCase& c, std::ostream* os) { *os << c.name; }
+
+class EthtoolInPlaceTest : public ::testing::TestWithParam<InPlaceCase> {};
+
+// Whatever the previous result, the in-place parse equals a fresh parse of the new text.
+TEST_P(EthtoolInPlaceTest, EqualsAFreshParse) {
+  const auto& c = GetParam();
+  EthtoolStats stats;
+  ASSERT_TRUE(parseEthtoolTextInto(c.before, stats));
+  EXPECT_FALSE(stats.namesUnchanged);  // from empty
+  auto st = parseEthtoolTextInto(c.after, stats);
+  ASSERT_TRUE(st) << st.error().message;
+  auto fresh = parseEthtoolText(c.after);
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(stats.stats, fresh->stats);
+  EXPECT_EQ(stats.issues, fresh->issues);
+  EXPECT_EQ(stats.namesUnchanged, c.namesUnchanged);
+}
+
+const StatList kAbc = {{"rx_prio3_pause", 1}, {"b", 2}, {"tx_vport_rdma_unicast_bytes", 3}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Changes, EthtoolInPlaceTest,
+    ::testing::Values(
+        InPlaceCase{
+            "same_names_new_values", statsText(kAbc),
+            statsText({{"rx_prio3_pause", 10}, {"b", 20}, {"tx_vport_rdma_unicast_bytes", 30}}),
+            true},
+        InPlaceCase{"bad_line_names_unchanged", statsText(kAbc),
+                    "NIC statistics:\n     rx_prio3_pause: 5\n     junk\n     b: x\n     b: 6\n"
+                    "     tx_vport_rdma_unicast_bytes: 7\n",
+                    true},
+        InPlaceCase{
+            "renamed_in_the_middle", statsText(kAbc),
+            statsText({{"rx_prio3_pause", 1}, {"c", 2}, {"tx_vport_rdma_unicast_bytes", 3}}),
+            false},
+        InPlaceCase{
+            "renamed_first_long_name", statsText(kAbc),
+            statsText({{"rx_prio4_pause", 1}, {"b", 2}, {"tx_vport_rdma_unicast_bytes", 3}}),
+            false},
+        InPlaceCase{"added_at_the_end", statsText(kAbc), statsText(kAbc, "     d: 4\n"), false},
+        InPlaceCase{
+            "inserted_at_the_front", statsText(kAbc),
+            statsText(
+                {{"z", 0}, {"rx_prio3_pause", 1}, {"b", 2}, {"tx_vport_rdma_unicast_bytes", 3}}),
+            false},
+        InPlaceCase{"removed_at_the_end", statsText(kAbc),
+                    statsText({{"rx_prio3_pause", 1}, {"b", 2}}), false},
+        InPlaceCase{"removed_in_the_middle", statsText(kAbc),
+                    statsText({{"rx_prio3_pause", 1}, {"tx_vport_rdma_unicast_bytes", 3}}), false},
+        InPlaceCase{
+            "reordered", statsText(kAbc),
+            statsText({{"b", 2}, {"rx_prio3_pause", 1}, {"tx_vport_rdma_unicast_bytes", 3}}),
+            false},
+        // After the first difference, repeats of names before it and after it are still caught.
+        InPlaceCase{"repeat_of_an_unchanged_name", statsText(kAbc),
+                    statsText({{"rx_prio3_pause", 1},
+                               {"x", 2},
+                               {"rx_prio3_pause", 9},
+                               {"x", 8},
+                               {"tx_vport_rdma_unicast_bytes", 3}}),
+                    false},
+        InPlaceCase{"repeat_where_the_old_list_continued", statsText(kAbc),
+                    statsText({{"rx_prio3_pause", 1}, {"rx_prio3_pause", 2}, {"b", 3}}), false},
+        InPlaceCase{"many_more", statsText(kAbc), slurp(kFixtures / "stats/cx100g"), false},
+        InPlaceCase{"capture_to_capture", slurp(kFixtures / "stats/cxk515"),
+                    slurp(kFixtures / "stats/cxk65"), false},
+        InPlaceCase{"capture_again",
+                    slurp(kFixtures / "captures/"
+                                      "ethtool_S_mlx5_100G_ofed_annotated_blog_trimmed.txt"),
+                    slurp(kFixtures / "stats/cx100g"), true}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(EthtoolInPlaceTest, UnchangedNamesAreNotReallocated) {
+  const std::string text = slurp(kFixtures / "stats/cx100g");
+  EthtoolStats stats;
+  ASSERT_TRUE(parseEthtoolTextInto(text, stats));
+  ASSERT_EQ(stats.stats.size(), 263u);
+  const auto* array = stats.stats.data();
+  std::vector<const char*> storage;
+  for (const auto& s : stats.stats) storage.push_back(s.first.data());
+
+  // Every value + 1 (same names, same order).
+  std::string next = "NIC statistics:\n";
+  for (const auto& [name, value] : stats.stats)
+    next += "     " + name + ": " + std::to_string(value + 1) + "\n";
+  const StatList previous = stats.stats;
+  ASSERT_TRUE(parseEthtoolTextInto(next, stats));
+  EXPECT_TRUE(stats.namesUnchanged);
+  ASSERT_EQ(stats.stats.size(), previous.size());
+  EXPECT_EQ(stats.stats.data(), array);
+  for (size_t i = 0; i < previous.size(); ++i) {
+    EXPECT_EQ(stats.stats[i].first, previous[i].first);
+    EXPECT_EQ(stats.stats[i].second, previous[i].second + 1) << previous[i].first;
+    EXPECT_EQ(stats.stats[i].first.data(), storage[i]) << previous[i].first;
+  }
+}
+
+// A failed parse leaves nothing to reuse: no old value can pass for a new one, and the next good
+// text is parsed from scratch.
+TEST(EthtoolInPlaceTest, ErrorEmptiesTheResult) {
+  for (const char* bad : {"", "garbage\n", "NIC statistics:\n     a: x\n"}) {
+    EthtoolStats stats;
+    ASSERT_TRUE(parseEthtoolTextInto(statsText(kAbc, "     oops\n"), stats));
+    ASSERT_EQ(stats.issues.size(), 1u);
+    ASSERT_FALSE(parseEthtoolTextInto(bad, stats)) << bad;
+    EXPECT_TRUE(stats.stats.empty()) << bad;
+    EXPECT_TRUE(stats.issues.empty()) << bad;
+    EXPECT_FALSE(stats.namesUnchanged) << bad;
+    ASSERT_TRUE(parseEthtoolTextInto(statsText(kAbc), stats));
+    EXPECT_EQ(stats.stats, kAbc);
+    EXPECT_FALSE(stats.namesUnchanged) << bad;  // after an error the names count as new
+  }
+}
+
+TEST(EthtoolFileSourceTest, ReadIntoFollowsTheFileAcrossPolls) {
+  TempDir dir;
+  auto source = makeEthtoolFileSource(dir.path());
+  EthtoolStats stats;
+  struct Step {
+    std::string text;  // "" = remove the file
+    int errnum;        // 0: success
+    StatList want;
+    bool namesUnchanged;
+    size_t issues;
+  };
+  const std::vector<Step> steps = {
+      {statsText(kAbc), 0, kAbc, false, 0},
+      {statsText({{"rx_prio3_pause", 5}, {"b", 6}, {"tx_vport_rdma_unicast_bytes", 7}}),
+       0,
+       {{"rx_prio3_pause", 5}, {"b", 6}, {"tx_vport_rdma_unicast_bytes", 7}},
+       true,
+       0},
+      {statsText({{"rx_prio3_pause", 8}, {"b2", 9}}, "     bad\n"),
+       0,
+       {{"rx_prio3_pause", 8}, {"b2", 9}},
+       false,
+       1},
+      {"NIC statistics:\n     only junk\n", EINVAL, {}, false, 0},
+      {statsText({{"rx_prio3_pause", 11}, {"b2", 12}}),
+       0,
+       {{"rx_prio3_pause", 11}, {"b2", 12}},
+       false,
+       0},
+      {"", ENOENT, {}, false, 0},
+      {statsText({{"rx_prio3_pause", 13}, {"b2", 14}}),
+       0,
+       {{"rx_prio3_pause", 13}, {"b2", 14}},
+       false,
+       0},
+      {statsText({{"rx_prio3_pause", 15}, {"b2", 16}}),
+       0,
+       {{"rx_prio3_pause", 15}, {"b2", 16}},
+       true,
+       0},
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (s.text.empty())
+      fs::remove(dir.path() / "eth0");
+    else
+      dir.write("eth0", s.text);
+    auto st = source->readInto("eth0", stats);
+    if (s.errnum != 0) {
+      ASSERT_FALSE(st) << "step " << i;
+      EXPECT_EQ(st.error().errnum, s.errnum) << "step " << i << ": " << st.error().message;
+      EXPECT_NE(st.error().message.find((dir.path() / "eth0").string()), std::string::npos)
+          << st.error().message;
+    } else {
+      ASSERT_TRUE(st) << "step " << i << ": " << st.error().message;
+    }
+    EXPECT_EQ(stats.stats, s.want) << "step " << i;
+    EXPECT_EQ(stats.namesUnchanged, s.namesUnchanged) << "step " << i;
+    EXPECT_EQ(stats.issues.size(), s.issues) << "step " << i;
+  }
+}
+
+// The read buffer is reused between polls; a file larger than it, or shorter than the previous
+// one, is still read whole and only its own bytes are parsed.
+TEST(EthtoolFileSourceTest, GrowingAndShrinkingFiles) {
+  TempDir dir;
+  auto source = makeEthtoolFileSource(dir.path());
+  StatList big;
+  for (int i = 0; i < 3000; ++i) big.emplace_back("stat_with_a_long_name_" + std::to_string(i), i);
+  EthtoolStats stats;
+  for (const StatList& want : {kAbc, big, StatList{{"a", 1}}, big}) {
+    const std::string text = statsText(want);
+    dir.write("eth0", text);
+    ASSERT_TRUE(source->readInto("eth0", stats));
+    EXPECT_EQ(stats.stats, want);
+    EXPECT_TRUE(stats.issues.empty()) << stats.issues.front();
+  }
+  EXPECT_GT(statsText(big).size(), 64u * 1024);  // more than one buffer's worth
+}
+
+// The limit is on the file's size (4 MiB); blank lines are padding here.
+TEST(EthtoolFileSourceTest, FileOverFourMibIsEfbig) {
+  TempDir dir;
+  constexpr size_t kLimit = 4 * 1024 * 1024;
+  std::string text = "NIC statistics:\n     a: 1\n";
+  text.resize(kLimit, '\n');
+  dir.write("eth0", text);
+  auto source = makeEthtoolFileSource(dir.path());
+  EthtoolStats stats;
+  auto st = source->readInto("eth0", stats);
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_EQ(stats.stats, (StatList{{"a", 1}}));
+
+  dir.write("eth0", text + "\n");
+  st = source->readInto("eth0", stats);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().errnum, EFBIG) << st.error().message;
+  EXPECT_TRUE(stats.stats.empty());
+}
+
 }  // namespace
 }  // namespace fabricmon
