@@ -1,8 +1,10 @@
 #include "collectors/dcb_config_collector.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace fabricmon {
 
@@ -64,23 +66,18 @@ class DcbConfigCollector final : public Collector {
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     out.add(intent_, 1);
     if (!source_) return CollectStatus::kOk;
-    std::map<std::string, IfSeries> next;
+    followTopology(topology);
     size_t failures = 0;
-    for (const Netdev& nd : topology.netdevs) {
-      IfSeries state;
-      if (auto it = series_.find(nd.name); it != series_.end()) state = std::move(it->second);
-      const std::string key = nd.name + "/dcb";
-      auto info = source_->read(nd.name);
+    for (IfSeries& state : interfaces_) {
+      auto info = source_->read(state.name);
       if (!info) {
         ++failures;
-        out.fileError(key, info.error());
+        out.fileError(state.errorKey, info.error());
       } else {
-        out.fileOk(key);
-        if (info->has_value()) emit(nd.name, **info, state, out);
+        out.fileOk(state.errorKey);
+        if (info->has_value()) emit(**info, state, out);
       }
-      next.emplace(nd.name, std::move(state));
     }
-    series_ = std::move(next);
     // Every interface failing (netlink unusable, dcb_dir unreadable) is a failed run, not bad
     // files.
     return !topology.netdevs.empty() && failures == topology.netdevs.size() ? CollectStatus::kFailed
@@ -89,10 +86,37 @@ class DcbConfigCollector final : public Collector {
 
  private:
   struct IfSeries {
+    std::string name;
+    std::string errorKey;  // "<if>/dcb"
     std::array<SeriesPtr, 8> pfcEnabled, requests, indications;
     SeriesPtr trust, dcbx, storm;
     std::map<unsigned, SeriesPtr> dscp;
   };
+
+  // One state per netdev in topology order, kept while the netdev stays; one that left the
+  // topology frees its series.
+  void followTopology(const Topology& topology) {
+    const auto& nds = topology.netdevs;
+    if (nds.size() == interfaces_.size() &&
+        std::equal(nds.begin(), nds.end(), interfaces_.begin(),
+                   [](const Netdev& n, const IfSeries& s) { return n.name == s.name; })) {
+      return;
+    }
+    std::vector<IfSeries> next;
+    next.reserve(nds.size());
+    for (const Netdev& nd : nds) {
+      auto it = std::find_if(interfaces_.begin(), interfaces_.end(),
+                             [&](const IfSeries& s) { return s.name == nd.name; });
+      if (it != interfaces_.end()) {
+        next.push_back(std::move(*it));
+      } else {
+        next.emplace_back();
+        next.back().name = nd.name;
+        next.back().errorKey = nd.name + "/dcb";
+      }
+    }
+    interfaces_ = std::move(next);
+  }
 
   static SeriesPtr& perPriority(std::array<SeriesPtr, 8>& slots, unsigned p,
                                 const FamilyDef& family, const std::string& ifname) {
@@ -107,23 +131,33 @@ class DcbConfigCollector final : public Collector {
     return slot;
   }
 
-  void emit(const std::string& ifname, const DcbInfo& info, IfSeries& s, CollectOutput& out) {
+  void emit(const DcbInfo& info, IfSeries& s, CollectOutput& out) {
+    const std::string& ifname = s.name;
     for (unsigned p = 0; p < 8; ++p) {
       out.add(perPriority(s.pfcEnabled, p, kPfcEnabled, ifname), info.pfcEnabled[p] ? 1 : 0);
     }
     if (info.trust)
       out.add(perInterface(s.trust, kTrustDscp, ifname), *info.trust == "dscp" ? 1 : 0);
 
-    std::map<unsigned, SeriesPtr> dscp;
-    for (const auto& [code, prio] : info.dscpToPriority) {
-      SeriesPtr series;
-      if (auto it = s.dscp.find(code); it != s.dscp.end()) series = it->second;
-      if (!series)
-        series = makeSeries(kDscpPriority, {{"interface", ifname}, {"dscp", std::to_string(code)}});
-      out.add(series, prio);
-      dscp.emplace(code, std::move(series));
+    // The DSCP map rarely changes: its series are rebuilt only when the set of DSCP values does.
+    const bool sameCodes =
+        std::equal(info.dscpToPriority.begin(), info.dscpToPriority.end(), s.dscp.begin(),
+                   s.dscp.end(), [](const auto& a, const auto& b) { return a.first == b.first; });
+    if (!sameCodes) {
+      std::map<unsigned, SeriesPtr> dscp;
+      for (const auto& entry : info.dscpToPriority) {
+        const unsigned code = entry.first;
+        SeriesPtr series;
+        if (auto it = s.dscp.find(code); it != s.dscp.end()) series = it->second;
+        if (!series)
+          series =
+              makeSeries(kDscpPriority, {{"interface", ifname}, {"dscp", std::to_string(code)}});
+        dscp.emplace(code, std::move(series));
+      }
+      s.dscp = std::move(dscp);
     }
-    s.dscp = std::move(dscp);
+    auto series = s.dscp.begin();
+    for (const auto& entry : info.dscpToPriority) out.add((series++)->second, entry.second);
 
     if (info.pfcRequests) {
       for (unsigned p = 0; p < 8; ++p) {
@@ -146,7 +180,7 @@ class DcbConfigCollector final : public Collector {
 
   std::shared_ptr<DcbSource> source_;
   SeriesPtr intent_;
-  std::map<std::string, IfSeries> series_;  // label sets built once per series, not per poll
+  std::vector<IfSeries> interfaces_;  // label sets built once per series, not per poll
 };
 
 }  // namespace

@@ -1,10 +1,18 @@
 #include "collectors/dcqcn_config_collector.hpp"
 
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
-#include <map>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "collectors/sources/parse.hpp"
+#include "collectors/sources/sysfs.hpp"
 
 namespace fabricmon {
 
@@ -39,6 +47,101 @@ Result<double> parseValue(std::string_view text) {
   return negative ? -static_cast<double>(*v) : static_cast<double>(*v);
 }
 
+// What identifies one state of a tree's top directory: its inode (a re-created kernfs or debugfs
+// directory gets a new one) and its mtime, which changes when an entry is added, removed or renamed
+// in it.
+struct DirStamp {
+  uint64_t inode = 0;
+  int64_t mtimeSec = 0;
+  int64_t mtimeNsec = 0;
+  bool operator==(const DirStamp&) const = default;
+};
+
+// A directory's stamp; false when it is absent or not a directory.
+bool stampPath(const std::string& abs, DirStamp& stamp) {
+  struct stat st {};
+  if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  stamp = DirStamp{static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_mtim.tv_sec),
+                   static_cast<int64_t>(st.st_mtim.tv_nsec)};
+  return true;
+}
+
+// Entries added, removed or renamed in the listed directories (a fixture file replaced by rename,
+// as `sed -i` does, leaves the kept descriptor on the old file). One inotify instance for all of
+// them, so a poll without changes costs one read() that returns EAGAIN instead of an fstat per
+// directory. kernfs sends no such events for entries the kernel adds or removes; there a change
+// means a re-created tree, which the per-poll stat of the tree's top directory sees.
+class DirWatcher {
+ public:
+  DirWatcher() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
+  ~DirWatcher() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DirWatcher(const DirWatcher&) = delete;
+  DirWatcher& operator=(const DirWatcher&) = delete;
+
+  /// A watch descriptor, or -1 when changes below `abs` cannot be watched.
+  int add(const std::string& abs) {
+    if (fd_ < 0) return -1;
+    return ::inotify_add_watch(fd_, abs.c_str(),
+                               IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                                   IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
+  }
+  void remove(int wd) {
+    if (fd_ >= 0 && wd >= 0) ::inotify_rm_watch(fd_, wd);  // EINVAL once the directory is gone
+  }
+  /// The watch descriptors with events since the last call (-1 when events were lost).
+  void drain(std::vector<int>& changed) {
+    changed.clear();
+    if (fd_ < 0) return;
+    alignas(struct inotify_event) char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd_, buf, sizeof(buf));
+      if (n <= 0) return;  // EAGAIN: nothing (more) happened
+      for (ssize_t off = 0; off < n;) {
+        const auto* ev = reinterpret_cast<const struct inotify_event*>(buf + off);
+        off += static_cast<ssize_t>(sizeof(struct inotify_event) + ev->len);
+        if ((ev->mask & IN_IGNORED) != 0) continue;  // a removed watch (ours, or its directory's)
+        changed.push_back((ev->mask & IN_Q_OVERFLOW) != 0 ? -1 : ev->wd);
+      }
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+// One parameter or enable file, kept open between polls.
+struct ValueSlot {
+  ValueSlot(std::string relPath, std::string absPath, SeriesPtr s)
+      : key(std::move(relPath)), file(std::move(absPath)), series(std::move(s)) {}
+
+  std::string key;  // path below the sysfs root: the error-tracking key
+  CounterFile file;
+  SeriesPtr series;
+};
+
+// The files of one tree (the OFED ecn/ directory or a debugfs cc_params directory), listed when the
+// tree first appears and again only when it changed: a new stamp of its top directory, or an event
+// on one of its watched directories.
+struct Tree {
+  std::string rel;  // "" when the interface cannot have this tree (no PCI address for debugfs)
+  std::string abs;
+  bool listed = false;
+  bool relist = false;   // a listing or a watch failed, or a watched directory changed
+  bool hasData = false;  // the tree holds DCQCN files (OFED: a roce_np or roce_rp directory)
+  DirStamp stamp;
+  std::vector<int> watches;
+  std::vector<ValueSlot> slots;
+};
+
+struct Interface {
+  std::string name;
+  std::string pciAddress;
+  Tree ofed;
+  Tree debugfs;
+};
+
 class DcqcnConfigCollector final : public Collector {
  public:
   explicit DcqcnConfigCollector(std::shared_ptr<const SysfsRoot> sysfs)
@@ -49,78 +152,181 @@ class DcqcnConfigCollector final : public Collector {
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     if (!sysfs_) return CollectStatus::kFailed;
-    std::map<std::string, IfSeries> next;
+    followTopology(topology);
+    markChangedTrees();
+    DirStamp ignored;
+    const bool debugfs = stampPath(debugfsRoot_, ignored);  // one stat when there is no debugfs
     bool anyTree = false;
-    for (const Netdev& nd : topology.netdevs) {
-      IfSeries state;
-      if (auto it = series_.find(nd.name); it != series_.end()) state = std::move(it->second);
-      std::map<std::string, SeriesPtr> params;
-      anyTree |= collectOfed(nd.name, state, params, out);
-      anyTree |= collectDebugfs(nd, state, params, out);
-      state.params = std::move(params);  // a parameter file that went away frees its series
-      next.emplace(nd.name, std::move(state));
+    for (Interface& itf : interfaces_) {
+      anyTree |= pollTree(itf, itf.ofed, true, out);
+      anyTree |= pollTree(itf, itf.debugfs, debugfs, out);
     }
-    series_ = std::move(next);  // so does an interface that left the topology
     return anyTree ? CollectStatus::kOk : CollectStatus::kNoData;
   }
 
  private:
-  struct IfSeries {
-    std::array<SeriesPtr, 8> enabled[2];      // [role][priority]
-    std::map<std::string, SeriesPtr> params;  // "<role>/<parameter>"
-  };
+  // A new topology generation (or, in tests, another interface list under the same generation)
+  // lists every tree again; an interface that left the topology closes its files and frees its
+  // series.
+  void followTopology(const Topology& topology) {
+    if (synced_ && topology.generation == generation_ && sameInterfaces(topology)) return;
+    std::vector<Interface> next;
+    next.reserve(topology.netdevs.size());
+    std::vector<bool> kept(interfaces_.size(), false);
+    for (const Netdev& nd : topology.netdevs) {
+      Interface itf;
+      for (size_t i = 0; i < interfaces_.size(); ++i) {
+        if (!kept[i] && interfaces_[i].name == nd.name &&
+            interfaces_[i].pciAddress == nd.pciAddress) {
+          itf = std::move(interfaces_[i]);
+          kept[i] = true;
+          break;
+        }
+      }
+      if (itf.name.empty()) {
+        itf.name = nd.name;
+        itf.pciAddress = nd.pciAddress;
+        itf.ofed.rel = "class/net/" + nd.name + "/ecn";
+        itf.ofed.abs = sysfs_->path(itf.ofed.rel);
+        if (!nd.pciAddress.empty()) {
+          itf.debugfs.rel = "kernel/debug/mlx5/" + nd.pciAddress + "/cc_params";
+          itf.debugfs.abs = sysfs_->path(itf.debugfs.rel);
+        }
+      }
+      itf.ofed.relist = itf.debugfs.relist = true;  // descriptors and series are kept for reuse
+      next.push_back(std::move(itf));
+    }
+    for (size_t i = 0; i < interfaces_.size(); ++i) {
+      if (kept[i]) continue;
+      clearTree(interfaces_[i].ofed);
+      clearTree(interfaces_[i].debugfs);
+    }
+    interfaces_ = std::move(next);
+    generation_ = topology.generation;
+    synced_ = true;
+  }
 
-  bool collectOfed(const std::string& ifname, IfSeries& state,
-                   std::map<std::string, SeriesPtr>& params, CollectOutput& out) {
-    const std::string ecn = "class/net/" + ifname + "/ecn";
-    bool found = false;
+  bool sameInterfaces(const Topology& topology) const {
+    if (topology.netdevs.size() != interfaces_.size()) return false;
+    for (size_t i = 0; i < interfaces_.size(); ++i) {
+      if (topology.netdevs[i].name != interfaces_[i].name ||
+          topology.netdevs[i].pciAddress != interfaces_[i].pciAddress) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void markChangedTrees() {
+    watcher_.drain(changedWatches_);
+    for (int wd : changedWatches_) {
+      for (Interface& itf : interfaces_) {
+        for (Tree* tree : {&itf.ofed, &itf.debugfs}) {
+          if (wd < 0 ||
+              std::find(tree->watches.begin(), tree->watches.end(), wd) != tree->watches.end()) {
+            tree->relist = true;
+          }
+        }
+      }
+    }
+  }
+
+  bool pollTree(const Interface& itf, Tree& tree, bool mayExist, CollectOutput& out) {
+    if (tree.rel.empty()) return false;
+    DirStamp stamp;
+    if (!mayExist || !stampPath(tree.abs, stamp)) {
+      if (tree.listed) clearTree(tree);
+      return false;  // no tree: not an error
+    }
+    if (!tree.listed || tree.relist || stamp != tree.stamp) {
+      if (&tree == &itf.ofed)
+        listOfed(itf, tree, stamp, out);
+      else
+        listDebugfs(itf, tree, stamp, out);
+    }
+    if (!tree.hasData) return false;
+    for (ValueSlot& slot : tree.slots) readSlot(slot, out);
+    return true;
+  }
+
+  void clearTree(Tree& tree) {
+    for (int wd : tree.watches) watcher_.remove(wd);
+    tree.watches.clear();
+    tree.slots.clear();  // closes the descriptors
+    tree.listed = tree.relist = tree.hasData = false;
+  }
+
+  // Starts a new listing of `tree`. Watches go on before the directories are read, so a change
+  // while listing shows at the next poll.
+  std::unordered_map<std::string, SeriesPtr> beginListing(Tree& tree, const DirStamp& stamp) {
+    std::unordered_map<std::string, SeriesPtr> series;
+    for (ValueSlot& slot : tree.slots) series.emplace(std::move(slot.key), std::move(slot.series));
+    clearTree(tree);
+    tree.listed = true;
+    tree.stamp = stamp;
+    watch(tree, tree.abs);
+    return series;
+  }
+
+  void addSlot(Tree& tree, std::unordered_map<std::string, SeriesPtr>& old, std::string rel,
+               const FamilyDef& family, Labels labels) {
+    SeriesPtr series;
+    if (auto it = old.find(rel); it != old.end() && it->second->family == &family)
+      series = std::move(it->second);
+    if (!series) series = makeSeries(family, std::move(labels));
+    std::string abs = sysfs_->path(rel);
+    tree.slots.emplace_back(std::move(rel), std::move(abs), std::move(series));
+  }
+
+  // Slots in the order of the directory listings (sorted), as every run used to read them.
+  void listOfed(const Interface& itf, Tree& tree, const DirStamp& stamp, CollectOutput& out) {
+    auto old = beginListing(tree, stamp);
     for (size_t r = 0; r < kRoles.size(); ++r) {
-      const std::string dir = ecn + "/roce_" + std::string(kRoles[r]);
+      const std::string dir = tree.rel + "/roce_" + std::string(kRoles[r]);
       if (!sysfs_->isDir(dir)) continue;
-      found = true;
+      tree.hasData = true;
+      watch(tree, sysfs_->path(dir));
       auto names = sysfs_->listDir(dir);
       if (!names) {
         out.fileError(dir, names.error());
+        tree.relist = true;
         continue;
       }
       out.fileOk(dir);
       for (const std::string& file : *names) {
-        const std::string rel = dir + "/" + file;
+        std::string rel = dir + "/" + file;
         if (file == "enable" && sysfs_->isDir(rel)) {
-          collectEnable(ifname, r, rel, state, out);
+          listEnable(itf, tree, old, r, rel);
         } else if (!sysfs_->isDir(rel)) {
-          emitParameter(ifname, kRoles[r], file, rel, state, params, out);
+          addSlot(tree, old, std::move(rel), kParameter,
+                  {{"interface", itf.name}, {"role", std::string(kRoles[r])}, {"parameter", file}});
         }
       }
     }
-    return found;
   }
 
-  void collectEnable(const std::string& ifname, size_t role, const std::string& dir,
-                     IfSeries& state, CollectOutput& out) {
+  void listEnable(const Interface& itf, Tree& tree, std::unordered_map<std::string, SeriesPtr>& old,
+                  size_t role, const std::string& dir) {
+    watch(tree, sysfs_->path(dir));
     const FamilyDef& family = role == 0 ? kNpEnabled : kRpEnabled;
     for (unsigned p = 0; p < 8; ++p) {
-      const std::string rel = dir + "/" + std::to_string(p);
+      std::string rel = dir + "/" + std::to_string(p);
       if (!sysfs_->exists(rel)) continue;  // the driver lists only the priorities it has
-      auto value = readValue(rel, out);
-      if (!value) continue;
-      SeriesPtr& s = state.enabled[role][p];
-      if (!s) s = makeSeries(family, {{"interface", ifname}, {"priority", std::to_string(p)}});
-      out.add(s, *value);
+      addSlot(tree, old, std::move(rel), family,
+              {{"interface", itf.name}, {"priority", std::to_string(p)}});
     }
   }
 
-  bool collectDebugfs(const Netdev& nd, IfSeries& state, std::map<std::string, SeriesPtr>& params,
-                      CollectOutput& out) {
-    if (nd.pciAddress.empty()) return false;
-    const std::string dir = "kernel/debug/mlx5/" + nd.pciAddress + "/cc_params";
-    if (!sysfs_->isDir(dir)) return false;
-    auto names = sysfs_->listDir(dir);
+  void listDebugfs(const Interface& itf, Tree& tree, const DirStamp& stamp, CollectOutput& out) {
+    auto old = beginListing(tree, stamp);
+    tree.hasData = true;
+    auto names = sysfs_->listDir(tree.rel);
     if (!names) {
-      out.fileError(dir, names.error());
-      return true;
+      out.fileError(tree.rel, names.error());
+      tree.relist = true;
+      return;
     }
-    out.fileOk(dir);
+    out.fileOk(tree.rel);
     for (const std::string& file : *names) {
       // cong.c names every parameter rp_* or np_*; anything else is not a DCQCN parameter.
       std::string_view role;
@@ -130,48 +336,45 @@ class DcqcnConfigCollector final : public Collector {
         role = "np";
       else
         continue;
-      const std::string rel = dir + "/" + file;
+      std::string rel = tree.rel + "/" + file;
       if (sysfs_->isDir(rel)) continue;
-      emitParameter(nd.name, role, file, rel, state, params, out);
+      addSlot(tree, old, std::move(rel), kParameter,
+              {{"interface", itf.name}, {"role", std::string(role)}, {"parameter", file}});
     }
-    return true;
   }
 
-  void emitParameter(const std::string& ifname, std::string_view role, const std::string& parameter,
-                     const std::string& rel, IfSeries& state,
-                     std::map<std::string, SeriesPtr>& params, CollectOutput& out) {
-    auto value = readValue(rel, out);
-    if (!value) return;
-    std::string key = std::string(role) + "/" + parameter;
-    SeriesPtr s;
-    if (auto it = state.params.find(key); it != state.params.end()) s = it->second;
-    if (!s) {
-      s = makeSeries(
-          kParameter,
-          {{"interface", ifname}, {"role", std::string(role)}, {"parameter", parameter}});
-    }
-    out.add(s, *value);
-    params.emplace(std::move(key), std::move(s));
+  // A directory that cannot be watched is listed again at every poll.
+  void watch(Tree& tree, const std::string& abs) {
+    const int wd = watcher_.add(abs);
+    if (wd < 0)
+      tree.relist = true;
+    else
+      tree.watches.push_back(wd);
   }
 
-  Result<double> readValue(const std::string& rel, CollectOutput& out) {
-    auto text = sysfs_->readText(rel);
+  static void readSlot(ValueSlot& slot, CollectOutput& out) {
+    auto text = slot.file.readText();  // a failed read reopens the file at the next poll
     if (!text) {
-      out.fileError(rel, text.error());
-      return text.error();
+      out.fileError(slot.key, text.error());
+      return;
     }
     auto value = parseValue(*text);
     if (!value) {
-      Error e{"read " + sysfs_->path(rel) + ": " + value.error().message, value.error().errnum};
-      out.fileError(rel, e);
-      return e;
+      out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + value.error().message,
+                                    value.error().errnum});
+      return;
     }
-    out.fileOk(rel);
-    return value;
+    out.fileOk(slot.key);
+    out.add(slot.series, *value);
   }
 
   std::shared_ptr<const SysfsRoot> sysfs_;
-  std::map<std::string, IfSeries> series_;  // label sets built once per series, not per poll
+  std::string debugfsRoot_ = sysfs_ ? sysfs_->path("kernel/debug/mlx5") : std::string();
+  DirWatcher watcher_;
+  std::vector<int> changedWatches_;
+  std::vector<Interface> interfaces_;  // in topology order, which is the order of the samples
+  uint64_t generation_ = 0;
+  bool synced_ = false;
 };
 
 }  // namespace

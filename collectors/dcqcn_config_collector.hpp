@@ -15,7 +15,9 @@ namespace fabricmon {
 /// Emits fabricmon_dcqcn_np_enabled / fabricmon_dcqcn_rp_enabled{interface,priority} and
 /// fabricmon_dcqcn_parameter{interface,role,parameter}. A netdev without either tree has no series
 /// (not an error); an unreadable or non-numeric file is one skipped value
-/// (CollectOutput::fileError).
+/// (CollectOutput::fileError). The files stay open and are re-read (pread) every run; a tree is
+/// listed again only when the topology generation changes or the tree changed on disk (re-created,
+/// or an entry added, removed or renamed in it).
 std::unique_ptr<Collector> makeDcqcnConfigCollector(const Sources& sources, const Config& config);
 
 }  // namespace fabricmon

@@ -30,6 +30,8 @@ class DcbSource {
   virtual Result<std::optional<DcbInfo>> read(const std::string& ifname) = 0;
 };
 
+/// `<dir>/<ifname>` YAML files, read at every call; the YAML is parsed again only when the file's
+/// bytes changed since the last good read of that interface.
 std::unique_ptr<DcbSource> makeDcbFileSource(std::filesystem::path dir);
 std::unique_ptr<DcbSource> makeDcbNetlinkSource();
 

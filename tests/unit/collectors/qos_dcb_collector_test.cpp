@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "collectors/dcb_config_collector.hpp"
 #include "collectors/error_tracker.hpp"
 #include "qos_test_support.hpp"
@@ -165,6 +167,75 @@ TEST_F(DcbCollectorTest, FamiliesListEveryEmittedName) {
     EXPECT_TRUE(listed) << s.series->key;
   }
   EXPECT_EQ(c->families().size(), 8u);
+}
+
+TEST_F(DcbCollectorTest, DscpValuesUpdateInPlaceAndTheSetFollowsTheFile) {
+  TempDir dir;
+  const auto file = dir.path() / "eth0";
+  writeFile(file, "pfc_enabled: [3]\ndscp_to_priority: {26: 3, 48: 6}\n");
+  auto c = make(dir.path());
+  auto seriesOf = [](const RunResult& r, std::string_view dscp) -> const Series* {
+    for (const auto& s : r.samples) {
+      if (s.series->label("dscp") == dscp) return s.series.get();
+    }
+    return nullptr;
+  };
+  const std::string k26 = "fabricmon_dcb_dscp_priority{interface=\"eth0\",dscp=\"26\"}";
+  const std::string k46 = "fabricmon_dcb_dscp_priority{interface=\"eth0\",dscp=\"46\"}";
+  const std::string k48 = "fabricmon_dcb_dscp_priority{interface=\"eth0\",dscp=\"48\"}";
+  const RunResult first = run(*c, {"eth0"});
+  EXPECT_EQ(valueOf(first.samples, k26), 3);
+
+  writeFile(file, "pfc_enabled: [3]\ndscp_to_priority: {26: 4, 48: 6}\n");  // same DSCP set
+  const RunResult second = run(*c, {"eth0"});
+  EXPECT_EQ(valueOf(second.samples, k26), 4);
+  EXPECT_EQ(valueOf(second.samples, k48), 6);
+  EXPECT_EQ(seriesOf(first, "26"), seriesOf(second, "26"));
+
+  writeFile(file, "pfc_enabled: [3]\ndscp_to_priority: {26: 4, 46: 5}\n");  // 48 out, 46 in
+  const RunResult third = run(*c, {"eth0"});
+  EXPECT_EQ(valueOf(third.samples, k26), 4);
+  EXPECT_EQ(valueOf(third.samples, k46), 5);
+  EXPECT_FALSE(valueOf(third.samples, k48).has_value());
+  EXPECT_EQ(countFamily(third.samples, "fabricmon_dcb_dscp_priority"), 2u);
+  EXPECT_EQ(seriesOf(first, "26"), seriesOf(third, "26"));
+
+  writeFile(file, "pfc_enabled: [3]\n");  // no map at all
+  const RunResult fourth = run(*c, {"eth0"});
+  EXPECT_EQ(countFamily(fourth.samples, "fabricmon_dcb_dscp_priority"), 0u);
+}
+
+TEST_F(DcbCollectorTest, InterfaceLeavingTheTopologyFreesItsSeries) {
+  auto c = make(kFixtures / "dcb");
+  std::weak_ptr<const Series> eth0Series;
+  {
+    const RunResult both = run(*c, {"eth0", "eth1"});
+    for (const auto& s : both.samples) {
+      if (s.series->label("interface") == "eth0") eth0Series = s.series;
+    }
+  }
+  ASSERT_FALSE(eth0Series.expired());
+  const RunResult one = run(*c, {"eth1"});
+  EXPECT_TRUE(eth0Series.expired());
+  for (const auto& s : one.samples) EXPECT_NE(s.series->label("interface"), "eth0");
+  const RunResult back = run(*c, {"eth0", "eth1"});
+  EXPECT_EQ(valueOf(back.samples, "fabricmon_dcb_trust_dscp{interface=\"eth0\"}"), 1);
+}
+
+TEST_F(DcbCollectorTest, BrokenFileAfterAGoodOneIsAnErrorNotTheOldValue) {
+  TempDir dir;
+  const auto file = dir.path() / "eth0";
+  writeFile(file, "pfc_enabled: [3]\n");
+  auto c = make(dir.path());
+  ASSERT_EQ(run(*c, {"eth0"}).errors, 0u);
+  writeFile(file, "pfc_enabled: [3]\ntrust: vlan\n");
+  const RunResult broken = run(*c, {"eth0"});
+  EXPECT_EQ(broken.errors, 1u);
+  EXPECT_EQ(countFamily(broken.samples, "fabricmon_pfc_enabled"), 0u);
+  writeFile(file, "pfc_enabled: [3]\n");
+  const RunResult fixed = run(*c, {"eth0"});
+  EXPECT_EQ(fixed.errors, 0u);
+  EXPECT_EQ(valueOf(fixed.samples, "fabricmon_pfc_enabled{interface=\"eth0\",priority=\"3\"}"), 1);
 }
 
 }  // namespace

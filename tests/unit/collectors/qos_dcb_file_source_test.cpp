@@ -12,6 +12,8 @@
 namespace fabricmon {
 namespace {
 
+using qos_test::openFdCount;
+using qos_test::replaceFile;
 using qos_test::TempDir;
 using qos_test::writeFile;
 
@@ -161,6 +163,145 @@ TEST(DcbFileSource, RereadsTheFileAtEveryPoll) {
   auto third = source->read("eth0");
   ASSERT_TRUE(third.ok());
   EXPECT_FALSE(third->has_value());
+}
+
+void expectSameInfo(const DcbInfo& a, const DcbInfo& b) {
+  EXPECT_EQ(a.pfcEnabled, b.pfcEnabled);
+  EXPECT_EQ(a.trust, b.trust);
+  EXPECT_EQ(a.dscpToPriority, b.dscpToPriority);
+  EXPECT_EQ(a.pfcRequests, b.pfcRequests);
+  EXPECT_EQ(a.pfcIndications, b.pfcIndications);
+  EXPECT_EQ(a.dcbxMode, b.dcbxMode);
+  EXPECT_EQ(a.stormPreventionTimeoutMs, b.stormPreventionTimeoutMs);
+}
+
+TEST(DcbFileSource, UnchangedFileGivesTheSameResultEveryRead) {
+  auto source = makeDcbFileSource(kFixtures / "dcb");
+  auto first = source->read("eth1");
+  ASSERT_TRUE(first.ok() && first->has_value());
+  for (int i = 0; i < 3; ++i) {
+    auto again = source->read("eth1");
+    ASSERT_TRUE(again.ok() && again->has_value()) << i;
+    expectSameInfo(**first, **again);
+  }
+  // Another interface's file is cached on its own.
+  auto eth0 = source->read("eth0");
+  ASSERT_TRUE(eth0.ok() && eth0->has_value());
+  EXPECT_EQ(*(*eth0)->trust, "dscp");
+  auto eth1 = source->read("eth1");
+  ASSERT_TRUE(eth1.ok() && eth1->has_value());
+  expectSameInfo(**first, **eth1);
+}
+
+TEST(DcbFileSource, SameSizeChangeInPlaceAndReplacementShowOnTheNextRead) {
+  TempDir dir;
+  auto source = makeDcbFileSource(dir.path());
+  const auto file = dir.path() / "eth0";
+  writeFile(file, "pfc_enabled: [3]\n");
+  ASSERT_TRUE((*source->read("eth0"))->pfcEnabled[3]);
+
+  writeFile(file, "pfc_enabled: [4]\n");  // same size, rewritten in place
+  auto inPlace = source->read("eth0");
+  ASSERT_TRUE(inPlace.ok() && inPlace->has_value()) << inPlace.error().message;
+  EXPECT_FALSE((*inPlace)->pfcEnabled[3]);
+  EXPECT_TRUE((*inPlace)->pfcEnabled[4]);
+
+  replaceFile(file, "pfc_enabled: [6]\ntrust: pcp\n");  // atomic update: a new inode
+  auto replaced = source->read("eth0");
+  ASSERT_TRUE(replaced.ok() && replaced->has_value()) << replaced.error().message;
+  EXPECT_FALSE((*replaced)->pfcEnabled[4]);
+  EXPECT_TRUE((*replaced)->pfcEnabled[6]);
+  EXPECT_EQ((*replaced)->trust, "pcp");
+
+  replaceFile(file, "pfc_enabled: [4]\n");  // back to bytes parsed before
+  auto back = source->read("eth0");
+  ASSERT_TRUE(back.ok() && back->has_value());
+  EXPECT_TRUE((*back)->pfcEnabled[4]);
+  EXPECT_FALSE((*back)->trust.has_value());
+}
+
+TEST(DcbFileSource, AnErrorIsNeverAnsweredFromTheCache) {
+  TempDir dir;
+  auto source = makeDcbFileSource(dir.path());
+  const auto file = dir.path() / "eth0";
+  const std::string good = "pfc_enabled: [3]\ntrust: dscp\n";
+  writeFile(file, good);
+  ASSERT_TRUE(source->read("eth0").ok());
+
+  writeFile(file, "pfc_enabled: [3\n");  // broken
+  EXPECT_FALSE(source->read("eth0").ok());
+  EXPECT_FALSE(source->read("eth0").ok());  // every poll until fixed
+  writeFile(file, good);
+  auto fixed = source->read("eth0");
+  ASSERT_TRUE(fixed.ok() && fixed->has_value());
+  EXPECT_TRUE((*fixed)->pfcEnabled[3]);
+
+  writeFile(file, "");  // emptied in place
+  auto empty = source->read("eth0");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().errnum, ENODATA);
+
+  writeFile(file, good);
+  ASSERT_TRUE(source->read("eth0").ok());
+  std::filesystem::remove(file);
+  const std::string fifoTmp = file.string() + ".fifo";
+  ASSERT_EQ(::mkfifo(fifoTmp.c_str(), 0644), 0);
+  std::filesystem::rename(fifoTmp, file);  // a FIFO where the file was: an error, not a block
+  auto fifo = source->read("eth0");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("not a regular file"), std::string::npos)
+      << fifo.error().message;
+  std::filesystem::remove(file);
+  std::filesystem::create_directory(file);
+  auto asDir = source->read("eth0");
+  ASSERT_FALSE(asDir.ok());
+  EXPECT_EQ(asDir.error().errnum, EISDIR);
+
+  std::filesystem::remove(file);
+  auto missing = source->read("eth0");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  writeFile(file, good);
+  auto again = source->read("eth0");
+  ASSERT_TRUE(again.ok() && again->has_value());
+  EXPECT_TRUE((*again)->pfcEnabled[3]);
+}
+
+TEST(DcbFileSource, KeepsOneDescriptorPerFileAndClosesItWhenTheFileGoes) {
+  TempDir dir;
+  auto source = makeDcbFileSource(dir.path());
+  writeFile(dir.path() / "eth0", "pfc_enabled: [3]\n");
+  const size_t before = openFdCount();
+  ASSERT_TRUE(source->read("eth0").ok());
+  EXPECT_EQ(openFdCount(), before + 1);
+  ASSERT_TRUE(source->read("eth0").ok());
+  EXPECT_EQ(openFdCount(), before + 1);
+  ASSERT_TRUE(source->read("eth7").ok());  // no file: nothing kept
+  EXPECT_EQ(openFdCount(), before + 1);
+  std::filesystem::remove(dir.path() / "eth0");
+  auto gone = source->read("eth0");
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+  EXPECT_EQ(openFdCount(), before);
+}
+
+TEST(DcbFileSource, LargeFilesAreReadWholeAndTooLargeIsAnError) {
+  TempDir dir;
+  std::string text = "pfc_enabled: [3]\n";
+  while (text.size() < 20000) text += "# padding to make the file span several reads\n";
+  text += "trust: pcp\n";  // only seen when the whole file was read
+  writeFile(dir.path() / "eth0", text);
+  auto source = makeDcbFileSource(dir.path());
+  for (int i = 0; i < 2; ++i) {
+    auto r = source->read("eth0");
+    ASSERT_TRUE(r.ok() && r->has_value()) << r.error().message;
+    EXPECT_EQ((*r)->trust, "pcp");
+  }
+  while (text.size() <= 64 * 1024) text += "# padding to make the file span several reads\n";
+  writeFile(dir.path() / "eth0", text);
+  auto tooLarge = source->read("eth0");
+  ASSERT_FALSE(tooLarge.ok());
+  EXPECT_EQ(tooLarge.error().errnum, EFBIG);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <optional>
+
 #include "collectors/dcqcn_config_collector.hpp"
 #include "collectors/error_tracker.hpp"
 #include "qos_test_support.hpp"
@@ -11,6 +13,8 @@ namespace fabricmon {
 namespace {
 
 using qos_test::countFamily;
+using qos_test::openFdCount;
+using qos_test::replaceFile;
 using qos_test::TempDir;
 using qos_test::valueOf;
 using qos_test::writeFile;
@@ -47,10 +51,17 @@ class DcqcnCollectorTest : public ::testing::Test {
     return r;
   }
 
-  static Topology topology(std::vector<Netdev> netdevs) {
+  static Topology topology(std::vector<Netdev> netdevs, uint64_t generation = 0) {
     Topology t;
     t.netdevs = std::move(netdevs);
+    t.generation = generation;
     return t;
+  }
+
+  static std::optional<double> param(const RunResult& r, const char* ifname, const char* role,
+                                     const char* name) {
+    return valueOf(r.samples, std::string("fabricmon_dcqcn_parameter{interface=\"") + ifname +
+                                  "\",role=\"" + role + "\",parameter=\"" + name + "\"}");
   }
 
   TempDir tmp_;
@@ -187,6 +198,179 @@ TEST_F(DcqcnCollectorTest, DebugfsIgnoresUnprefixedFilesAndKeepsSignedValues) {
           r.samples,
           "fabricmon_dcqcn_parameter{interface=\"eth0\",role=\"np\",parameter=\"np_cnp_dscp\"}"),
       -1);
+}
+
+// The 35 value files of the fixture's eth0 (3 np + 16 rp parameters, 8 + 8 enable files).
+constexpr size_t kFixtureValues = 35;
+
+TEST_F(DcqcnCollectorTest, KeepsFilesOpenAndRereadsThemEveryRun) {
+  auto c = make(sysRoot_);
+  const Topology topo = topology({Netdev{"eth0", "", "mlx5_0", 1}});
+  const size_t fdsBefore = openFdCount();
+  const RunResult first = run(*c, topo);
+  const size_t fdsAfterFirst = openFdCount();
+  EXPECT_GE(fdsAfterFirst, fdsBefore + kFixtureValues);  // one kept descriptor per value file
+  EXPECT_EQ(valueOf(first.samples, "fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"),
+            1);
+
+  // `echo 0 > ecn/roce_np/enable/3`: written in place, seen through the kept descriptor.
+  writeFile(sysRoot_ / "class/net/eth0/ecn/roce_np/enable/3", "0\n");
+  writeFile(sysRoot_ / "class/net/eth0/ecn/roce_rp/rpg_time_reset", "600\n");
+  const RunResult second = run(*c, topo);
+  EXPECT_EQ(second.errors, 0u);
+  EXPECT_EQ(
+      valueOf(second.samples, "fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"), 0);
+  EXPECT_EQ(param(second, "eth0", "rp", "rpg_time_reset"), 600);
+  EXPECT_EQ(second.samples.size(), first.samples.size());
+  EXPECT_EQ(openFdCount(), fdsAfterFirst);  // nothing opened again
+
+  // The interface leaves the topology: its descriptors close.
+  EXPECT_EQ(run(*c, topology({}, 1)).status, CollectStatus::kNoData);
+  EXPECT_EQ(openFdCount(), fdsBefore);
+}
+
+TEST_F(DcqcnCollectorTest, ReCreatedEcnTreeIsListedAgain) {
+  auto c = make(sysRoot_);
+  const Topology topo = topology({Netdev{"eth0", "", "mlx5_0", 1}});
+  const RunResult first = run(*c, topo);
+  ASSERT_EQ(countFamily(first.samples, "fabricmon_dcqcn_parameter"), 19u);
+
+  // The netdev is re-created under the same name and generation (between two discovery runs):
+  // a new ecn/ tree with other files and values, while the old one is still on disk elsewhere.
+  const auto ecn = sysRoot_ / "class/net/eth0/ecn";
+  std::filesystem::rename(ecn, tmp_.path() / "old_ecn");
+  writeFile(ecn / "roce_np/cnp_dscp", "40\n");
+  writeFile(ecn / "roce_np/enable/3", "0\n");
+  writeFile(ecn / "roce_rp/rpg_time_reset", "150\n");
+  writeFile(ecn / "roce_rp/enable/3", "1\n");
+  const RunResult second = run(*c, topo);
+  EXPECT_EQ(second.status, CollectStatus::kOk);
+  EXPECT_EQ(second.errors, 0u);
+  EXPECT_EQ(param(second, "eth0", "np", "cnp_dscp"), 40);
+  EXPECT_EQ(param(second, "eth0", "rp", "rpg_time_reset"), 150);
+  EXPECT_FALSE(param(second, "eth0", "rp", "rpg_gd").has_value());  // not in the new tree
+  EXPECT_EQ(countFamily(second.samples, "fabricmon_dcqcn_parameter"), 2u);
+  EXPECT_EQ(countFamily(second.samples, "fabricmon_dcqcn_np_enabled"), 1u);
+  EXPECT_EQ(
+      valueOf(second.samples, "fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"), 0);
+
+  // The tree vanishes: no series and no error; it comes back: listed and read again.
+  std::filesystem::remove_all(ecn);
+  const RunResult gone = run(*c, topo);
+  EXPECT_EQ(gone.status, CollectStatus::kNoData);
+  EXPECT_TRUE(gone.samples.empty());
+  EXPECT_EQ(gone.errors, 0u);
+  std::filesystem::rename(tmp_.path() / "old_ecn", ecn);
+  const RunResult back = run(*c, topo);
+  EXPECT_EQ(back.errors, 0u);
+  EXPECT_EQ(back.samples.size(), first.samples.size());
+  EXPECT_EQ(param(back, "eth0", "rp", "rpg_gd"), param(first, "eth0", "rp", "rpg_gd"));
+}
+
+TEST_F(DcqcnCollectorTest, FilesAddedRemovedOrReplacedInTheTreeShowOnTheNextRun) {
+  auto c = make(sysRoot_);
+  const Topology topo = topology({Netdev{"eth0", "", "mlx5_0", 1}});
+  const RunResult first = run(*c, topo);
+  const auto np = sysRoot_ / "class/net/eth0/ecn/roce_np";
+  const auto rp = sysRoot_ / "class/net/eth0/ecn/roce_rp";
+
+  replaceFile(rp / "rpg_gd", "9\n");  // a new inode: the kept descriptor reads the old one
+  writeFile(np / "cnp_new_param", "5\n");
+  std::filesystem::remove(np / "min_time_between_cnps");
+  std::filesystem::remove(rp / "enable/7");
+  const RunResult second = run(*c, topo);
+  EXPECT_EQ(second.errors, 0u);
+  EXPECT_EQ(param(second, "eth0", "rp", "rpg_gd"), 9);
+  EXPECT_EQ(param(second, "eth0", "np", "cnp_new_param"), 5);
+  EXPECT_FALSE(param(second, "eth0", "np", "min_time_between_cnps").has_value());
+  EXPECT_EQ(countFamily(second.samples, "fabricmon_dcqcn_rp_enabled"), 7u);
+  EXPECT_EQ(countFamily(second.samples, "fabricmon_dcqcn_parameter"), 19u);
+  // A file listed again keeps its series.
+  auto seriesOf = [](const RunResult& r, std::string_view parameter) -> const Series* {
+    for (const auto& s : r.samples) {
+      if (s.series->label("parameter") == parameter) return s.series.get();
+    }
+    return nullptr;
+  };
+  ASSERT_NE(seriesOf(first, "rpg_gd"), nullptr);
+  EXPECT_EQ(seriesOf(first, "rpg_gd"), seriesOf(second, "rpg_gd"));
+  EXPECT_EQ(seriesOf(first, "cnp_dscp"), seriesOf(second, "cnp_dscp"));
+
+  // Replaced by a FIFO: one skipped value, not a hang; a regular file again: read again.
+  std::filesystem::remove(rp / "rpg_gd");
+  ASSERT_EQ(::mkfifo((rp / "rpg_gd").c_str(), 0644), 0);
+  const RunResult fifo = run(*c, topo);
+  EXPECT_EQ(fifo.errors, 1u);
+  EXPECT_FALSE(param(fifo, "eth0", "rp", "rpg_gd").has_value());
+  EXPECT_EQ(countFamily(fifo.samples, "fabricmon_dcqcn_parameter"), 18u);
+  const RunResult stillFifo = run(*c, topo);  // a per-poll error, every poll
+  EXPECT_EQ(stillFifo.errors, 1u);
+  replaceFile(rp / "rpg_gd", "12\n");
+  const RunResult fixed = run(*c, topo);
+  EXPECT_EQ(fixed.errors, 0u);
+  EXPECT_EQ(tracker_.failingCount(), 0u);
+  EXPECT_EQ(param(fixed, "eth0", "rp", "rpg_gd"), 12);
+}
+
+TEST_F(DcqcnCollectorTest, NonNumericValueIsSkippedEveryRunUntilFixedInPlace) {
+  auto c = make(sysRoot_);
+  const Topology topo = topology({Netdev{"eth0", "", "mlx5_0", 1}});
+  const auto gd = sysRoot_ / "class/net/eth0/ecn/roce_rp/rpg_gd";
+  run(*c, topo);
+  writeFile(gd, "N/A\n");
+  for (int i = 0; i < 2; ++i) {
+    const RunResult bad = run(*c, topo);
+    EXPECT_EQ(bad.errors, 1u) << i;
+    EXPECT_FALSE(param(bad, "eth0", "rp", "rpg_gd").has_value()) << i;  // never the old value
+  }
+  writeFile(gd, "7\n");
+  const RunResult good = run(*c, topo);
+  EXPECT_EQ(good.errors, 0u);
+  EXPECT_EQ(param(good, "eth0", "rp", "rpg_gd"), 7);
+}
+
+TEST_F(DcqcnCollectorTest, TopologyChangesListAgainAndDropLeavers) {
+  TempDir root;
+  const auto cc0 = root.path() / "kernel/debug/mlx5/0000:17:00.0/cc_params";
+  const auto cc1 = root.path() / "kernel/debug/mlx5/0000:31:00.0/cc_params";
+  writeFile(cc0 / "rp_time_reset", "300\n");
+  writeFile(cc1 / "rp_time_reset", "200\n");
+  auto c = make(root.path());
+  const RunResult one = run(*c, topology({Netdev{"eth0", "0000:17:00.0", "mlx5_0", 1}}, 1));
+  EXPECT_EQ(param(one, "eth0", "rp", "rp_time_reset"), 300);
+
+  // A second interface joins; the first keeps its series.
+  const RunResult two = run(*c, topology({Netdev{"eth0", "0000:17:00.0", "mlx5_0", 1},
+                                          Netdev{"eth1", "0000:31:00.0", "mlx5_1", 1}},
+                                         2));
+  EXPECT_EQ(param(two, "eth1", "rp", "rp_time_reset"), 200);
+  EXPECT_EQ(one.samples[0].series.get(), two.samples[0].series.get());
+
+  // eth0 leaves, and eth1 now sits on the other PCI function (renamed netdev).
+  const RunResult moved = run(*c, topology({Netdev{"eth1", "0000:17:00.0", "mlx5_0", 1}}, 3));
+  ASSERT_EQ(moved.samples.size(), 1u);
+  EXPECT_EQ(param(moved, "eth1", "rp", "rp_time_reset"), 300);
+}
+
+TEST_F(DcqcnCollectorTest, ReCreatedDebugfsDirectoryIsListedAgain) {
+  TempDir root;
+  const auto cc = root.path() / "kernel/debug/mlx5/0000:17:00.0/cc_params";
+  writeFile(cc / "rp_time_reset", "300\n");
+  writeFile(cc / "np_cnp_dscp", "48\n");
+  auto c = make(root.path());
+  const Topology topo = topology({Netdev{"eth0", "0000:17:00.0", "mlx5_0", 1}});
+  const RunResult first = run(*c, topo);
+  EXPECT_EQ(param(first, "eth0", "rp", "rp_time_reset"), 300);
+
+  // mlx5 reloaded: debugfs_remove_recursive and a new cc_params directory.
+  std::filesystem::rename(cc, root.path() / "old_cc_params");
+  writeFile(cc / "rp_time_reset", "100\n");
+  writeFile(cc / "np_cnp_prio", "6\n");
+  const RunResult second = run(*c, topo);
+  EXPECT_EQ(second.errors, 0u);
+  EXPECT_EQ(param(second, "eth0", "rp", "rp_time_reset"), 100);
+  EXPECT_EQ(param(second, "eth0", "np", "np_cnp_prio"), 6);
+  EXPECT_FALSE(param(second, "eth0", "np", "np_cnp_dscp").has_value());
 }
 
 }  // namespace

@@ -106,4 +106,18 @@ size_t countFamily(const std::vector<Sample>& samples, std::string_view family) 
   return n;
 }
 
+size_t openFdCount() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;  // the iterator's own descriptor is counted every time, so differences are exact
+}
+
+void replaceFile(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path tmp = path.string() + ".new";
+  writeFile(tmp, content);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) ADD_FAILURE() << "rename " << tmp << ": " << ec.message();
+}
+
 }  // namespace fabricmon::qos_test

@@ -39,4 +39,11 @@ std::optional<double> valueOf(const std::vector<Sample>& samples, std::string_vi
 /// How many samples belong to `family`.
 size_t countFamily(const std::vector<Sample>& samples, std::string_view family);
 
+/// How many file descriptors this process has open (entries of /proc/self/fd).
+size_t openFdCount();
+
+/// Writes `content` to a new file beside `path` and renames it over `path`, the way an atomic
+/// config update replaces a file (a descriptor kept on the old file keeps reading the old bytes).
+void replaceFile(const std::filesystem::path& path, std::string_view content);
+
 }  // namespace fabricmon::qos_test
