@@ -1,5 +1,6 @@
 // fabricmon: wiring only (ARCHITECTURE.md). The work happens in App and the libraries.
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,16 @@
 using namespace fabricmon;
 
 namespace {
+
+/// Counter files stay open (about 100 per NIC), so a large node outgrows the usual soft limit of
+/// 1024 descriptors when started by hand; the systemd unit sets LimitNOFILE itself.
+void raiseFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
 
 int printConfigErrors(const ConfigLoad& load) {
   for (const auto& e : load.errors) std::fprintf(stderr, "%s\n", e.format().c_str());
@@ -71,6 +82,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   setupLogging(config.log.level);
+  raiseFileLimit();
 
   int code = 1;
   bool leftBehind = false;

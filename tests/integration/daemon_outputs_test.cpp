@@ -30,7 +30,7 @@ TEST_F(OutputsTest, EveryRocePortShowsPauseEcnCnpAndQosConfigurationSeries) {
     SCOPED_TRACE(port.interface);
     const std::string ifc = "{interface=\"" + port.interface + "\"";
     const std::string dev = "{device=\"" + port.device + "\",port=\"" + std::to_string(port.port) + "\"}";
-    for (const std::string& dir : {"rx", "tx"}) {
+    for (const char* dir : {"rx", "tx"}) {
       EXPECT_FALSE(std::isnan(seriesValue(
           body, "fabricmon_pfc_pause_seconds_total" + ifc + ",priority=\"3\",direction=\"" + dir + "\"}")));
     }
