@@ -51,6 +51,9 @@ struct CollectorRunner::State {
     } catch (const std::exception& e) {
       spdlog::error("collector {} threw: {}", name, e.what());
       status = CollectStatus::kFailed;
+    } catch (...) {
+      spdlog::error("collector {} threw an unknown exception", name);
+      status = CollectStatus::kFailed;
     }
     errors.sweep();
     const auto finished = std::chrono::steady_clock::now();
@@ -75,6 +78,7 @@ struct CollectorRunner::State {
     }
     // A failed run keeps the previous batch until it goes stale; a run that found no hardware
     // publishes an empty batch so that series of vanished hardware leave the next snapshot.
+    if (cancelled.load()) return;  // stopped while this run was finishing
     if (status != CollectStatus::kFailed) store->publish(std::move(batch));
     if (onPublish) onPublish();
   }

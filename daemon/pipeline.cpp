@@ -58,7 +58,14 @@ void Pipeline::start() {
       }
       pending_ = false;
       lock.unlock();
-      runPass();
+      // No exception may end this thread (STYLE.md): log it, and the next pass tries again.
+      try {
+        runPass();
+      } catch (const std::exception& e) {
+        spdlog::error("pipeline pass failed: {}", e.what());
+      } catch (...) {
+        spdlog::error("pipeline pass failed with an unknown exception");
+      }
       lock.lock();
     }
   });

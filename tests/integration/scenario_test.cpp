@@ -98,8 +98,11 @@ TEST_P(ScenarioTest, RaisesExactlyItsFindings) {
   const auto deadline = start + std::chrono::seconds(60);
   const auto watchUntil = start + std::chrono::seconds(c.watchSeconds);
   for (;;) {
-    const auto body = httpGet(port_, "/api/v1/findings").body;
-    for (const auto& f : parseFindings(body)) seen.insert(f);
+    const auto response = httpGet(port_, "/api/v1/findings");
+    // "No findings" must come from a working endpoint, not from a failed request.
+    ASSERT_EQ(response.status, 200) << daemon_->output();
+    ASSERT_EQ(response.body.rfind("{\"findings\":[", 0), 0u) << response.body;
+    for (const auto& f : parseFindings(response.body)) seen.insert(f);
     const bool allThere = std::includes(seen.begin(), seen.end(), c.required.begin(), c.required.end());
     const auto now = std::chrono::steady_clock::now();
     if ((allThere && now >= watchUntil) || now >= deadline) break;
@@ -114,11 +117,16 @@ TEST_P(ScenarioTest, RaisesExactlyItsFindings) {
   EXPECT_TRUE(missing.empty()) << "missing: " << describe(missing) << "; seen: " << describe(seen);
   EXPECT_TRUE(unexpected.empty()) << "unexpected: " << describe(unexpected);
 
-  // The same findings are on /metrics as fabricmon_watchdog_active gauges.
-  if (!c.required.empty()) {
-    const std::string metrics = httpGet(port_, "/metrics").body;
-    EXPECT_NE(metrics.find("fabricmon_watchdog_active{rule=\"" + c.required.begin()->rule + "\""),
-              std::string::npos);
+  // The same findings are on /metrics as fabricmon_watchdog_active gauges; with none, no gauge is 1.
+  const std::string metrics = httpGet(port_, "/metrics").body;
+  ASSERT_NE(metrics.find("fabricmon_build_info"), std::string::npos);
+  for (const auto& f : c.required) {
+    const std::regex active("fabricmon_watchdog_active\\{rule=\"" + f.rule + "\"[^}]*interface=\"" + f.subject +
+                            "\"[^}]*reason=\"" + f.reason + "\"\\} 1");
+    EXPECT_TRUE(std::regex_search(metrics, active)) << f.rule << "/" << f.reason;
+  }
+  if (c.required.empty() && c.allowed.empty()) {
+    EXPECT_FALSE(std::regex_search(metrics, std::regex("fabricmon_watchdog_active\\{[^}]*\\} 1")));
   }
   EXPECT_EQ(stop(), std::optional<int>(0));
 }

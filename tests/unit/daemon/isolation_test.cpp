@@ -90,18 +90,23 @@ TEST(IsolationTest, BlockedCollectorStallsOnlyItself) {
   EXPECT_TRUE(std::isnan(value(stuckTicks))) << "its last values are dropped after stale_after";
   EXPECT_EQ(value("fabricmon_collector_up{collector=\"healthy\"}"), 1);
 
-  // Shutdown does not wait for the blocked run beyond the grace period.
+  // Shutdown does not wait for the blocked run beyond the grace period. The timers belong to the
+  // loop's thread, so the loop stops first (as App does: it stops from a signal handler on it).
+  io.stop();
+  loop.join();
+  pipeline->stop();
   const auto stopStart = std::chrono::steady_clock::now();
   const auto joinDeadline = stopStart + 300ms;
   for (auto& r : runners) r->requestStop();
   EXPECT_TRUE(runners[0]->join(joinDeadline));
   EXPECT_FALSE(runners[1]->join(joinDeadline)) << "the blocked worker is left behind";
   EXPECT_LT(std::chrono::steady_clock::now() - stopStart, 1s);
-  pipeline->stop();
-  io.stop();
-  loop.join();
-  release->store(true);  // lets the detached worker finish; it must publish nothing
-  std::this_thread::sleep_for(50ms);
+
+  // Released, the left-behind run finishes and must publish nothing.
+  const uint64_t generation = store->snapshot()->generation;
+  release->store(true);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(store->snapshot()->generation, generation);
   runners.clear();
 }
 
