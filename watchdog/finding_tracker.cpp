@@ -1,5 +1,7 @@
 #include "watchdog/finding_tracker.hpp"
 
+#include <cassert>
+
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -49,6 +51,8 @@ size_t FindingTracker::ruleIndex(std::string_view rule) const {
   for (size_t i = 0; i < std::size(kRules); ++i) {
     if (kRules[i] == rule) return i;
   }
+  // Rule names are the constants of CONTRACT §5, written by the rules themselves: a miss is a bug.
+  assert(false && "unknown watchdog rule");
   return 0;
 }
 
