@@ -1,6 +1,7 @@
 // The ethtool_pfc collector over the real captures (tests/fixtures/ethtool/stats) and over
 // synthetic PFC stats files written by the tests.
 
+#include "tests/support/temp_dir.hpp"
 #include "collectors/ethtool_pfc_collector.hpp"
 
 #include <gtest/gtest.h>
@@ -24,21 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kFixtures = FABRICMON_ETHTOOL_FIXTURES;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ethtool_pfc_test.XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-  }
-
- private:
-  fs::path path_;
-};
+using fabricmon::testing::TempDir;
 
 Topology topologyOf(std::initializer_list<const char*> names) {
   Topology t;

@@ -1,6 +1,7 @@
 // The `ethtool -S` text parser and the file source, over the real captures in
 // tests/fixtures/ethtool (README.md there says where each came from).
 
+#include "tests/support/temp_dir.hpp"
 #include "collectors/sources/ethtool_text.hpp"
 
 #include <gtest/gtest.h>
@@ -223,21 +224,7 @@ TEST(EthtoolCaptureTest, Mlx5CaptureSizes) {
 
 // ---- the file source ----
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ethtool_test.XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-  }
-
- private:
-  fs::path path_;
-};
+using fabricmon::testing::TempDir;
 
 TEST(EthtoolFileSourceTest, ReadsRealCaptureDirectory) {
   auto source = makeEthtoolFileSource(kFixtures / "stats");

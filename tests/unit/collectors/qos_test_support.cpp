@@ -10,20 +10,6 @@
 
 namespace fabricmon::qos_test {
 
-TempDir::TempDir() {
-  std::string tmpl =
-      (std::filesystem::path(::testing::TempDir()) / "fabricmon_qos_XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp " << tmpl << " failed";
-  }
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 void writeFile(const std::filesystem::path& path, std::string_view content) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

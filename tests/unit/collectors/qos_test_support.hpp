@@ -9,21 +9,11 @@
 #include <vector>
 
 #include "model/sample.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fabricmon::qos_test {
 
-/// A fresh directory below the test temp dir, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = fabricmon::testing::TempDir;
 
 void writeFile(const std::filesystem::path& path, std::string_view content);
 

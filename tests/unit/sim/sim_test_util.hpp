@@ -8,21 +8,11 @@
 #include <string>
 
 #include "sim/simulator.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fabricmon::sim::test {
 
-/// A fresh directory below /tmp, removed with everything in it at destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = fabricmon::testing::TempDir;
 
 std::string readFile(const std::filesystem::path& p);
 /// The file's text without trailing whitespace, as sysfs readers trim it.
