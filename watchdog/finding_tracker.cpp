@@ -56,6 +56,21 @@ size_t FindingTracker::ruleIndex(std::string_view rule) const {
   return 0;
 }
 
+void FindingTracker::keyOf(std::string& out, std::string_view rule, std::string_view reason,
+                           const Subject& subject) {
+  out.clear();
+  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority}) {
+    out.append(part);
+    out.push_back('\x1f');
+  }
+}
+
+bool FindingTracker::isActive(std::string_view rule, std::string_view reason, const Subject& subject) const {
+  keyOf(scratch_, rule, reason, subject);
+  auto it = states_.find(scratch_);
+  return it != states_.end() && it->second.active;
+}
+
 void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow) {
   wallNow_ = wallNow;
   for (auto& [key, st] : states_) st.seen = false;
@@ -63,11 +78,7 @@ void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow) {
 
 void FindingTracker::observe(std::string_view rule, std::string_view reason, Severity severity,
                              const Subject& subject, const Policy& policy, const Verdict& v) {
-  scratch_.clear();
-  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority}) {
-    scratch_.append(part);
-    scratch_.push_back('\x1f');
-  }
+  keyOf(scratch_, rule, reason, subject);
   auto it = states_.find(scratch_);
   if (it == states_.end()) {
     // Subjects are only remembered once they have something to remember.

@@ -67,6 +67,8 @@ class FindingTracker {
   void clearRule(std::string_view rule);
 
   std::vector<Finding> active() const;
+  /// Whether the finding of `rule`/`reason` about `subject` is active now.
+  bool isActive(std::string_view rule, std::string_view reason, const Subject& subject) const;
   void appendSamples(std::vector<Sample>& out) const;
 
  private:
@@ -84,11 +86,12 @@ class FindingTracker {
   void start(State& st, const Verdict& v);
   void stop(State& st, std::string_view why);
   size_t ruleIndex(std::string_view rule) const;
+  static void keyOf(std::string& out, std::string_view rule, std::string_view reason, const Subject& subject);
 
   std::map<std::string, State, std::less<>> states_;
   std::array<double, std::size(kRules)> transitions_{};
   std::array<SeriesPtr, std::size(kRules)> transitionSeries_;
-  std::string scratch_;
+  mutable std::string scratch_;
   std::chrono::system_clock::time_point wallNow_{};
 };
 

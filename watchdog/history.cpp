@@ -5,9 +5,9 @@
 namespace fabricmon::watchdog {
 namespace {
 
-// A pause fraction above 1 is physically impossible; a little slack absorbs the gap between the
-// batch timestamp and the moment the NIC latched its counters.
-constexpr double kMaxPlausibleFraction = 1.05;
+// A source whose counters stand still for at least 1.5 polls between changes refreshes slower than
+// we poll: its changes, not its polls, are the intervals to judge.
+constexpr int64_t kLatchedNum = 3, kLatchedDen = 2;
 
 Nanos nanos(std::chrono::steady_clock::time_point tp) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
@@ -60,6 +60,23 @@ void PeakBuckets::add(Nanos t, double value) {
   b.max = std::max(b.max, static_cast<float>(value));
 }
 
+void PeakBuckets::addRate(Nanos t, double total, Nanos minSpan, double maxPerSecond, bool record) {
+  const Point* base = nullptr;
+  for (size_t i = 1; i <= recent_.size(); ++i) {  // newest first
+    const Point& p = recent_[(next_ + recent_.size() - i) % recent_.size()];
+    if (p.t == kNever || p.t >= t) break;
+    base = &p;
+    if (t - p.t >= minSpan) break;
+  }
+  if (record && base != nullptr && t - base->t >= minSpan) {
+    double rate = (total - base->total) / (double(t - base->t) / kSecond);
+    if (maxPerSecond > 0) rate = std::min(rate, maxPerSecond);
+    add(t, std::max(rate, 0.0));
+  }
+  recent_[next_] = Point{t, total};
+  next_ = static_cast<uint8_t>((next_ + 1) % recent_.size());
+}
+
 double PeakBuckets::peak(Nanos now) const {
   double best = 0;
   Nanos w = std::max<Nanos>(bucketWidth(), 1);
@@ -89,6 +106,13 @@ Tracked::Window Tracked::over(Nanos window) const {
 }
 
 // ---- History ----
+
+const FamilyDef History::kRefreshFamily{
+    "fabricmon_counter_refresh_seconds",
+    "How often a NIC counter source (an interface's ethtool stats, a port's hw_counters or PMA counters) "
+    "refreshes its values, learned from how often its fastest-moving counter changes; a value near the poll "
+    "interval means at least that often. Rates are judged over this period, never over one poll.",
+    MetricType::kGauge};
 
 void History::setPlan(const HistoryPlan& plan) {
   plan_ = plan;
@@ -168,6 +192,7 @@ bool History::ingest(const Snapshot& snapshot) {
   for (auto& c : collectors_) {
     if (!c.present) c.last.reset();
   }
+  if (changed) learnRefresh();
   if (indexDirty_) {
     for (auto& v : byFamily_) v.clear();
     for (auto& [key, s] : series_) byFamily_[static_cast<size_t>(s.fam)].push_back(&s);
@@ -195,6 +220,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (inserted) {
       s.fam = *fam;
       s.saturatesAt = saturatesAt;
+      if (def.counter) s.group = groupOf(*sample.series, collectors_[collector].name);
       shape(s);
       indexDirty_ = true;
     }
@@ -221,8 +247,10 @@ void History::update(Tracked& s, Nanos t, double v) {
   s.prevTotal = s.total;
   if (def.counter) {
     double delta;
-    if (v < s.raw) {
+    const bool reset = v < s.raw;
+    if (reset) {
       delta = v;  // a counter that goes down was reset: it counted up from 0 since
+      s.carry = 0;
     } else if (s.saturatesAt > 0 && v >= s.saturatesAt && s.raw >= s.saturatesAt) {
       delta = 0;  // stuck at its maximum: it saturates, it does not wrap; the true rate is unknown
     } else {
@@ -231,6 +259,7 @@ void History::update(Tracked& s, Nanos t, double v) {
     s.saturated = s.saturatesAt > 0 && v >= s.saturatesAt;
     s.total += delta;
     if (delta > 0) s.lastIncreaseT = t;
+    judgeRate(s, t, delta, v != s.raw, reset);
   } else if (v != s.raw) {
     s.changedT = t;
   }
@@ -238,13 +267,104 @@ void History::update(Tracked& s, Nanos t, double v) {
   s.t = t;
   ++s.samples;
   if (s.ring) s.ring->push(t, s.total);
-  if (s.peak) {
-    double rate = (s.total - s.prevTotal) / (double(t - s.prevT) / kSecond);
-    if (s.fam == Fam::kPauseSeconds) {
-      if (rate > kMaxPlausibleFraction) return;
-      rate = std::min(rate, 1.0);
+}
+
+// The rate of a counter over the interval its latest increase really covers.
+//  - A source that refreshes at least as often as we poll: the poll interval.
+//  - A source that refreshes slower (its counters stand still between refreshes): only a sample
+//    that sees a new value says anything. Its increase is what the NIC counted during one refresh
+//    period (or the poll interval, when that is longer), however many polls saw nothing before it.
+//    A counter that stood still for two refresh periods has really stopped: rate 0.
+//  - An increase above the physical maximum (a priority paused more than 1 s per second) is not a
+//    reset and not garbage: the NIC latched late, and the excess is carried into the next interval.
+void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool reset) {
+  const auto& def = inputFamily(s.fam);
+  if (changed) {
+    if (s.lastChangeT != kNever) {
+      s.gaps[s.gapNext] = static_cast<float>(double(t - s.lastChangeT) / kSecond);
+      s.gapNext = static_cast<uint8_t>((s.gapNext + 1) % kGapSlots);
+      if (s.gapCount < kGapSlots) ++s.gapCount;
+      std::array<float, kGapSlots> sorted = s.gaps;
+      std::nth_element(sorted.begin(), sorted.begin() + s.gapCount / 2, sorted.begin() + s.gapCount);
+      s.ownRefresh = static_cast<Nanos>(double(sorted[s.gapCount / 2]) * kSecond);
     }
-    s.peak->add(t, rate);
+    s.lastChangeT = t;
+  }
+  const Nanos dt = t - s.prevT;
+  // Compared with the usual poll interval, not this one: one late or early poll says nothing
+  // about the NIC.
+  s.poll = s.poll == 0 ? dt : (7 * s.poll + dt) / 8;
+  const bool latched = s.refresh * kLatchedDen >= s.poll * kLatchedNum;
+  Nanos span = dt;
+  if (latched && changed) {
+    span = std::max(dt, s.refresh);
+  } else if (latched && !(s.lastChangeT != kNever && t - s.lastChangeT >= 2 * s.refresh)) {
+    return;  // the NIC has not refreshed since the last judgement: nothing new to judge
+  }
+  double increase = delta + s.carry;
+  const double seconds = double(span) / kSecond;
+  // A carried increase was counted before this span began: whatever else is judged alongside it
+  // (did the paused side move?) must look back to where it came from.
+  const Nanos from = s.carry > 0 ? s.carryFromT : t - span;
+  s.carry = 0;
+  if (def.maxPerSecond > 0) {
+    const double cap = def.maxPerSecond * seconds;
+    // A counter that restarted from 0 and already reads more than could happen since: it restarted
+    // from some other value (a firmware reload), and what happened in this interval is unknown.
+    if (reset && increase > cap) return;
+    if (increase > cap) {
+      // At most one refresh period's worth can be late; more than that is not batching.
+      const double carryCap = def.maxPerSecond * double(std::max(s.refresh, dt)) / kSecond;
+      s.carry = std::min(increase - cap, carryCap);
+      s.carryFromT = from;
+      increase = cap;
+    }
+  }
+  s.rate = increase / seconds;
+  s.rateIncrease = increase;
+  s.rateSeconds = seconds;
+  s.rateT = t;
+  s.rateFromT = from;
+  // Until the source's cadence is known a batched jump may still read as a short burst: the peak
+  // gauges wait for it (a few polls after start) rather than show a peak that never happened.
+  if (s.peak) s.peak->addRate(t, s.total, kSecond, def.maxPerSecond, s.refresh > 0);
+}
+
+uint32_t History::groupOf(const Series& series, std::string_view collector) {
+  std::string_view interface = series.label("interface"), device = series.label("device"),
+                   port = series.label("port");
+  std::string key(collector);
+  for (std::string_view part : {interface, device, port}) {
+    key.push_back('\x1f');
+    key.append(part);
+  }
+  auto [it, inserted] = groupIds_.try_emplace(std::move(key), static_cast<uint32_t>(groups_.size()));
+  if (inserted) {
+    Group g;
+    g.gauge = makeSeries(kRefreshFamily, {{"collector", std::string(collector)},
+                                          {"device", std::string(device)},
+                                          {"port", std::string(port)},
+                                          {"interface", std::string(interface)}});
+    groups_.push_back(std::move(g));
+  }
+  return it->second;
+}
+
+// A source's refresh period is how often its fastest-moving counter changes: one counter that is
+// idle, or moves only now and then (an error counter), must not make the whole source look slow.
+void History::learnRefresh() {
+  for (auto& g : groups_) {
+    g.refresh = 0;
+    g.live = false;
+  }
+  for (auto& [key, s] : series_) {
+    if (!inputFamily(s.fam).counter) continue;
+    Group& g = groups_[s.group];
+    g.live = true;
+    if (s.gapCount >= 2 && (g.refresh == 0 || s.ownRefresh < g.refresh)) g.refresh = s.ownRefresh;
+  }
+  for (auto& [key, s] : series_) {
+    if (inputFamily(s.fam).counter) s.refresh = groups_[s.group].refresh;
   }
 }
 

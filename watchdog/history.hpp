@@ -53,6 +53,12 @@ class PeakBuckets {
   static constexpr size_t kBuckets = 12;
   explicit PeakBuckets(Nanos window) : window_(window) {}
   void add(Nanos t, double value);
+  /// Adds the rate of a counter over at least `minSpan` of its recent judgements (or over the
+  /// latest one, when that is longer), capped at `maxPerSecond` (0 = no cap). A NIC that refreshes
+  /// about as fast as we poll puts one or two refreshes into a poll: over one poll its rate would
+  /// alias to twice the truth, over a second it is within one refresh of it.
+  /// With `record` false the judgement is only remembered (the source's cadence is not known yet).
+  void addRate(Nanos t, double total, Nanos minSpan, double maxPerSecond, bool record);
   /// The largest value recorded in the buckets that overlap (now - window, now].
   double peak(Nanos now) const;
   void setWindow(Nanos window);
@@ -65,7 +71,16 @@ class PeakBuckets {
   };
   std::array<Bucket, kBuckets> buckets_{};
   Nanos window_;
+  struct Point {
+    Nanos t = kNever;
+    double total = 0;
+  };
+  std::array<Point, 8> recent_{};  ///< the latest judgements, a ring
+  uint8_t next_ = 0;
 };
+
+/// How many gaps between value changes a series remembers to learn how often it moves.
+inline constexpr size_t kGapSlots = 8;
 
 /// One series the rules read.
 struct Tracked {
@@ -84,6 +99,28 @@ struct Tracked {
   Nanos firstT = kNever;
   Nanos lastIncreaseT = kNever;  ///< counters: time of the latest sample that carried an increase
   Nanos changedT = kNever;       ///< gauges: time the value last changed (first sample counts)
+
+  // Counter refresh cadence (docs/rules.md, "Counter refresh cadence"). NICs latch their counters
+  // on their own clock (bnxt_en's firmware DMAs port stats once a second, hw_counters are cached
+  // for `lifespan` ms), so a counter may stand still for several polls and then jump by several
+  // polls' worth. Rates are judged over the interval between value changes, never one poll.
+  Nanos lastChangeT = kNever;    ///< counters: latest sample whose value differed from the one before
+  std::array<float, kGapSlots> gaps{};  ///< seconds between recent value changes (a ring)
+  uint8_t gapCount = 0;
+  uint8_t gapNext = 0;
+  Nanos ownRefresh = 0;          ///< median of `gaps`: how often this series moves (0 = not known yet)
+  Nanos refresh = 0;             ///< the NIC source's refresh period (fastest-moving series of its group)
+  Nanos poll = 0;                ///< typical interval between our samples (moving average)
+  uint32_t group = 0;            ///< the NIC source the series is read from (History::groups)
+  double rate = 0;               ///< counters: latest judged rate per second (see History::update)
+  double rateIncrease = 0;       ///< the increase behind `rate`
+  double rateSeconds = 0;        ///< the span behind `rate`
+  Nanos rateT = kNever;          ///< sample time of the latest judgement; unchanged = nothing new to judge
+  Nanos rateFromT = kNever;      ///< where the increase behind `rate` began (earlier than the span when it
+                                 ///< includes a carried excess)
+  double carry = 0;              ///< increase above the physical maximum, spread into the next interval
+  Nanos carryFromT = kNever;     ///< where the carried increase began
+
   std::unique_ptr<CoarseRing> ring;
   std::unique_ptr<PeakBuckets> peak;
   SeriesPtr peakSeries;        ///< the output gauge, built once
@@ -95,6 +132,11 @@ struct Tracked {
   double lastInterval() const { return samples >= 2 ? double(t - prevT) / kSecond : 0; }
   /// True when a counter increased within `window` of its latest sample (not counting the first sample).
   bool increasedWithin(Nanos window) const { return lastIncreaseT != kNever && t - lastIncreaseT < window; }
+  /// True when a rate judgement exists (a counter with two samples).
+  bool rated() const { return rateT != kNever; }
+  /// True when the counter increased at a sample inside (from, to]: the same NIC read as another
+  /// series' judged interval, whatever the refresh cadence.
+  bool increasedIn(Nanos from, Nanos to) const { return lastIncreaseT != kNever && lastIncreaseT > from && lastIncreaseT <= to; }
 
   struct Window {
     double increase = 0;
@@ -116,6 +158,15 @@ struct HistoryPlan {
 class History {
  public:
   static constexpr uint16_t kCoarseSlots = 60;
+  static const FamilyDef kRefreshFamily;
+
+  /// One NIC source whose counters latch together: an interface's ethtool stats, a port's
+  /// hw_counters, ... Its refresh period is learned from its fastest-moving series.
+  struct Group {
+    SeriesPtr gauge;   ///< fabricmon_counter_refresh_seconds of this source
+    Nanos refresh = 0;
+    bool live = false;  ///< has a tracked series now
+  };
 
   void setPlan(const HistoryPlan& plan);
   /// Ingests the batches of `snapshot` not seen yet; frees series whose collector published a batch
@@ -127,10 +178,15 @@ class History {
   /// A series by its key-label values (in InputFamily::keyLabels order).
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {}) const;
   size_t size() const { return series_.size(); }
+  /// The NIC sources seen, indexed by Tracked::group.
+  const std::vector<Group>& groups() const { return groups_; }
 
  private:
   void ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch);
   void update(Tracked& s, Nanos t, double v);
+  void judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool reset);
+  void learnRefresh();
+  uint32_t groupOf(const Series& series, std::string_view collector);
   void shape(Tracked& s) const;
   static void buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c);
 
@@ -145,6 +201,8 @@ class History {
     bool present = false;
   };
   std::vector<CollectorSeen> collectors_;
+  std::vector<Group> groups_;
+  std::unordered_map<std::string, uint32_t> groupIds_;
   mutable std::string scratch_;
 };
 

@@ -29,7 +29,7 @@ constexpr InputFamily kFamilies[] = {
     {"fabricmon_netdev_up", {"interface", "", ""}, false, 0},
     {"fabricmon_netdev_carrier_changes_total", {"interface", "", ""}, true, 0},
     {"fabricmon_netdev_carrier_down_changes_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_pfc_pause_seconds_total", {"interface", "priority", "direction"}, true, 0},
+    {"fabricmon_pfc_pause_seconds_total", {"interface", "priority", "direction"}, true, 0, 1.0},
     {"fabricmon_pause_storm_warning_events_total", {"interface", "", ""}, true, 0},
     {"fabricmon_pause_storm_error_events_total", {"interface", "", ""}, true, 0},
     {"fabricmon_priority_transmit_packets_total", {"interface", "priority", ""}, true, 0},
@@ -44,6 +44,11 @@ constexpr InputFamily kFamilies[] = {
     {"fabricmon_pfc_enabled", {"interface", "priority", ""}, false, 0},
     {"fabricmon_dcb_trust_dscp", {"interface", "", ""}, false, 0},
     {"fabricmon_dcb_dscp_priority", {"interface", "dscp", ""}, false, 0},
+    {"fabricmon_pfc_pause_frames_received_total", {"interface", "priority", ""}, true, 0},
+    {"fabricmon_pfc_pause_frames_transmitted_total", {"interface", "priority", ""}, true, 0},
+    {"fabricmon_dcb_pfc_indications_total", {"interface", "priority", ""}, true, 0},
+    {"fabricmon_dcb_pfc_requests_total", {"interface", "priority", ""}, true, 0},
+    {"fabricmon_device_info", {"device", "", ""}, false, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -46,6 +46,11 @@ enum class Fam : uint8_t {
   kPfcEnabled,          // {interface,priority} 0/1
   kTrustDscp,           // {interface} 1 dscp, 0 pcp
   kDscpPriority,        // {interface,dscp} = priority
+  kPfcFramesRx,         // {interface,priority} PFC pause frames received (every vendor's dialect)
+  kPfcFramesTx,         // {interface,priority} PFC pause frames sent
+  kDcbPfcIndications,   // {interface,priority} DCB ieee_pfc.indications: pause received (vendor-neutral)
+  kDcbPfcRequests,      // {interface,priority} DCB ieee_pfc.requests: pause sent
+  kDeviceInfo,          // {device} = 1, with hca_type and board_id: the NIC model
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);
@@ -54,8 +59,12 @@ struct InputFamily {
   std::string_view name;
   std::array<std::string_view, 3> keyLabels;  ///< label names that identify a series ("" = unused)
   bool counter;
-  /// PMA counters saturate at 2^width-1 (COUNTERS.md, IBTA PortCounters); 0 = not narrow.
+  /// PMA counters saturate at 2^width-1 (IBTA PortCounters; docs/metrics.md); 0 = not narrow.
   double saturatesAt;
+  /// The most the counter can rise per second, when physics bounds it (a priority is paused at most
+  /// one second per second); 0 = no bound. An increase above it is batching by the NIC, spread
+  /// into the following interval, never dropped.
+  double maxPerSecond = 0;
 };
 
 const InputFamily& inputFamily(Fam fam);

@@ -13,8 +13,9 @@ namespace {
 
 const FamilyDef kPauseFractionPeak{
     "fabricmon_pause_fraction_peak",
-    "Largest fraction of a single poll interval spent in PFC pause within the last peak_window (ethtool "
-    "rx/tx_prio<N>_pause_duration); a storm of a few seconds survives here where a 30 s rate() averages it away.",
+    "Largest fraction of a judged interval (one poll, or one NIC counter refresh when the NIC refreshes slower) "
+    "spent in PFC pause within the last peak_window (ethtool rx/tx_prio<N>_pause_duration); a storm of a few "
+    "seconds survives here where a 30 s rate() averages it away.",
     MetricType::kGauge};
 const FamilyDef kEcnMarkedRatePeak{
     "fabricmon_ecn_marked_rate_peak",
@@ -33,7 +34,7 @@ const FamilyDef kCnpHandledRatePeak{
     MetricType::kGauge};
 
 const FamilyDef* const kFamilies[] = {&FindingTracker::kActiveFamily, &FindingTracker::kTransitionsFamily,
-                                      &kPauseFractionPeak, &kEcnMarkedRatePeak, &kCnpSentRatePeak,
+                                      &History::kRefreshFamily,        &kPauseFractionPeak, &kEcnMarkedRatePeak, &kCnpSentRatePeak,
                                       &kCnpHandledRatePeak};
 
 struct PeakOutput {
@@ -106,6 +107,7 @@ class Engine {
     config_ = std::move(config);
     qos_ = std::move(qos);
     history_.setPlan(planFor(config_));
+    storms_.setWindow(toNanos(config_.dcqcnMisconfig.window));
     for (const auto& rule : kRuleTable) {
       if (!rule.enabled(config_)) tracker_.clearRule(rule.name);
     }
@@ -114,7 +116,7 @@ class Engine {
   void evaluate(const Snapshot& snapshot, std::chrono::system_clock::time_point wallNow) {
     history_.ingest(snapshot);
     join_.build(history_);
-    RuleContext ctx{history_, config_, qos_, join_, tracker_, std::to_string(qos_.rocePriority),
+    RuleContext ctx{history_, config_, qos_, join_, tracker_, storms_, std::to_string(qos_.rocePriority),
                     std::to_string(qos_.cnpPriority)};
     tracker_.beginRound(wallNow);
     for (const auto& rule : kRuleTable) {
@@ -125,6 +127,9 @@ class Engine {
 
   void appendSamples(std::vector<Sample>& out, Nanos now) {
     tracker_.appendSamples(out);
+    for (const auto& g : history_.groups()) {
+      if (g.live && g.refresh > 0) out.push_back(Sample{g.gauge, double(g.refresh) / kSecond});
+    }
     for (const auto& p : kPeaks) {
       for (Tracked* s : history_.family(p.fam)) {
         if (!s->peak || s->samples < 2) continue;
@@ -147,6 +152,7 @@ class Engine {
   History history_;
   PortJoin join_;
   FindingTracker tracker_;
+  StormLedger storms_;
 };
 
 }  // namespace watchdog

@@ -115,7 +115,16 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
     if (!ctx.ready(s)) continue;
     auto w = s->over(window);
     if (!w.full || w.seconds <= 0) continue;
-    fraction = std::max(fraction, w.increase / w.seconds);
+    // Storm intervals are pause_storm's finding: left out of the window, pause and time alike.
+    const Nanos start = s->t - static_cast<Nanos>(w.seconds * kSecond);
+    auto storm = ctx.storms.claimed(iface, ctx.rocePriority, dir, start, s->t);
+    const double seconds = w.seconds - storm.seconds;
+    if (seconds < w.seconds / 2) continue;  // mostly storm: nothing left to judge ECN by
+    // Where a storm began and ended, one NIC refresh on either side is part storm and part not:
+    // that much pause is the storm's too.
+    const double edges =
+        storm.seconds > 0 ? 2 * double(std::max(s->refresh, s->poll)) / kSecond : 0;
+    fraction = std::max(fraction, std::clamp((w.increase - storm.pauseSeconds - edges) / seconds, 0.0, 1.0));
     v.stamp = std::max(v.stamp, s->t);
   }
   auto marks = sumOver(ctx, Fam::kRoceEcnMarked, ports, window);
@@ -138,11 +147,22 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
     v.evidence.add("threshold", rule.pfcWithoutEcnPauseFraction);
     if (v.fire) {
       v.summary = fmt::format(
-          "{} priority {}: paused {:.1f}% of {:.0f}s with no ECN mark and no CNP (switch ECN threshold above PFC XOFF?)",
-          iface, ctx.rocePriority, fraction * 100, double(window) / kSecond);
+          "{} priority {}: paused {:.1f}% of {:.0f}s outside storms with no ECN mark and no CNP (switch ECN "
+          "threshold above PFC XOFF?)",
+          iface, ctx.rocePriority, std::min(fraction, 1.0) * 100, double(window) / kSecond);
     }
   }
-  report(ctx, "pfc_without_ecn", iface, ctx.rocePriority, v);
+  // A storm is recognised one or two NIC refreshes after it began; until then its first interval
+  // is still counted here. Waiting that long keeps its onset from being reported as this.
+  Nanos refresh = 0;
+  for (std::string_view dir : {"rx", "tx"}) {
+    if (const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, ctx.rocePriority, dir)) {
+      refresh = std::max({refresh, s->refresh, s->poll});
+    }
+  }
+  v.clear = !v.fire;
+  ctx.tracker.observe(kRule, "pfc_without_ecn", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority},
+                      Policy{1, std::max<Nanos>(3 * refresh, 2 * kSecond), 0}, v);
 }
 
 const Tracked* parameter(const RuleContext& ctx, std::string_view iface, std::initializer_list<std::string_view> names) {

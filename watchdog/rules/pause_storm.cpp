@@ -1,7 +1,9 @@
-// pause_storm: the SONiC PFC watchdog's detector on the NIC's µs pause counters, the NIC's own
-// storm-prevention events, and a lower-severity long-window pause fraction.
+// pause_storm: the SONiC PFC watchdog's detector on the NIC's µs pause counters (or, on NICs that
+// count pause frames but not pause time, its frame-count detector), the NIC's own storm-prevention
+// events, and a lower-severity long-window pause fraction.
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -11,34 +13,48 @@ namespace fabricmon::watchdog {
 namespace {
 
 constexpr std::string_view kRule = "pause_storm";
-// A fraction above this comes from a bad delta (a reset that landed on a large value), not a pause.
-constexpr double kMaxPlausibleFraction = 1.05;
 
 struct Direction {
   bool judged = false;
   bool storming = false;
   bool quiet = true;
-  double fraction = 0;
-  double progress = -1;  ///< packets the paused side moved in the interval; -1 = unknown
+  bool frames = false;     ///< judged from pause frame counts (no pause-time counter)
+  double fraction = 0;     ///< pause time / interval, at most 1 (duration detector)
+  double frameCount = 0;   ///< pause frames in the interval (frame detector)
+  double progress = -1;    ///< packets the paused side moved in the interval; -1 = unknown
+  double refresh = 0;      ///< seconds between the NIC's counter refreshes
+  double seconds = 0;      ///< length of the judged interval
   Nanos stamp = kNever;
   Nanos from = kNever;
 };
 
-// rx: we received pause frames, so our transmit on that priority is the paused side.
-// tx: we sent them, so the peer's transmit (our receive) is the paused side.
-Direction judge(const RuleContext& ctx, const Tracked* pause, Fam progressFam, bool linkDown) {
-  Direction d;
-  if (!ctx.ready(pause)) return d;
-  d.stamp = pause->t;
-  d.from = pause->prevT;
-  double dt = pause->lastInterval();
-  if (dt <= 0) return d;
-  d.fraction = pause->lastDelta() / dt;
-  if (d.fraction > kMaxPlausibleFraction) return d;
+/// Packets the paused side moved within the pause counter's judged interval: the same NIC read,
+/// whatever its refresh cadence. -1 when the node has no such counter.
+double progressIn(const RuleContext& ctx, Fam fam, std::string_view interface, std::string_view priority,
+                  Nanos from, Nanos to) {
+  const Tracked* p = ctx.history.find(fam, interface, priority);
+  if (!ctx.ready(p)) return -1;
+  if (!p->increasedIn(from, to)) return 0;
+  return std::max({p->lastDelta(), p->rateIncrease, 1.0});
+}
+
+void fill(Direction& d, const Tracked* s) {
   d.judged = true;
-  const Tracked* progress =
-      ctx.history.find(progressFam, pause->label("interface"), pause->label("priority"));
-  if (ctx.ready(progress) && progress->t == pause->t) d.progress = progress->lastDelta();
+  d.stamp = s->rateT;
+  d.from = s->rateFromT;
+  d.seconds = s->rateSeconds;
+  d.refresh = double(s->refresh) / kSecond;
+}
+
+// rx: we received pause, so our transmit on that priority is the paused side.
+// tx: we sent it, so the peer's transmit (our receive) is the paused side.
+Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressFam, bool linkDown) {
+  Direction d;
+  if (!ctx.rated(pause)) return d;
+  fill(d, pause);
+  // The history spreads a batched jump over the NIC's refresh interval: above 1 only by rounding.
+  d.fraction = std::clamp(pause->rate, 0.0, 1.0);
+  d.progress = progressIn(ctx, progressFam, pause->label("interface"), pause->label("priority"), d.from, d.stamp);
   const auto& rule = ctx.config.pauseStorm;
   // A link that is down pauses nothing: a storm that outlives its link is over.
   d.storming = !linkDown && d.fraction >= rule.pauseFraction && d.progress <= 0;
@@ -46,34 +62,87 @@ Direction judge(const RuleContext& ctx, const Tracked* pause, Fam progressFam, b
   return d;
 }
 
+// SONiC's detector for NICs without pause-time counters: pause frames keep arriving at every
+// counter refresh while the paused side moves nothing. Needs the progress counter: frames alone
+// are what a busy, healthy lossless port sees too.
+Direction byFrames(const RuleContext& ctx, const Tracked* frames, Fam progressFam, bool linkDown) {
+  Direction d;
+  if (!ctx.rated(frames)) return d;
+  fill(d, frames);
+  d.frames = true;
+  d.frameCount = frames->rateIncrease;
+  d.progress = progressIn(ctx, progressFam, frames->label("interface"), frames->label("priority"), d.from, d.stamp);
+  const bool rising = frames->rateIncrease > 0;
+  d.storming = !linkDown && rising && d.progress == 0;
+  d.quiet = linkDown || !rising;
+  return d;
+}
+
+/// The pause-time counter decides where there is one; otherwise the frame counters (ethtool, or
+/// the vendor-neutral DCB ieee_pfc counts).
+Direction judge(const RuleContext& ctx, std::string_view interface, std::string_view priority, std::string_view dir,
+                bool linkDown) {
+  const bool rx = dir == "rx";
+  const Fam progressFam = rx ? Fam::kPrioTxPackets : Fam::kPrioRxPackets;
+  if (const Tracked* pause = ctx.history.find(Fam::kPauseSeconds, interface, priority, dir)) {
+    return byDuration(ctx, pause, progressFam, linkDown);
+  }
+  const Tracked* frames = ctx.history.find(rx ? Fam::kPfcFramesRx : Fam::kPfcFramesTx, interface, priority);
+  if (frames == nullptr) {
+    frames = ctx.history.find(rx ? Fam::kDcbPfcIndications : Fam::kDcbPfcRequests, interface, priority);
+  }
+  if (frames == nullptr) return {};
+  return byFrames(ctx, frames, progressFam, linkDown);
+}
+
 void stormDetector(RuleContext& ctx, std::string_view interface, std::string_view priority) {
   const auto& rule = ctx.config.pauseStorm;
-  bool linkDown = ctx.interfaceDown(interface);
-  const Tracked* rxPause = ctx.history.find(Fam::kPauseSeconds, interface, priority, "rx");
-  const Tracked* txPause = ctx.history.find(Fam::kPauseSeconds, interface, priority, "tx");
-  Direction rx = judge(ctx, rxPause, Fam::kPrioTxPackets, linkDown);
-  Direction tx = judge(ctx, txPause, Fam::kPrioRxPackets, linkDown);
+  const bool linkDown = ctx.interfaceDown(interface);
+  const Direction rx = judge(ctx, interface, priority, "rx", linkDown);
+  const Direction tx = judge(ctx, interface, priority, "tx", linkDown);
+  const Subject subject{{}, {}, interface, priority};
 
   Verdict v;
   v.judged = rx.judged || tx.judged;
   v.stamp = std::max(rx.stamp, tx.stamp);
   v.fire = rx.storming || tx.storming;
   v.clear = (!rx.judged || rx.quiet) && (!tx.judged || tx.quiet);
-  v.clearFrom = std::max(rx.from, tx.from);  // the quiet poll interval began at the previous sample
+  // The quiet interval began where the judged interval began.
+  v.clearFrom = std::max(rx.judged ? rx.from : kNever, tx.judged ? tx.from : kNever);
+  const Direction& d = rx.storming || !tx.storming ? rx : tx;
   v.evidence.add("rx_pause_fraction", rx.fraction);
   v.evidence.add("tx_pause_fraction", tx.fraction);
   v.evidence.add("transmit_packets_delta", rx.progress);
   v.evidence.add("receive_packets_delta", tx.progress);
   v.evidence.add("threshold", rule.pauseFraction);
+  v.evidence.add("interval_seconds", d.seconds);
+  v.evidence.add("refresh_seconds", d.refresh);
+  v.evidence.add("frame_detector", d.frames ? 1 : 0);
+  if (d.frames) v.evidence.add("pause_frames", d.frameCount);
   if (v.fire) {
-    const Direction& d = rx.storming ? rx : tx;
-    v.summary = fmt::format("{} priority {} {} {:.1f}% of the last {:.2f}s with no progress{}", interface, priority,
-                            rx.storming ? "was paused by received PFC" : "sent PFC pause", d.fraction * 100,
-                            rx.storming ? rxPause->lastInterval() : txPause->lastInterval(),
-                            d.progress < 0 ? " (progress counter unavailable)" : "");
+    const char* what = &d == &rx ? "was paused by received PFC" : "sent PFC pause";
+    if (d.frames) {
+      v.summary = fmt::format("{} priority {} {} ({:.0f} pause frames) for the last {:.2f}s with no progress "
+                              "(frame-count detector: this NIC has no pause-time counter)",
+                              interface, priority, what, d.frameCount, d.seconds);
+    } else {
+      v.summary = fmt::format("{} priority {} {} {:.1f}% of the last {:.2f}s with no progress{}", interface,
+                              priority, what, std::min(d.fraction, 1.0) * 100, d.seconds,
+                              d.progress < 0 ? " (progress counter unavailable)" : "");
+    }
   }
   Policy p{rule.forSamples, 0, toNanos(rule.restoration)};
-  ctx.tracker.observe(kRule, "storm", Severity::kCritical, Subject{{}, {}, interface, priority}, p, v);
+  ctx.tracker.observe(kRule, "storm", Severity::kCritical, subject, p, v);
+
+  // What the storm claims is no evidence for any other rule (pfc_without_ecn).
+  const bool active = ctx.tracker.isActive(kRule, "storm", subject);
+  auto claim = [&](std::string_view dir, const Direction& dd) {
+    const Tracked* pause = ctx.history.find(Fam::kPauseSeconds, interface, priority, dir);
+    if (!dd.judged || dd.frames || pause == nullptr) return;
+    ctx.storms.record(interface, priority, dir, dd.from, dd.stamp, pause->rateIncrease, dd.storming || active);
+  };
+  claim("rx", rx);
+  claim("tx", tx);
 }
 
 void sustained(RuleContext& ctx, std::string_view interface, std::string_view priority) {
@@ -88,8 +157,8 @@ void sustained(RuleContext& ctx, std::string_view interface, std::string_view pr
     auto w = s->over(window);
     // Judged only over a fully observed window: a few busy seconds after start-up are not 5 minutes.
     if (!w.full || w.seconds <= 0) continue;
-    double fraction = w.increase / w.seconds;
-    if (fraction > kMaxPlausibleFraction) continue;
+    // A NIC that latches late can put a little more than the window into it: never above 1.
+    double fraction = std::min(w.increase / w.seconds, 1.0);
     v.judged = true;
     v.stamp = std::max(v.stamp, s->t);
     v.evidence.add(dir == "rx" ? "rx_pause_fraction" : "tx_pause_fraction", fraction);
@@ -110,7 +179,7 @@ void sustained(RuleContext& ctx, std::string_view interface, std::string_view pr
                       v);
 }
 
-// mlx5 tx_pause_storm_{warning,error}_events: the NIC's stall prevention (COUNTERS.md).
+// mlx5 tx_pause_storm_{warning,error}_events: the NIC's own stall prevention (docs/metrics.md).
 void nicEvents(RuleContext& ctx, const Tracked* s, bool error) {
   const auto& rule = ctx.config.pauseStorm;
   Verdict v;
@@ -135,11 +204,15 @@ void nicEvents(RuleContext& ctx, const Tracked* s, bool error) {
 
 void evaluatePauseStorm(RuleContext& ctx) {
   std::set<std::pair<std::string_view, std::string_view>> pairs;
-  for (const Tracked* s : ctx.history.family(Fam::kPauseSeconds)) pairs.emplace(s->label("interface"), s->label("priority"));
+  for (Fam fam : {Fam::kPauseSeconds, Fam::kPfcFramesRx, Fam::kPfcFramesTx, Fam::kDcbPfcIndications,
+                  Fam::kDcbPfcRequests}) {
+    for (const Tracked* s : ctx.history.family(fam)) pairs.emplace(s->label("interface"), s->label("priority"));
+  }
   for (const auto& [interface, priority] : pairs) {
     stormDetector(ctx, interface, priority);
     sustained(ctx, interface, priority);
   }
+  ctx.storms.sweep();
   for (const Tracked* s : ctx.history.family(Fam::kStormWarning)) nicEvents(ctx, s, false);
   for (const Tracked* s : ctx.history.family(Fam::kStormError)) nicEvents(ctx, s, true);
 }

@@ -10,6 +10,7 @@
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
+#include "watchdog/storm_ledger.hpp"
 
 namespace fabricmon::watchdog {
 
@@ -21,6 +22,7 @@ struct RuleContext {
   const QosConfig& qos;
   const PortJoin& join;
   FindingTracker& tracker;
+  StormLedger& storms;
   std::string rocePriority;  ///< qos.rocePriority as a label value
   std::string cnpPriority;
 
@@ -31,6 +33,8 @@ struct RuleContext {
     if (inputFamily(s->fam).counter) need = std::max(need, 2u);
     return s->samples >= need;
   }
+  /// A counter with a judged rate (see History::judgeRate: cadence-proof).
+  bool rated(const Tracked* s) const { return ready(s) && s->rated(); }
   /// The RDMA port is known to be not ACTIVE or its physical link not up.
   bool portDown(std::string_view device, std::string_view port) const;
   /// The interface is known to be down (operstate).

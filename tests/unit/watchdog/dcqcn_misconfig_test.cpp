@@ -87,9 +87,10 @@ INSTANTIATE_TEST_SUITE_P(
                n.add("hw_counters", "fabricmon_roce_cnp_sent_total", {{"device", "mlx5_0"}, {"port", "1"}}, 3);
              },
              62, true, {"dcqcn_misconfig/rp_disabled/eth0/3"}},
-        Case{"pfc_without_ecn", nothing, [](TestNode& n) { pauseWithoutEcn(0.02, n); }, 62, true,
+        // A full 60 s window, then held for 2 s (a storm's onset must not read as this).
+        Case{"pfc_without_ecn", nothing, [](TestNode& n) { pauseWithoutEcn(0.02, n); }, 64, true,
              {"dcqcn_misconfig/pfc_without_ecn/eth0/3"}},
-        Case{"pfc_without_ecn_just_below", nothing, [](TestNode& n) { pauseWithoutEcn(0.0095, n); }, 62, true, {}},
+        Case{"pfc_without_ecn_just_below", nothing, [](TestNode& n) { pauseWithoutEcn(0.0095, n); }, 64, true, {}},
         Case{"pfc_without_ecn_is_ecn_business_only", nothing, [](TestNode& n) { pauseWithoutEcn(0.02, n); }, 62,
              false, {}},
         Case{"pfc_also_on_priority_4", [](TestNode& n) { pfcOn(n, 4, 1); }, flow, 3, true,
