@@ -1,6 +1,7 @@
 #include "watchdog/watchdog.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
@@ -116,7 +117,7 @@ class Engine {
   void evaluate(const Snapshot& snapshot, std::chrono::system_clock::time_point wallNow) {
     history_.ingest(snapshot);
     join_.build(history_);
-    RuleContext ctx{history_, config_, qos_, join_, tracker_, storms_, std::to_string(qos_.rocePriority),
+    RuleContext ctx{history_, config_, qos_, join_, tracker_, storms_, portBestRate_, std::to_string(qos_.rocePriority),
                     std::to_string(qos_.cnpPriority)};
     tracker_.beginRound(wallNow);
     for (const auto& rule : kRuleTable) {
@@ -153,6 +154,7 @@ class Engine {
   PortJoin join_;
   FindingTracker tracker_;
   StormLedger storms_;
+  std::map<std::string, double, std::less<>> portBestRate_;
 };
 
 }  // namespace watchdog

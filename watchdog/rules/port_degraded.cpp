@@ -1,7 +1,11 @@
-// port_degraded: a port that trained below its expected rate, or whose physical link is up while
-// the logical state is not ACTIVE (no subnet manager, or a RoCE port stuck after a firmware event).
+// port_degraded: a port that trained below what it should run at, or whose physical link is up
+// while the logical state is not ACTIVE (no subnet manager, or a RoCE port stuck after a firmware
+// event). "What it should run at" compares like with like: a node mixes NIC models and speeds (8 x
+// 400G ConnectX-7, 2 x 200G BlueField-3, a 100G front-end NIC) and that is normal, not degraded.
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -18,16 +22,34 @@ bool upAndActive(const RuleContext& ctx, const PortRef& p) {
   return state != nullptr && state->raw == kPortActive && (phys == nullptr || phys->raw == kPhysLinkUp);
 }
 
-/// The most common rate of the node's up ports per link layer; absent when there is no single one.
-std::map<std::string_view, double> peerRates(const RuleContext& ctx) {
-  std::map<std::string_view, std::map<double, unsigned>> counts;
+/// The NIC model a port belongs to: hca_type and board_id from fabricmon_device_info, else the
+/// driver's device-name stem ("bnxt_re", "irdma", "mlx5"), and the link layer.
+std::string modelOf(const RuleContext& ctx, const PortRef& p) {
+  std::string model;
+  if (const Tracked* info = ctx.history.find(Fam::kDeviceInfo, p.device)) {
+    std::string_view hca = info->label("hca_type"), board = info->label("board_id");
+    if (!hca.empty() || !board.empty()) model = fmt::format("{}/{}", hca, board);
+  }
+  if (model.empty()) {
+    std::string_view stem = p.device;
+    while (!stem.empty() && (std::isdigit(static_cast<unsigned char>(stem.back())) || stem.back() == '_')) {
+      stem.remove_suffix(1);
+    }
+    model = stem;
+  }
+  return fmt::format("{}|{}", model, p.linkLayer);
+}
+
+/// The most common rate of the up ports of each model; absent when there is no single one.
+std::map<std::string, double> modelRates(const RuleContext& ctx) {
+  std::map<std::string, std::map<double, unsigned>> counts;
   for (const PortRef& p : ctx.join.ports()) {
     const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
     if (rate == nullptr || rate->raw <= 0 || !upAndActive(ctx, p)) continue;
-    ++counts[p.linkLayer][rate->raw];
+    ++counts[modelOf(ctx, p)][rate->raw];
   }
-  std::map<std::string_view, double> out;
-  for (const auto& [layer, byRate] : counts) {
+  std::map<std::string, double> out;
+  for (const auto& [model, byRate] : counts) {
     unsigned best = 0;
     bool tie = false;
     double mode = 0;
@@ -40,7 +62,7 @@ std::map<std::string_view, double> peerRates(const RuleContext& ctx) {
         tie = true;
       }
     }
-    if (!tie) out[layer] = mode;
+    if (!tie) out[model] = mode;
   }
   return out;
 }
@@ -67,17 +89,12 @@ void notActive(RuleContext& ctx, const PortRef& p, const Subject& subject) {
                       Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
-void rate(RuleContext& ctx, const PortRef& p, const Subject& subject, const std::map<std::string_view, double>& peers) {
+/// One comparison: the port's rate against `expected` (0 = nothing to compare with).
+void below(RuleContext& ctx, const PortRef& p, const Subject& subject, std::string_view reason, double expected,
+           std::string_view against) {
   const auto& rule = ctx.config.portDegraded;
   const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
   Verdict v;
-  std::string_view reason = rule.expectedRateGbps ? "rate_below_expected" : "rate_below_peers";
-  double expected = 0;
-  if (rule.expectedRateGbps) {
-    expected = *rule.expectedRateGbps * 1e9 / 8;
-  } else if (auto it = peers.find(p.linkLayer); it != peers.end()) {
-    expected = it->second;
-  }
   // The rate of a port that is down means nothing: that is link_flap's business, not this rule's.
   if (ctx.ready(rate) && upAndActive(ctx, p)) {
     v.judged = true;
@@ -87,9 +104,8 @@ void rate(RuleContext& ctx, const PortRef& p, const Subject& subject, const std:
     v.evidence.add("rate_bytes_per_second", rate->raw);
     v.evidence.add("expected_bytes_per_second", expected);
     if (v.fire) {
-      v.summary = fmt::format("{} port {}: link rate {:g} Gb/s below the {} {:g} Gb/s", p.device, p.port,
-                              rate->raw * 8 / 1e9, rule.expectedRateGbps ? "expected" : "node's usual",
-                              expected * 8 / 1e9);
+      v.summary = fmt::format("{} port {}: link rate {:g} Gb/s below {} {:g} Gb/s", p.device, p.port,
+                              rate->raw * 8 / 1e9, against, expected * 8 / 1e9);
     }
   } else if (rate != nullptr) {
     v.judged = true;
@@ -102,12 +118,32 @@ void rate(RuleContext& ctx, const PortRef& p, const Subject& subject, const std:
 }  // namespace
 
 void evaluatePortDegraded(RuleContext& ctx) {
-  auto peers = peerRates(ctx);
+  const auto& rule = ctx.config.portDegraded;
+  const auto models = modelRates(ctx);
+  std::map<std::string, double, std::less<>> best;
   for (const PortRef& p : ctx.join.ports()) {
     Subject subject{p.device, p.port, p.interface, {}};
     notActive(ctx, p, subject);
-    rate(ctx, p, subject, peers);
+
+    // The best rate the port itself ran at since fabricmon started: a link that came back from a
+    // flap at 2X instead of 4X, or HDR instead of NDR, is below it.
+    const std::string key = fmt::format("{}/{}", p.device, p.port);
+    double own = 0;
+    if (auto it = ctx.portBestRate.find(key); it != ctx.portBestRate.end()) own = it->second;
+    const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
+    if (rate != nullptr && upAndActive(ctx, p) && rate->raw > own) own = rate->raw;
+    best[key] = own;
+
+    if (rule.expectedRateGbps) {
+      below(ctx, p, subject, "rate_below_expected", *rule.expectedRateGbps * 1e9 / 8, "the expected");
+    } else {
+      auto it = models.find(modelOf(ctx, p));
+      below(ctx, p, subject, "rate_below_peers", it == models.end() ? 0 : it->second,
+            "the usual rate of this node's ports of the same model");
+    }
+    below(ctx, p, subject, "rate_below_own_best", own, "its own best since start");
   }
+  ctx.portBestRate = std::move(best);
 }
 
 }  // namespace fabricmon::watchdog

@@ -3,6 +3,7 @@
 // own file; all read the History through a RuleContext and report through the FindingTracker.
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,8 @@ struct RuleContext {
   const PortJoin& join;
   FindingTracker& tracker;
   StormLedger& storms;
+  /// port_degraded: the best rate each port ("device/port") ran at while up, since start.
+  std::map<std::string, double, std::less<>>& portBestRate;
   std::string rocePriority;  ///< qos.rocePriority as a label value
   std::string cnpPriority;
 

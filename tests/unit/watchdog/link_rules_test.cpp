@@ -243,6 +243,64 @@ INSTANTIATE_TEST_SUITE_P(
         DegradedCase{"down_and_disabled_is_not_degraded", {{k400G, 1, 3}}, {}, 40, {}}),
     [](const auto& info) { return std::string(info.param.name); });
 
+void deviceModel(TestNode& n, const std::string& dev, const std::string& hca, const std::string& board) {
+  n.set("rdma_port", "fabricmon_device_info",
+        {{"device", dev}, {"fw_version", "1"}, {"hca_type", hca}, {"board_id", board}, {"node_guid", "0"}}, 1);
+}
+
+// 8 x 400G ConnectX-7, 2 x 200G BlueField-3 and a 100G Broadcom front-end NIC (no hca_type or
+// board_id): a normal mixed node, not a degraded one.
+TEST(PortDegraded, MixedNodeIsHealthy) {
+  TestNode n;
+  for (int i = 0; i < 8; ++i) {
+    const std::string dev = "mlx5_" + std::to_string(i);
+    addPort(n, dev, k400G, 4, 5, "Ethernet");
+    deviceModel(n, dev, "MT4129", "MT_0000000838");
+  }
+  for (int i = 8; i < 10; ++i) {
+    const std::string dev = "mlx5_" + std::to_string(i);
+    addPort(n, dev, k400G / 2, 4, 5, "Ethernet");
+    deviceModel(n, dev, "MT41692", "MT_0000000884");
+  }
+  addPort(n, "bnxt_re0", k400G / 4, 4, 5, "Ethernet");
+  addPort(n, "irdma0", k400G / 4, 4, 5, "Ethernet");
+  for (int i = 0; i < 40; ++i) n.tick();
+  EXPECT_TRUE(n.findings().empty()) << describe(n.findings()).front();
+}
+
+// Without the model split the BlueField ports would be "below peers": the test above is the one
+// that notices if models are not compared apart. One ConnectX-7 at half rate still is.
+TEST(PortDegraded, SlowPortAmongItsOwnModel) {
+  TestNode n;
+  for (int i = 0; i < 4; ++i) {
+    const std::string dev = "mlx5_" + std::to_string(i);
+    addPort(n, dev, i == 2 ? k400G / 2 : k400G, 4, 5, "Ethernet");
+    deviceModel(n, dev, "MT4129", "MT_0000000838");
+  }
+  addPort(n, "mlx5_4", k400G / 2, 4, 5, "Ethernet");
+  deviceModel(n, "mlx5_4", "MT41692", "MT_0000000884");
+  for (int i = 0; i < 40; ++i) n.tick();
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"port_degraded/rate_below_peers/mlx5_2/1"});
+}
+
+// A lone port that comes back from a flap at half its rate (4X NDR -> 2X NDR) has nobody to be
+// compared with but itself.
+TEST(PortDegraded, DropBelowItsOwnBest) {
+  TestNode n;
+  addPort(n, "mlx5_0", k400G);
+  for (int i = 0; i < 10; ++i) n.tick();
+  addPort(n, "mlx5_0", k400G, 1, 2);  // the link goes down
+  for (int i = 0; i < 5; ++i) n.tick();
+  addPort(n, "mlx5_0", k400G / 2);  // and trains at 2X
+  for (int i = 0; i < 29; ++i) n.tick();
+  EXPECT_TRUE(n.findings().empty()) << "not before not_active_for";
+  for (int i = 0; i < 3; ++i) n.tick();
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"port_degraded/rate_below_own_best/mlx5_0/1"});
+  addPort(n, "mlx5_0", k400G);
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+}
+
 TEST(PortDegraded, ClearsWhenTheStateRecovers) {
   TestNode n;
   addPort(n, "mlx5_0", k400G, 2, 5);
