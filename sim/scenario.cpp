@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 11> kSpecs{{
+constexpr std::array<Spec, 12> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -42,6 +42,10 @@ constexpr std::array<Spec, 11> kSpecs{{
      "the port trained at 200 Gb/sec (2X NDR), half its lanes", false, false},
     {Scenario::kCounterReset, "counter-reset",
      "driver reload after 10 s: every counter of the device restarts at 0", false, false},
+    {Scenario::kBusyPause, "busy-pause",
+     "busy but healthy: priority 3 paused 45-55 % of the time, traffic still flowing, ECN marks and "
+     "CNPs (DCQCN at work)",
+     true, false},
 }};
 
 constexpr std::array<std::string_view, kSpecs.size()> kNames = [] {
@@ -84,6 +88,12 @@ PortBehaviour affectedBehaviour(Scenario s) {
     case Scenario::kDcqcnRpDisabled:
       b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
       b.pausedByPeerLo = 0.02, b.pausedByPeerHi = 0.05;
+      b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
+      break;
+    case Scenario::kBusyPause:
+      // The look-alike a storm detector must stay silent on: half the time paused, yet moving.
+      b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
+      b.pausedByPeerLo = 0.45, b.pausedByPeerHi = 0.55;
       b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
       break;
     case Scenario::kPauseStorm:

@@ -21,6 +21,7 @@ enum class Scenario {
   kLossy,
   kDegradedPort,
   kCounterReset,
+  kBusyPause,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).

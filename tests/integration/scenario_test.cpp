@@ -53,6 +53,7 @@ constexpr const char* kIf = "enp24s0np0";  // the simulator's affected interface
 const ScenarioCase kCases[] = {
     {"healthy", {}, {}, 25},
     {"congested", {}, {}, 25},
+    {"busy-pause", {}, {}, 25},
     {"counter-reset", {}, {}, 18},
     {"pause-storm",
      {{"pause_storm", "storm", kIf}, {"pause_storm", "nic_storm_warning", kIf}},

@@ -74,6 +74,14 @@ struct ScenarioCase {
 
 const ScenarioCase kCases[] = {
     {"healthy", [](const Window& w, const fs::path&) { expectHealthyRoce(w); }},
+    {"busy-pause",
+     [](const Window& w, const fs::path&) {
+       EXPECT_GT(w.hw("np_ecn_marked_roce_packets"), 0);
+       EXPECT_GT(w.hw("np_cnp_sent"), 0);
+       EXPECT_GT(w.eth("tx_prio3_packets"), 0) << "paused half the time, yet moving";
+       EXPECT_GE(w.pauseShare("rx"), 0.45);
+       EXPECT_LE(w.pauseShare("rx"), 0.55);
+     }},
     {"congested",
      [](const Window& w, const fs::path&) {
        EXPECT_GT(w.hw("np_ecn_marked_roce_packets"), 1000 * kSeconds);
@@ -251,7 +259,8 @@ TEST(ScenarioTargets, PriorityFaultsNamePriorityThree) {
                                 {"dcqcn-np-disabled", true}, {"dcqcn-rp-disabled", true},
                                 {"pfc-without-ecn", true},   {"link-flap", false},
                                 {"cable-errors", false},     {"lossy", false},
-                                {"degraded-port", false},    {"counter-reset", false}};
+                                {"degraded-port", false},    {"counter-reset", false},
+                                {"busy-pause", true}};
   for (const auto& c : cases) {
     TempDir dir;
     SimOptions o;

@@ -343,7 +343,7 @@ TEST(SimulatorApi, ListsEveryScenarioWithADescription) {
       "healthy",           "congested",         "pause-storm",
       "dcqcn-np-disabled", "dcqcn-rp-disabled", "pfc-without-ecn",
       "link-flap",         "cable-errors",      "lossy",
-      "degraded-port",     "counter-reset"};
+      "degraded-port",     "counter-reset",     "busy-pause"};
   EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()), expected);
   for (auto n : names) EXPECT_FALSE(Simulator::describe(n).empty()) << n;
   EXPECT_TRUE(Simulator::describe("nope").empty());
