@@ -1,6 +1,6 @@
 // fabricsim: writes a simulated GPU node below --root and keeps its counters moving in real time.
 //   fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]
-//             [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver]
+//             [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver] [--fault-at DUR]
 // Point the daemon at it with --sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb.
 
 #include <signal.h>
@@ -34,7 +34,8 @@ void usage(std::FILE* out) {
       "  --seed N            RNG seed (default 1); same seed, same numbers\n"
       "  --roce-ports N      number of 400G RoCE ports, 0-16 (default 8)\n"
       "  --no-infiniband     leave out the InfiniBand NDR port\n"
-      "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n",
+      "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n"
+      "  --fault-at DUR      healthy until DUR of simulated time, then the scenario's fault begins\n",
       out);
 }
 
@@ -102,6 +103,11 @@ int main(int argc, char** argv) {
       if (!parseDuration(v, interval)) {
         std::fprintf(stderr, "fabricsim: bad --interval '%.*s'\n", static_cast<int>(v.size()),
                      v.data());
+        return kExitUsage;
+      }
+    } else if (arg == "--fault-at" && value(v)) {
+      if (v != "0" && !parseDuration(v, options.faultAt)) {
+        std::fprintf(stderr, "fabricsim: bad --fault-at '%.*s'\n", static_cast<int>(v.size()), v.data());
         return kExitUsage;
       }
     } else if (arg == "--seed" && value(v) && parseUnsigned(v, n)) {

@@ -118,7 +118,7 @@ struct Simulator::State {
   }
 
   PortBehaviour behaviour(size_t index) const {
-    return index == 0 ? affectedBehaviour(scenario) : healthyBehaviour();
+    return index == 0 && now >= options.faultAt ? affectedBehaviour(scenario) : healthyBehaviour();
   }
   void advanceAll(double seconds) {
     for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
@@ -135,11 +135,11 @@ void Simulator::State::fireEvent() {
     case Scenario::kLinkFlap:
       if (p.linkUp) {
         linkDown(p);
-        nextEvent = kFlapPeriod * (flapCycle + 1);
+        nextEvent = options.faultAt + kFlapPeriod * (flapCycle + 1);
       } else {
         linkUp(p);
         ++flapCycle;
-        nextEvent = kFlapPeriod * flapCycle + kFlapDownAt;
+        nextEvent = options.faultAt + kFlapPeriod * flapCycle + kFlapDownAt;
       }
       return;
     case Scenario::kPauseStorm:
@@ -326,6 +326,7 @@ Status Simulator::init() {
   const auto scenario = parseScenario(o.scenario);
   if (!scenario) return Error{"simulator: unknown scenario '" + o.scenario + "'"};
   if (o.rocePorts > std::size(kRoceBuses)) return Error{"simulator: at most 16 RoCE ports"};
+  if (!(o.faultAt >= 0) || !std::isfinite(o.faultAt)) return Error{"simulator: faultAt must be finite and >= 0"};
   if (*scenario != Scenario::kHealthy && o.rocePorts == 0) {
     return Error{"simulator: scenario '" + o.scenario + "' needs at least one RoCE port"};
   }
@@ -379,13 +380,13 @@ Status Simulator::init() {
   }
   switch (st.scenario) {
     case Scenario::kLinkFlap:
-      st.nextEvent = kFlapDownAt;
+      st.nextEvent = o.faultAt + kFlapDownAt;
       break;
     case Scenario::kPauseStorm:
-      st.nextEvent = kStormWarningAt;
+      st.nextEvent = o.faultAt + kStormWarningAt;
       break;
     case Scenario::kCounterReset:
-      st.nextEvent = kResetAt;
+      st.nextEvent = o.faultAt + kResetAt;
       break;
     default:
       break;
@@ -403,6 +404,12 @@ Status Simulator::tick(std::chrono::duration<double> dt) {
   if (!(seconds >= 0) || !std::isfinite(seconds))
     return Error{"simulator: tick needs a finite dt >= 0"};
   const double target = st.now + seconds;
+  // The fault's onset splits the tick like an event: before it the port is healthy, after it not.
+  if (st.now < st.options.faultAt && st.options.faultAt <= target &&
+      !(st.nextEvent && *st.nextEvent < st.options.faultAt)) {
+    st.advanceAll(st.options.faultAt - st.now);
+    st.now = st.options.faultAt;
+  }
   while (st.nextEvent && *st.nextEvent <= target) {
     st.advanceAll(*st.nextEvent - st.now);
     st.now = *st.nextEvent;

@@ -29,6 +29,10 @@ struct SimOptions {
   /// sys/kernel/debug/mlx5/<pci>/cc_params/) instead of the NVIDIA OFED ecn/ tree, for every RoCE
   /// device.
   bool upstreamDriver = false;
+  /// Simulated seconds of healthy running before the scenario's fault begins (its counter effects and
+  /// events; configuration faults such as dcqcn-*-disabled or degraded-port are in place from the
+  /// start). Lets a test or benchmark measure detection from a known onset after a baseline.
+  double faultAt = 0;
 };
 
 /// One RDMA port of the simulated node.

@@ -493,3 +493,43 @@ TEST(SimulatorFiles, CounterResetRestartsEveryCounterOfOneDeviceAfterTenSeconds)
 
 }  // namespace
 }  // namespace fabricmon::sim
+
+namespace fabricmon::sim::test {
+namespace {
+
+// --fault-at: healthy until the onset, then the fault; events are timed from the onset.
+TEST(SimulatorFaultAt, HealthyUntilTheOnsetThenTheFault) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "pause-storm";
+  o.faultAt = 5;
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const std::string iface = sim.ports().front().interface;
+  const std::string pause = iface + "/ethtool/rx_prio3_pause_duration";
+  const std::string warning = iface + "/ethtool/tx_pause_storm_warning_events";
+  const Snapshot start = snapshot(sim);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim.tick(std::chrono::seconds(1)).ok());
+  const Snapshot before = snapshot(sim);
+  EXPECT_LT(delta(start, before, pause) / 1e6, 0.5) << "paused before the onset";
+  // One tick across the onset is split there: 1 s healthy, 1 s of storm.
+  ASSERT_TRUE(sim.tick(std::chrono::seconds(2)).ok());
+  const Snapshot after = snapshot(sim);
+  EXPECT_NEAR(delta(before, after, pause) / 1e6, 1.0, 0.05);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim.tick(std::chrono::seconds(1)).ok());
+  EXPECT_EQ(delta(start, snapshot(sim), warning), 0) << "the storm warning comes 5 s after the onset";
+  ASSERT_TRUE(sim.tick(std::chrono::seconds(1)).ok());
+  EXPECT_EQ(delta(start, snapshot(sim), warning), 1);
+}
+
+TEST(SimulatorFaultAt, RejectsANegativeOnset) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.faultAt = -1;
+  EXPECT_FALSE(Simulator(o).init().ok());
+}
+
+}  // namespace
+}  // namespace fabricmon::sim::test
