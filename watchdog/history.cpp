@@ -357,15 +357,42 @@ void History::learnRefresh() {
     g.refresh = 0;
     g.live = false;
   }
+  size_t live = 0;
   for (auto& [key, s] : series_) {
     if (!inputFamily(s.fam).counter) continue;
     Group& g = groups_[s.group];
+    live += g.live ? 0 : 1;
     g.live = true;
     if (s.gapCount >= 2 && (g.refresh == 0 || s.ownRefresh < g.refresh)) g.refresh = s.ownRefresh;
   }
   for (auto& [key, s] : series_) {
     if (inputFamily(s.fam).counter) s.refresh = groups_[s.group].refresh;
   }
+  // Devices that come and go under new names (VFs, re-created devices) leave groups behind: drop
+  // them once they outnumber the live ones, so memory follows the node, not its history.
+  if (groups_.size() > 2 * live + 64) compactGroups();
+}
+
+void History::compactGroups() {
+  std::vector<uint32_t> remap(groups_.size(), UINT32_MAX);
+  std::vector<Group> kept;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    if (!groups_[i].live) continue;
+    remap[i] = static_cast<uint32_t>(kept.size());
+    kept.push_back(std::move(groups_[i]));
+  }
+  for (auto it = groupIds_.begin(); it != groupIds_.end();) {
+    if (remap[it->second] == UINT32_MAX) {
+      it = groupIds_.erase(it);
+    } else {
+      it->second = remap[it->second];
+      ++it;
+    }
+  }
+  for (auto& [key, s] : series_) {
+    if (inputFamily(s.fam).counter) s.group = remap[s.group];
+  }
+  groups_ = std::move(kept);
 }
 
 std::span<Tracked* const> History::family(Fam fam) const { return byFamily_[static_cast<size_t>(fam)]; }

@@ -186,6 +186,7 @@ class History {
   void update(Tracked& s, Nanos t, double v);
   void judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool reset);
   void learnRefresh();
+  void compactGroups();
   uint32_t groupOf(const Series& series, std::string_view collector);
   void shape(Tracked& s) const;
   static void buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/history.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -245,6 +246,36 @@ TEST(Cadence, StormEvidenceNamesTheRefreshPeriod) {
   EXPECT_GE(fraction, 0.99);
   EXPECT_LE(fraction, 1.0);
   EXPECT_EQ(findings[0].summary.find("100.2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabricmon::testing
+
+namespace fabricmon::testing {
+namespace {
+
+// Devices that come and go under new names (SR-IOV VFs re-created) must not leave their NIC-source
+// bookkeeping behind: memory follows the node, not its history.
+TEST(Cadence, SourcesOfVanishedDevicesAreForgotten) {
+  watchdog::History history;
+  history.setPlan({});
+  Snapshot snap;
+  const auto at = [](int s) { return std::chrono::steady_clock::time_point(std::chrono::seconds(1000 + s)); };
+  int t = 0;
+  for (int dev = 0; dev < 400; ++dev) {
+    auto series = makeSeries(family("fabricmon_roce_cnp_sent_total"),
+                             {{"device", "mlx5_" + std::to_string(dev)}, {"port", "1"}});
+    for (int i = 0; i < 4; ++i) {
+      auto batch = std::make_shared<Batch>();
+      batch->collector = "hw_counters";
+      batch->monotonic = at(++t);
+      batch->samples.push_back(Sample{series, double(i * 10)});
+      snap.batches["hw_counters"] = batch;
+      history.ingest(snap);
+    }
+  }
+  EXPECT_EQ(history.size(), 1u);
+  EXPECT_LE(history.groups().size(), 2u + 64u);
 }
 
 }  // namespace
