@@ -36,11 +36,11 @@ constexpr FamilyDef kLocalAckTimeout{"fabricmon_roce_local_ack_timeouts_total",
                                      "Requester ACK timeouts (retransmission after no response), from "
                                      "hw_counters/local_ack_timeout_err.",
                                      MetricType::kCounter};
-constexpr FamilyDef kHwCounter{"fabricmon_hw_counter_total",
+constexpr FamilyDef kHwCounter{"fabricmon_hw_stat_total",
                                "Every other file of ports/<port>/hw_counters/ of any driver, named as in sysfs "
                                "(lifespan, a setting, is left out).",
                                MetricType::kCounter};
-constexpr FamilyDef kDeviceHwCounter{"fabricmon_device_hw_counter_total",
+constexpr FamilyDef kDeviceHwCounter{"fabricmon_device_hw_stat_total",
                                      "Device-level counters from class/infiniband/<device>/hw_counters/, named as "
                                      "in sysfs (hfi1 names contain spaces and commas).",
                                      MetricType::kCounter};

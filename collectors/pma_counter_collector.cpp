@@ -46,7 +46,7 @@ constexpr FamilyDef kTransmitDiscards{"fabricmon_port_transmit_discards_total",
                                       "Outbound packets discarded (port down or congested), from "
                                       "counters/port_xmit_discards (16-bit PMA counter, saturates).",
                                       MetricType::kCounter};
-constexpr FamilyDef kPortCounter{"fabricmon_port_counter_total",
+constexpr FamilyDef kPortCounter{"fabricmon_pma_stat_total",
                                  "Every other file of ports/<port>/counters/ (PMA), named as in sysfs.",
                                  MetricType::kCounter};
 constexpr FamilyDef kSaturated{"fabricmon_port_pma_saturated",

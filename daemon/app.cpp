@@ -103,7 +103,8 @@ Status App::startSampling() {
     runners_ = std::move(runners);
   }
   if (config_.textfile.path) {
-    // The write fsyncs, so it runs on a thread of its own, never on the loop.
+    // The write fsyncs, so it runs on a thread of its own, never on the loop. The payload is
+    // rendered here if no scrape has rendered this snapshot yet (and shared with scrapes if one has).
     textfileTask_ = std::make_unique<PeriodicTask>(
         io_, "textfile", config_.textfile.interval,
         [path = *config_.textfile.path, pipeline = pipeline_.get(),
@@ -147,6 +148,7 @@ Status App::startHttp(HttpServerOptions options) {
   handlers.metrics = [this] { return pipeline_->payload(); };
   handlers.health = [this] { return pipeline_->health(); };
   handlers.findingsJson = [this] { return pipeline_->findingsJson(); };
+  options.durations = pipeline_->requestDurations();
   auto server = std::make_unique<HttpServer>(httpIo_, std::move(handlers), std::move(options));
   auto port = server->listen(addr->host, addr->port);
   if (!port) return Error{"listen on " + config_.web.listen + ": " + port.error().message, port.error().errnum};
@@ -176,7 +178,8 @@ int App::run() {
   }
 
   pipeline_ = std::make_unique<Pipeline>(
-      store_, watchdog_, SelfMetrics(std::string(kVersion), std::string(kRevision)),
+      store_, watchdog_, SelfMetrics(std::string(kVersion), std::string(kRevision),
+                                    std::make_shared<RequestDurations>()),
       [this] {
         std::vector<CollectorHealth> health;
         std::lock_guard lock(runnersMutex_);

@@ -21,7 +21,12 @@ Pipeline::Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watch
       self_(std::move(self)),
       healthSource_(std::move(health)),
       topology_(std::move(topology)),
-      options_(options) {}
+      options_(options),
+      exposition_([durations = self_.requestDurations()](std::span<const BatchPtr> batches) {
+        std::vector<prometheus::MetricFamily> extra;
+        if (durations) extra.push_back(durations->family());
+        return renderPrometheusText(batches, std::move(extra));
+      }) {}
 
 namespace {
 
@@ -162,7 +167,7 @@ void Pipeline::runPass() {
   }
   batches.push_back(self_.batch(health, now));
 
-  payload_.store(std::make_shared<const Payload>(makePayload(renderPrometheusText(batches), ++generation_)));
+  exposition_.publish(std::move(batches), ++generation_);
   std::function<void()> afterPass;
   {
     std::lock_guard lock(mutex_);

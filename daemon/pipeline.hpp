@@ -1,7 +1,8 @@
 #pragma once
-// After every publish: drop stale batches, run the watchdog, render the Prometheus text once and
-// swap it in for every scrape that follows. Runs on its own thread so neither a scrape nor a
-// collector ever waits for it.
+// After every publish: drop stale batches, run the watchdog and publish the snapshot's batches for
+// /metrics. Runs on its own thread so neither a scrape nor a collector ever waits for it. The text
+// is not rendered here: the first scrape of a snapshot renders it (LazyExposition), so polling with
+// nobody scraping costs no rendering and a slow render never delays sampling.
 
 #include <atomic>
 #include <chrono>
@@ -45,7 +46,13 @@ class Pipeline {
   /// Called on the pipeline thread after each pass (systemd watchdog keep-alive).
   void setAfterPass(std::function<void()> fn);
 
-  std::shared_ptr<const Payload> payload() const { return payload_.load(); }
+  /// The latest snapshot rendered, at most once per pass and only when asked: call it from the
+  /// HTTP or textfile threads, never from a collector. nullptr before the first pass.
+  std::shared_ptr<const Payload> payload() const { return exposition_.payload(); }
+  /// Where the HTTP server records request durations (rendered with the self metrics).
+  std::shared_ptr<RequestDurations> requestDurations() const { return self_.requestDurations(); }
+  /// Renders so far (tests: cost follows scrapes).
+  uint64_t renders() const { return exposition_.renders(); }
   std::string findingsJson() const;
   /// ok, or false with a reason (the loop stalled, or a collector is stuck in a run).
   std::pair<bool, std::string> health() const;
@@ -74,7 +81,7 @@ class Pipeline {
   std::function<void()> afterPass_;
   std::string unhealthyReason_;
 
-  std::atomic<std::shared_ptr<const Payload>> payload_;
+  LazyExposition exposition_;
   std::atomic<int64_t> lastPassNs_{0};
   uint64_t generation_ = 0;
   std::thread thread_;

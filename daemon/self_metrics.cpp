@@ -21,13 +21,16 @@ const FamilyDef kBuildInfo{"fabricmon_build_info",
                            "Always 1; the labels give the fabricmon version and source revision.",
                            MetricType::kGauge};
 
-const FamilyDef* const kFamilies[] = {&kCollectorUp, &kCollectorDuration, &kCollectorLastSuccess,
-                                      &kCollectorErrors, &kBuildInfo};
+const FamilyDef* const kFamilies[] = {&kCollectorUp,     &kCollectorDuration, &kCollectorLastSuccess,
+                                      &kCollectorErrors, &kBuildInfo,
+                                      &RequestDurations::familyDef()};
 
 }  // namespace
 
-SelfMetrics::SelfMetrics(std::string version, std::string revision)
-    : buildInfo_(makeSeries(kBuildInfo, {{"version", std::move(version)}, {"revision", std::move(revision)}})) {}
+SelfMetrics::SelfMetrics(std::string version, std::string revision,
+                         std::shared_ptr<RequestDurations> durations)
+    : buildInfo_(makeSeries(kBuildInfo, {{"version", std::move(version)}, {"revision", std::move(revision)}})),
+      durations_(std::move(durations)) {}
 
 std::span<const FamilyDef* const> SelfMetrics::families() { return kFamilies; }
 

@@ -188,6 +188,8 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   }
 
   void onRead(beast::error_code ec, std::size_t /*bytes*/) {
+    started_ = std::chrono::steady_clock::now();
+    handler_ = RequestDurations::Handler::kOther;
     if (ec) {
       if (!isHttpParseError(ec)) {
         close();  // timeout, client went away, or stop()
@@ -213,6 +215,7 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
     const bool keepAlive = req.keep_alive();
     const bool head = req.method() == http::verb::head;
 
+    handler_ = RequestDurations::handlerFor(target);
     enum class Route { kIndex, kMetrics, kHealth, kFindings };
     Route which;
     if (target == "/") {
@@ -276,9 +279,10 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
     response_ = {};
     response_.set(http::field::vary, "Accept-Encoding");
     const auto accept = req[http::field::accept_encoding];
-    const bool gzip = !payload_->gzip.empty() &&
-                      acceptsGzip(std::string_view(accept.data(), accept.size()));
-    const std::string& bytes = gzip ? payload_->gzip : payload_->text;
+    // Compressed on the first request that accepts gzip, once per snapshot (Payload::gzip).
+    const bool gzip = acceptsGzip(std::string_view(accept.data(), accept.size())) &&
+                      !payload_->gzip().empty();
+    const std::string& bytes = gzip ? payload_->gzip() : payload_->text;
     if (gzip) response_.set(http::field::content_encoding, "gzip");
     send(version, keepAlive, head, http::status::ok, kMetricsContentType,
          std::span<const char>(bytes.data(), bytes.size()));
@@ -312,6 +316,10 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   }
 
   void onWrite(beast::error_code ec, std::size_t /*bytes*/) {
+    if (state_->options.durations) {
+      state_->options.durations->observe(
+          handler_, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+    }
     const bool keepAlive = response_.keep_alive();
     payload_.reset();
     body_.clear();
@@ -350,6 +358,8 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   http::response<http::span_body<const char>> response_;
   std::string body_;
   std::shared_ptr<const Payload> payload_;
+  std::chrono::steady_clock::time_point started_;
+  RequestDurations::Handler handler_ = RequestDurations::Handler::kOther;
 };
 
 namespace {

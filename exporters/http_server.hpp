@@ -13,6 +13,7 @@
 
 #include "exporters/asio.hpp"
 #include "exporters/payload.hpp"
+#include "exporters/request_durations.hpp"
 #include "model/result.hpp"
 
 namespace boost::asio::ssl {
@@ -47,6 +48,8 @@ struct HttpServerOptions {
   /// Basic auth on every path, /healthz included, as exporter-toolkit does; nullptr = no auth.
   /// Missing or wrong credentials get 401 with `WWW-Authenticate: Basic realm="fabricmon"`.
   std::shared_ptr<BasicAuth> basicAuth;
+  /// Where each request's handling time is recorded; nullptr = not recorded.
+  std::shared_ptr<RequestDurations> durations;
 };
 
 /// Routes: GET|HEAD /metrics, /healthz, /api/v1/findings, /; other methods 405, other paths 404.

@@ -15,6 +15,14 @@ constexpr int kMemLevel = 8;
 
 }  // namespace
 
+namespace detail {
+struct LazyGzip {
+  std::once_flag once;
+  std::atomic<bool> ready{false};
+  std::string bytes;
+};
+}  // namespace detail
+
 std::string gzipCompress(std::string_view data) {
   // One deflate call takes at most UINT_MAX input bytes; a /metrics body is a few MB at most.
   if (data.size() > UINT_MAX) return {};
@@ -35,12 +43,54 @@ std::string gzipCompress(std::string_view data) {
   deflateEnd(&zs);
   if (rc != Z_STREAM_END) return {};
   out.resize(produced);
+  // deflateBound over-allocates; a payload lives until the next snapshot, so give the slack back.
+  out.shrink_to_fit();
   return out;
 }
 
-Payload makePayload(std::string text, uint64_t generation) {
-  std::string gz = gzipCompress(text);
-  return Payload{std::move(text), std::move(gz), generation};
+Payload::Payload(std::string t, uint64_t g)
+    : text(std::move(t)), generation(g), gzip_(std::make_unique<detail::LazyGzip>()) {}
+Payload::~Payload() = default;
+Payload::Payload(Payload&&) noexcept = default;
+Payload& Payload::operator=(Payload&&) noexcept = default;
+
+const std::string& Payload::gzip() const {
+  std::call_once(gzip_->once, [this] {
+    gzip_->bytes = gzipCompress(text);
+    gzip_->ready.store(true, std::memory_order_release);
+  });
+  return gzip_->bytes;
+}
+
+bool Payload::gzipReady() const { return gzip_->ready.load(std::memory_order_acquire); }
+
+Payload makePayload(std::string text, uint64_t generation) { return Payload(std::move(text), generation); }
+
+LazyExposition::LazyExposition(Render render) : render_(std::move(render)) {}
+
+void LazyExposition::publish(std::vector<BatchPtr> batches, uint64_t generation) {
+  auto entry = std::make_shared<Entry>();
+  entry->batches = std::move(batches);
+  entry->generation = generation;
+  current_.store(std::move(entry), std::memory_order_release);
+}
+
+std::shared_ptr<const Payload> LazyExposition::payload() const {
+  const std::shared_ptr<Entry> entry = current_.load(std::memory_order_acquire);
+  if (!entry) return nullptr;
+  // call_once makes concurrent scrapers of one generation wait for the first one's render, and
+  // publishes entry->payload to all of them (it synchronizes-with every return from the call).
+  std::call_once(entry->rendered, [&] {
+    auto rendered = std::make_shared<const Payload>(render_(entry->batches), entry->generation);
+    renders_.fetch_add(1, std::memory_order_relaxed);
+    entry->payload = std::move(rendered);
+  });
+  return entry->payload;
+}
+
+uint64_t LazyExposition::generation() const {
+  const std::shared_ptr<Entry> entry = current_.load(std::memory_order_acquire);
+  return entry ? entry->generation : 0;
 }
 
 }  // namespace fabricmon

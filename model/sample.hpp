@@ -12,7 +12,9 @@
 
 namespace fabricmon {
 
-enum class MetricType { kCounter, kGauge };
+/// kHistogram families are not sampled into batches: their owner renders them whole
+/// (exporters/request_durations.hpp); the type is here so every family is listed the same way.
+enum class MetricType { kCounter, kGauge, kHistogram };
 
 /// A metric family: defined once, with static storage duration, by the component that emits it.
 struct FamilyDef {

@@ -176,7 +176,7 @@ sleep "$IDLE"
 cpu1=$(cpu_seconds "$FM_PID")
 fm_idle_cpu=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$IDLE" 'BEGIN {printf "%.2f", (b - a) / t * 100}')
 fm_series=$(count_series "$FM_URL")
-fm_fabric=$(count_series_matching "$FM_URL" '^fabricmon_\(port\|roce\|hw_counter\|device\|netdev\|pfc\|pause\|priority\|ethtool\|dcqcn\)')
+fm_fabric=$(count_series_matching "$FM_URL" '^fabricmon_\(port\|pma\|roce\|hw_stat\|device\|netdev\|pfc\|pause\|priority\|ethtool\|dcqcn\)')
 fm_bytes=$(curl -sf --max-time 5 "$FM_URL" | wc -c)
 [ "${fm_series:-0}" -gt 0 ] || { echo "scrape_bench: fabricmon served no series" >&2; cat "$WORK/fabricmon.log" >&2; exit 1; }
 echo "fabricmon pid $FM_PID on $FM_URL: $fm_series series ($fm_bytes bytes)" >&2

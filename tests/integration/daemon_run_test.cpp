@@ -20,7 +20,7 @@ TEST_F(RunTest, ServesEveryDeviceOfTheSimulatedNodeAndPassesPromtool) {
   args.insert(args.end(), {"--poll-interval", "200ms"});
   ASSERT_NE(start(args), 0);
   const std::string body = scrapeUntil([](const std::string& b) {
-    return has(b, "fabricmon_port_state{device=\"mlx5_8\"") && has(b, "fabricmon_port_counter_total");
+    return has(b, "fabricmon_port_state{device=\"mlx5_8\"") && has(b, "fabricmon_pma_stat_total");
   });
   for (int i = 0; i <= 8; ++i) {
     const std::string dev = "mlx5_" + std::to_string(i);
@@ -149,6 +149,9 @@ TEST_F(RunTest, DemoServesTheSimulatedNodeAndRemovesItsDirectory) {
       << daemon_->output();
   const std::string body = scrapeUntil([](const std::string& b) { return has(b, "fabricmon_pfc_pause_seconds_total"); });
   EXPECT_TRUE(has(body, "fabricmon_pfc_pause_seconds_total{interface="));
+  if (std::filesystem::exists("/usr/bin/promtool")) {
+    EXPECT_EQ(promtoolProblems(dir_ / "demo.prom", body), "") << "the demo's exposition lints clean";
+  }
   std::smatch m;
   const std::string out = daemon_->output();
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(simulated node in (\S+))")));

@@ -34,7 +34,7 @@ class RdmaBadInput : public ::testing::Test {
   Poll run(Collector& c) { return testing::poll(c, *topology_, tracker_); }
   static std::string key(const std::string& family) { return family + "{device=\"mlx5_9\",port=\"1\"}"; }
   static std::string generic(const std::string& counter) {
-    return "fabricmon_port_counter_total{device=\"mlx5_9\",port=\"1\",counter=\"" + counter + "\"}";
+    return "fabricmon_pma_stat_total{device=\"mlx5_9\",port=\"1\",counter=\"" + counter + "\"}";
   }
   std::string counters() const { return (tree_.root() / "class/infiniband/mlx5_9/ports/1/counters").string(); }
 

@@ -60,11 +60,11 @@ TEST_F(RdmaCollectors, PmaCountersOfTheProcfsMlx5CaptureWithDataTimesFour) {
   EXPECT_EQ(p.value(portKey("fabricmon_port_transmit_packets_total")), 10907922116.0);
   EXPECT_EQ(p.value(portKey("fabricmon_port_receive_packets_total")), 541889824.0);
   EXPECT_EQ(p.value(portKey("fabricmon_port_symbol_errors_total")), 0.0);
-  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"unicast_xmit_packets\"}"),
+  EXPECT_EQ(p.value("fabricmon_pma_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"unicast_xmit_packets\"}"),
             10907922116.0);
-  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"VL15_dropped\"}"), 0.0);
+  EXPECT_EQ(p.value("fabricmon_pma_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"VL15_dropped\"}"), 0.0);
   // A first-class file is not exported twice.
-  EXPECT_FALSE(p.has("fabricmon_port_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"port_xmit_data\"}"));
+  EXPECT_FALSE(p.has("fabricmon_pma_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"port_xmit_data\"}"));
   EXPECT_EQ(p.value("fabricmon_port_pma_saturated{device=\"mlx5_0\",port=\"1\",counter=\"symbol_error\"}"), 0.0);
   // Data and packet counters have no known width: no saturation series.
   EXPECT_FALSE(p.has("fabricmon_port_pma_saturated{device=\"mlx5_0\",port=\"1\",counter=\"port_xmit_data\"}"));
@@ -136,11 +136,11 @@ TEST_F(RdmaCollectors, HwCountersOfTheProcfsMlx5Capture) {
   EXPECT_EQ(p.value(portKey("fabricmon_roce_out_of_sequence_total")), 1.0);
   EXPECT_EQ(p.value(portKey("fabricmon_roce_packet_sequence_errors_total")), 1.0);
   EXPECT_FALSE(p.has(portKey("fabricmon_roce_cnp_sent_total")));  // that kernel had no CC counters
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"roce_adp_retrans\"}"), 99.0);
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"rx_read_requests\"}"),
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"roce_adp_retrans\"}"), 99.0);
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"rx_read_requests\"}"),
             175528982.0);
-  EXPECT_FALSE(p.has("fabricmon_hw_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"lifespan\"}"));
-  EXPECT_FALSE(p.has("fabricmon_hw_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"out_of_sequence\"}"));
+  EXPECT_FALSE(p.has("fabricmon_hw_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"lifespan\"}"));
+  EXPECT_FALSE(p.has("fabricmon_hw_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"out_of_sequence\"}"));
   EXPECT_EQ(p.samples.size(), 24u);  // 25 files minus lifespan
 }
 
@@ -154,7 +154,7 @@ TEST_F(RdmaCollectors, HwCountersOfTheRoceLagCaptureIncludingCongestionCounters)
   EXPECT_EQ(p.value(portKey("fabricmon_roce_out_of_sequence_total", bond)), 1811101.0);
   EXPECT_EQ(p.value(portKey("fabricmon_roce_cnp_handled_total", bond)), 0.0);
   EXPECT_EQ(p.value(portKey("fabricmon_roce_cnp_ignored_total", bond)), 0.0);
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"mlx5_bond_0\",port=\"1\",counter=\"resp_cqe_error\"}"),
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"mlx5_bond_0\",port=\"1\",counter=\"resp_cqe_error\"}"),
             3293504.0);
   EXPECT_EQ(p.value("fabricmon_roce_cnp_handled_total{device=\"mlx5_1\",port=\"1\"}"), 17.0);
 }
@@ -164,15 +164,15 @@ TEST_F(RdmaCollectors, HwCountersOfAnyDriverIncludingHfi1NamesWithSpacesAndComma
   auto c = makeHwCounterCollector(sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.errors, 0u);
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"hfi1_0\",port=\"1\",counter=\"RcAcks\"}"), 19918731.0);
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"hfi1_0\",port=\"1\",counter=\"DmaWait\"}"), 50646.0);
-  EXPECT_FALSE(p.has("fabricmon_hw_counter_total{device=\"hfi1_0\",port=\"1\",counter=\"lifespan\"}"));
-  EXPECT_EQ(p.value("fabricmon_device_hw_counter_total{device=\"hfi1_0\",counter=\"Pio Reserved 30\"}"), 2.0);
-  EXPECT_EQ(p.value("fabricmon_device_hw_counter_total{device=\"hfi1_0\",counter=\"SDMAInt10,32\"}"), 5.0);
-  EXPECT_EQ(p.count("fabricmon_device_hw_counter_total"), 10u);  // lifespan left out
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"irdma0\",port=\"1\",counter=\"cnpHandled\"}"), 12.0);
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"irdma0\",port=\"1\",counter=\"RxECNMrkd\"}"), 56.0);
-  EXPECT_EQ(p.value("fabricmon_hw_counter_total{device=\"bnxt_re0\",port=\"1\",counter=\"rx_cnp_pkts\"}"), 5.0);
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"hfi1_0\",port=\"1\",counter=\"RcAcks\"}"), 19918731.0);
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"hfi1_0\",port=\"1\",counter=\"DmaWait\"}"), 50646.0);
+  EXPECT_FALSE(p.has("fabricmon_hw_stat_total{device=\"hfi1_0\",port=\"1\",counter=\"lifespan\"}"));
+  EXPECT_EQ(p.value("fabricmon_device_hw_stat_total{device=\"hfi1_0\",counter=\"Pio Reserved 30\"}"), 2.0);
+  EXPECT_EQ(p.value("fabricmon_device_hw_stat_total{device=\"hfi1_0\",counter=\"SDMAInt10,32\"}"), 5.0);
+  EXPECT_EQ(p.count("fabricmon_device_hw_stat_total"), 10u);  // lifespan left out
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"irdma0\",port=\"1\",counter=\"cnpHandled\"}"), 12.0);
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"irdma0\",port=\"1\",counter=\"RxECNMrkd\"}"), 56.0);
+  EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"bnxt_re0\",port=\"1\",counter=\"rx_cnp_pkts\"}"), 5.0);
 }
 
 TEST_F(RdmaCollectors, RdmaPortInfoStateAndRate) {

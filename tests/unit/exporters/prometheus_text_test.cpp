@@ -20,7 +20,7 @@ constexpr FamilyDef kRxBytes{"fabricmon_port_receive_bytes_total",
                              "Bytes received on the port (port_rcv_data x 4).", MetricType::kCounter};
 constexpr FamilyDef kState{"fabricmon_port_state", "Port state number (4 = ACTIVE).",
                            MetricType::kGauge};
-constexpr FamilyDef kHwCounter{"fabricmon_hw_counter_total", "Every other hw_counters file.",
+constexpr FamilyDef kHwCounter{"fabricmon_hw_stat_total", "Every other hw_counters file.",
                                MetricType::kCounter};
 constexpr FamilyDef kAwkwardHelp{"fabricmon_awkward", "Path C:\\sys\\x and\na second line.",
                                  MetricType::kGauge};
@@ -47,9 +47,9 @@ TEST(PrometheusTextTest, MergesFamiliesAcrossBatchesSortedByName) {
   const std::string text =
       render({batch("a", {{st0, 4}, {rx0, 4096}}), batch("b", {{rx1, 8}, {hw, 3}})});
   EXPECT_EQ(text,
-            "# HELP fabricmon_hw_counter_total Every other hw_counters file.\n"
-            "# TYPE fabricmon_hw_counter_total counter\n"
-            "fabricmon_hw_counter_total{device=\"mlx5_0\",port=\"1\",counter=\"x\"} 3\n"
+            "# HELP fabricmon_hw_stat_total Every other hw_counters file.\n"
+            "# TYPE fabricmon_hw_stat_total counter\n"
+            "fabricmon_hw_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"x\"} 3\n"
             "# HELP fabricmon_port_receive_bytes_total Bytes received on the port (port_rcv_data x 4).\n"
             "# TYPE fabricmon_port_receive_bytes_total counter\n"
             "fabricmon_port_receive_bytes_total{device=\"mlx5_0\",port=\"1\"} 4096\n"
@@ -135,11 +135,11 @@ TEST(PrometheusTextTest, PassesPromtoolCheckMetrics) {
   const int status = WEXITSTATUS(rc);
   ASSERT_TRUE(status == 0 || status == 3) << "promtool said:\n" << promtoolSaid << "\ninput:\n" << text;
   // The one lint finding tolerated: CONTRACT §4 fixes the names of the generic families
-  // fabricmon_hw_counter_total / fabricmon_port_counter_total, which contain "counter".
+  // fabricmon_hw_stat_total / fabricmon_pma_stat_total, which contain "counter".
   std::string otherLint;
   std::istringstream lines(promtoolSaid);
   for (std::string line; std::getline(lines, line);) {
-    if (line != "fabricmon_hw_counter_total metric name should not include type 'counter'") {
+    if (line != "fabricmon_hw_stat_total metric name should not include type 'counter'") {
       otherLint += line + "\n";
     }
   }

@@ -15,9 +15,9 @@
 namespace fabricmon {
 namespace {
 
-constexpr FamilyDef kHw{"fabricmon_hw_counter_total", "Every other hw_counters file.",
+constexpr FamilyDef kHw{"fabricmon_hw_stat_total", "Every other hw_counters file.",
                         MetricType::kCounter};
-constexpr FamilyDef kPort{"fabricmon_port_counter_total", "Every other counters file.",
+constexpr FamilyDef kPort{"fabricmon_pma_stat_total", "Every other counters file.",
                           MetricType::kCounter};
 constexpr FamilyDef kEthtool{"fabricmon_ethtool_stat_total", "Selected ethtool stats.",
                              MetricType::kCounter};
@@ -71,10 +71,10 @@ TEST(RenderScaleTest, FiveThousandSeries) {
       "[ scale    ] 5000 series: render %.2f ms (cpu %.2f), gzip %.2f ms (cpu %.2f), text %zu bytes, "
       "gzip %zu bytes\n",
       ms(t1 - t0).count(), cpuMs(c0, c1), ms(t2 - t1).count(), cpuMs(c1, c2), payload.text.size(),
-      payload.gzip.size());
+      payload.gzip().size());
   RecordProperty("render_ms", std::to_string(ms(t1 - t0).count()));
   RecordProperty("text_bytes", std::to_string(payload.text.size()));
-  RecordProperty("gzip_bytes", std::to_string(payload.gzip.size()));
+  RecordProperty("gzip_bytes", std::to_string(payload.gzip().size()));
 }
 
 }  // namespace

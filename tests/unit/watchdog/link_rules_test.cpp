@@ -144,8 +144,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"link_error_recovery", "fabricmon_port_link_error_recovery_total", kPort, 0, 2, 6,
                   "link_error_recovery"},
         ErrorCase{"receive_errors", "fabricmon_port_receive_errors_total", kPort, 0, 11, 1, "receive_errors"},
-        ErrorCase{"local_link_integrity", "fabricmon_port_counter_total", kLli, 0, 3, 4, "local_link_integrity_errors"},
-        ErrorCase{"local_link_integrity_saturated", "fabricmon_port_counter_total", kLli, 15, 0, 10, ""}),
+        ErrorCase{"local_link_integrity", "fabricmon_pma_stat_total", kLli, 0, 3, 4, "local_link_integrity_errors"},
+        ErrorCase{"local_link_integrity_saturated", "fabricmon_pma_stat_total", kLli, 15, 0, 10, ""}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(LinkErrors, SaturatingCounterCountsOnlyUpToItsMaximum) {

@@ -43,7 +43,7 @@ INSTANTIATE_TEST_SUITE_P(
                  {"roce_packet_loss/retransmissions/mlx5_0/1/eth0"}},
         LossCase{"sequence_errors", "fabricmon_roce_packet_sequence_errors_total", kPort, 1, 1, 3,
                  {"roce_packet_loss/retransmissions/mlx5_0/1/eth0"}},
-        LossCase{"adaptive_retransmissions", "fabricmon_hw_counter_total", kAdp, 1, 1, 3,
+        LossCase{"adaptive_retransmissions", "fabricmon_hw_stat_total", kAdp, 1, 1, 3,
                  {"roce_packet_loss/retransmissions/mlx5_0/1/eth0"}},
         LossCase{"flat_counters", "fabricmon_roce_out_of_sequence_total", kPort, 0, 1, 30, {}},
         LossCase{"ack_timeouts_critical", "fabricmon_roce_local_ack_timeouts_total", kPort, 2, 1, 20,
@@ -129,9 +129,9 @@ INSTANTIATE_TEST_SUITE_P(
                  {{"interface", "eth0"}, {"priority", "0"}, {"kind", "discards"}}, 0, 100, {}},
         DropCase{"discard_counter_reset", "ethtool_pfc", "fabricmon_priority_discards_total",
                  {{"interface", "eth0"}, {"priority", "3"}, {"kind", "discards"}}, 1000, -1000, {}},
-        DropCase{"excessive_buffer_overrun", "pma_counters", "fabricmon_port_counter_total", kEbo, 2, 1,
+        DropCase{"excessive_buffer_overrun", "pma_counters", "fabricmon_pma_stat_total", kEbo, 2, 1,
                  {"lossless_drop/excessive_buffer_overrun/mlx5_0/1/eth0"}},
-        DropCase{"excessive_buffer_overrun_saturated", "pma_counters", "fabricmon_port_counter_total", kEbo, 15, 0,
+        DropCase{"excessive_buffer_overrun_saturated", "pma_counters", "fabricmon_pma_stat_total", kEbo, 15, 0,
                  {}}),
     [](const auto& info) { return std::string(info.param.name); });
 
