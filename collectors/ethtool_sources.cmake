@@ -1,7 +1,14 @@
-# ethtool group: the ethtool stats sources (text files and SIOCETHTOOL) and the ethtool_pfc collector.
+# ethtool group: the ethtool stats sources (text files and SIOCETHTOOL), the ethtool_pfc collector,
+# its families and one dialect (stat-name table) per driver.
 target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_file_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_ioctl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_pfc_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ethtool_families.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/dialect.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/mlx5.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/bnxt_en.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/ice.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/ionic.cpp
 )

@@ -27,6 +27,7 @@ struct Netdev {
   std::string pciAddress;   ///< basename of class/net/<if>/device; "" for virtual interfaces
   std::string rdmaDevice;   ///< the RDMA device behind it; "" if it was only matched by netdev.include
   unsigned rdmaPort = 0;
+  std::string driver{};     ///< basename of class/net/<if>/device/driver ("mlx5_core"); "" if none
 };
 
 struct Topology {

@@ -49,7 +49,7 @@ bool sameDevice(const RdmaDevice& a, const RdmaDevice& b) {
 
 bool sameNetdev(const Netdev& a, const Netdev& b) {
   return a.name == b.name && a.pciAddress == b.pciAddress && a.rdmaDevice == b.rdmaDevice &&
-         a.rdmaPort == b.rdmaPort;
+         a.rdmaPort == b.rdmaPort && a.driver == b.driver;
 }
 
 }  // namespace
@@ -142,6 +142,9 @@ Netdev TopologyDiscovery::makeNetdev(const std::string& name, const std::string&
   Netdev nd;
   nd.name = name;
   if (auto pci = sysfs_->linkBasename(std::string(kNet) + "/" + name + "/device")) nd.pciAddress = std::move(*pci);
+  // The bound driver selects the ethtool dialect (collectors/ethtool_dialects/).
+  if (auto drv = sysfs_->linkBasename(std::string(kNet) + "/" + name + "/device/driver"))
+    nd.driver = std::move(*drv);
   nd.rdmaDevice = rdmaDevice;
   nd.rdmaPort = port;
   return nd;

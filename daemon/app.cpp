@@ -168,7 +168,7 @@ Status App::startHttp(HttpServerOptions options) {
 int App::run() {
   spdlog::info("fabricmon {} ({}) starting", kVersion, kRevision);
   if (cli_.command == Command::kDemo) {
-    auto demo = DemoNode::create(io_, cli_.scenario, config_.poll.interval);
+    auto demo = DemoNode::create(io_, cli_.scenario, config_.poll.interval, cli_.vendor);
     if (!demo) {
       spdlog::error("demo: {}", demo.error().message);
       return demo.error().errnum == EINVAL ? 2 : 1;

@@ -20,7 +20,7 @@ bool isLogLevel(const std::string& s) {
 std::string usageText() {
   return R"(Usage:
   fabricmon [run] [options]              run the daemon (default)
-  fabricmon demo [--scenario NAME] [options]
+  fabricmon demo [--scenario NAME] [--vendor mlx5|bnxt|ice] [options]
                                          run the daemon on a built-in simulated GPU node
   fabricmon check-config FILE            validate a config file (exit 0, or print every error and exit 2)
   fabricmon --version | --help
@@ -35,6 +35,7 @@ Options (a flag overrides the config file's value):
   --poll-interval DUR        base sampling period (250ms, 1s, 2m; default 1s)
   --log-level LEVEL          trace, debug, info, warn, error (default info)
   --scenario NAME            demo scenario (default healthy)
+  --vendor NAME              demo NIC vendor: mlx5 (default), bnxt, ice
 
 Exit codes: 0 clean shutdown, 2 bad usage or invalid config, 1 any other fatal error.
 )";
@@ -113,6 +114,9 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
     } else if (flag == "--scenario") {
       if (opts.command != Command::kDemo) return usageError("--scenario only applies to demo");
       opts.scenario = val;
+    } else if (flag == "--vendor") {
+      if (opts.command != Command::kDemo) return usageError("--vendor only applies to demo");
+      opts.vendor = val;
     } else {
       return usageError("unknown option '" + flag + "'");
     }

@@ -27,6 +27,7 @@ struct CliOptions {
   Command command = Command::kRun;
   std::optional<std::string> configPath;  ///< --config, or the FILE of check-config
   std::string scenario = "healthy";       ///< demo only
+  std::string vendor = "mlx5";            ///< demo only: NIC of the simulated RoCE ports
   CliOverrides overrides;
 };
 

@@ -10,12 +10,18 @@
 namespace fabricmon {
 
 Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, const std::string& scenario,
-                                                   Duration tick) {
+                                                   Duration tick, const std::string& vendor) {
   const auto known = sim::Simulator::scenarios();
   if (std::find(known.begin(), known.end(), scenario) == known.end()) {
     std::string list;
     for (const auto& s : known) list += (list.empty() ? "" : ", ") + std::string(s);
     return Error{"unknown scenario '" + scenario + "' (known: " + list + ")", EINVAL};
+  }
+  const auto vendors = sim::Simulator::vendors();
+  if (std::find(vendors.begin(), vendors.end(), vendor) == vendors.end()) {
+    std::string list;
+    for (const auto& v : vendors) list += (list.empty() ? "" : ", ") + std::string(v);
+    return Error{"unknown vendor '" + vendor + "' (known: " + list + ")", EINVAL};
   }
   std::string tmpl = (std::filesystem::temp_directory_path() / "fabricmon-demo-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) return sysError("mkdtemp " + tmpl, errno);
@@ -25,6 +31,7 @@ Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, 
   sim::SimOptions options;
   options.root = node->dir_;
   options.scenario = scenario;
+  options.vendor = vendor;
   node->simulator_ = std::make_shared<sim::Simulator>(options);
   if (auto st = node->simulator_->init(); !st) return Error{"simulator: " + st.error().message, st.error().errnum};
   spdlog::info("demo: simulated node in {}", node->dir_.string());

@@ -18,9 +18,10 @@ class Simulator;
 
 class DemoNode {
  public:
-  /// An unknown scenario is an Error with errnum EINVAL (bad usage).
+  /// An unknown scenario or vendor is an Error with errnum EINVAL (bad usage). `vendor` is the NIC
+  /// of the RoCE ports (sim::SimOptions::vendor: mlx5, bnxt, ice).
   static Result<std::unique_ptr<DemoNode>> create(boost::asio::io_context& io, const std::string& scenario,
-                                                  Duration tick);
+                                                  Duration tick, const std::string& vendor = "mlx5");
   ~DemoNode();
 
   /// Points the sources at the simulated node and, unless the user chose a listen address,

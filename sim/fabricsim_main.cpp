@@ -1,10 +1,12 @@
 // fabricsim: writes a simulated GPU node below --root and keeps its counters moving in real time.
 //   fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]
 //             [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver] [--fault-at DUR]
+//             [--vendor mlx5|bnxt|ice] [--counter-refresh DUR]
 // Point the daemon at it with --sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb.
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -27,6 +29,7 @@ void usage(std::FILE* out) {
   std::fputs(
       "usage: fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]\n"
       "                 [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver]\n"
+      "                 [--vendor mlx5|bnxt|ice] [--counter-refresh DUR]\n"
       "  --root DIR          write the node to DIR/sys, DIR/ethtool, DIR/dcb\n"
       "  --scenario NAME     fault scenario (default healthy; see --list-scenarios)\n"
       "  --interval DUR      tick period in real time: 250ms, 1s, 2m (default 1s)\n"
@@ -35,7 +38,12 @@ void usage(std::FILE* out) {
       "  --roce-ports N      number of 400G RoCE ports, 0-16 (default 8)\n"
       "  --no-infiniband     leave out the InfiniBand NDR port\n"
       "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n"
-      "  --fault-at DUR      healthy until DUR of simulated time, then the scenario's fault begins\n",
+      "  --fault-at DUR      healthy until DUR of simulated time, then the scenario's fault begins\n"
+      "  --vendor NAME       NIC of the RoCE ports: mlx5 (default), bnxt, ice; sets the ethtool -S\n"
+      "                      names and the netdev's device/driver link\n"
+      "  --counter-refresh DUR\n"
+      "                      the NIC refreshes ethtool stats and hw_counters only every DUR of\n"
+      "                      simulated time (0 = every tick; default: bnxt 1s, others 0)\n",
       out);
 }
 
@@ -110,6 +118,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "fabricsim: bad --fault-at '%.*s'\n", static_cast<int>(v.size()), v.data());
         return kExitUsage;
       }
+    } else if (arg == "--vendor" && value(v)) {
+      options.vendor = std::string(v);
+    } else if (arg == "--counter-refresh" && value(v)) {
+      double refresh = 0;
+      if (v != "0" && !parseDuration(v, refresh)) {
+        std::fprintf(stderr, "fabricsim: bad --counter-refresh '%.*s'\n", static_cast<int>(v.size()),
+                     v.data());
+        return kExitUsage;
+      }
+      options.counterRefresh = std::chrono::duration<double>(refresh);
     } else if (arg == "--seed" && value(v) && parseUnsigned(v, n)) {
       options.seed = n;
     } else if (arg == "--roce-ports" && value(v) && parseUnsigned(v, n) && n <= 16) {
@@ -125,6 +143,14 @@ int main(int argc, char** argv) {
     std::fputs("fabricsim: --root is required\n", stderr);
     usage(stderr);
     return kExitUsage;
+  }
+  {
+    const auto vendors = Simulator::vendors();
+    if (std::find(vendors.begin(), vendors.end(), options.vendor) == vendors.end()) {
+      std::fprintf(stderr, "fabricsim: unknown vendor '%s' (mlx5, bnxt, ice)\n",
+                   options.vendor.c_str());
+      return kExitUsage;
+    }
   }
   if (Simulator::describe(options.scenario).empty()) {
     std::fprintf(stderr, "fabricsim: unknown scenario '%s' (see --list-scenarios)\n",
@@ -147,6 +173,8 @@ int main(int argc, char** argv) {
   const std::string root = options.root.string();
   std::printf("fabricsim: scenario %s, %zu RDMA ports below %s\n", options.scenario.c_str(),
               sim.ports().size(), root.c_str());
+  std::printf("  %s NICs, counters refreshed every %g s (0 = every tick)\n",
+              options.vendor.c_str(), sim.counterRefresh());
   std::printf("  fabricmon --sysfs-root %s/sys --ethtool-dir %s/ethtool --dcb-dir %s/dcb\n",
               root.c_str(), root.c_str(), root.c_str());
   for (const auto& t : sim.affected()) {

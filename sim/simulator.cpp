@@ -8,6 +8,7 @@
 #include "sim/port_model.hpp"
 #include "sim/render.hpp"
 #include "sim/scenario.hpp"
+#include "sim/vendor.hpp"
 
 namespace fabricmon::sim {
 
@@ -100,7 +101,17 @@ std::string num(uint64_t v) { return std::to_string(v) + "\n"; }
 struct Simulator::State {
   SimOptions options;
   Scenario scenario = Scenario::kHealthy;
+  Vendor vendor = Vendor::kMlx5;
   std::vector<PortModel> ports;
+  /// What the NIC last published, per port: the ethtool text and the hw_counters values as of the
+  /// last refresh boundary. Used only when `refresh` > 0.
+  struct Latched {
+    std::string ethtool;
+    std::vector<uint64_t> hw;
+  };
+  std::vector<Latched> latched;
+  double refresh = 0;
+  uint64_t refreshes = 0;  // boundaries crossed; the next one is at (refreshes + 1) * refresh
   FileWriter writer;
   double now = 0;
   std::optional<double> nextEvent;
@@ -122,6 +133,20 @@ struct Simulator::State {
   }
   void advanceAll(double seconds) {
     for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
+  }
+  std::optional<double> nextRefresh() const {
+    if (!(refresh > 0)) return std::nullopt;
+    return static_cast<double>(refreshes + 1) * refresh;
+  }
+  std::string liveEthtool(const PortModel& p) const { return vendorEthtoolText(vendor, p.ethtool); }
+  void latch() {
+    latched.resize(ports.size());
+    for (size_t i = 0; i < ports.size(); ++i) {
+      const PortModel& p = ports[i];
+      if (p.roce) latched[i].ethtool = liveEthtool(p);
+      latched[i].hw.clear();
+      for (const auto& e : p.hw.entries()) latched[i].hw.push_back(e.counter.value());
+    }
   }
   void fireEvent();
   Status createTree();
@@ -179,6 +204,13 @@ Status Simulator::State::createTree() {
         }
       }
     }
+    // The driver bound to the PCI function: RoCE ports run the chosen vendor's driver, the
+    // InfiniBand port is a ConnectX-7 (mlx5_core). Discovery reads its basename.
+    const std::string driver(p.roce ? vendorDriver(vendor) : vendorDriver(Vendor::kMlx5));
+    if (Status st = FileWriter::makeDirs(s / "bus/pci/drivers" / driver); !st) return st;
+    if (Status st = FileWriter::symlink("../../../bus/pci/drivers/" + driver, pciDir(p) / "driver");
+        !st)
+      return st;
     const std::string pciRel = "../../devices/pci0000:00/" + p.pciAddress;
     const std::pair<fs::path, fs::path> links[] = {
         {pciRel + "/infiniband/" + p.device, s / "class/infiniband" / p.device},
@@ -225,8 +257,12 @@ Status Simulator::State::renderPort(const PortModel& p) {
   files.emplace_back(pd / "cap_mask", p.roce ? "0x04010000\n" : "0xa751e848\n");
   for (const auto& e : p.pma.entries())
     files.emplace_back(pd / "counters" / e.name, num(e.counter.value()));
-  for (const auto& e : p.hw.entries())
-    files.emplace_back(pd / "hw_counters" / e.name, num(e.counter.value()));
+  const Latched* published = refresh > 0 ? &latched.at(static_cast<size_t>(&p - ports.data())) : nullptr;
+  for (size_t i = 0; i < p.hw.entries().size(); ++i) {
+    const auto& e = p.hw.entries()[i];
+    const uint64_t v = published && i < published->hw.size() ? published->hw[i] : e.counter.value();
+    files.emplace_back(pd / "hw_counters" / e.name, num(v));
+  }
   files.emplace_back(pd / "hw_counters" / "lifespan", "10\n");
 
   const uint64_t low24 = p.nodeGuid & 0xffffff;
@@ -293,7 +329,8 @@ Status Simulator::State::renderPort(const PortModel& p) {
       for (const auto& [name, value] : kRpParams)
         files.emplace_back(net / "ecn/roce_rp" / name, line(value));
     }
-    files.emplace_back(options.root / "ethtool" / p.netdev, ethtoolText(p.ethtool));
+    files.emplace_back(options.root / "ethtool" / p.netdev,
+                       published ? published->ethtool : liveEthtool(p));
     files.emplace_back(options.root / "dcb" / p.netdev,
                        dcbYaml({kRocePriority}, "dscp", {{26, kRocePriority}, {48, kCnpPriority}}));
   }
@@ -335,6 +372,12 @@ Status Simulator::init() {
                  "' needs the OFED ecn/ tree (per-priority enable files)"};
   }
   st.scenario = *scenario;
+  const auto vendor = parseVendor(o.vendor);
+  if (!vendor) return Error{"simulator: unknown vendor '" + o.vendor + "'"};
+  st.vendor = *vendor;
+  st.refresh = o.counterRefresh ? o.counterRefresh->count() : vendorCounterRefresh(st.vendor);
+  if (!(st.refresh >= 0) || !std::isfinite(st.refresh))
+    return Error{"simulator: counter refresh must be a finite duration >= 0"};
 
   const unsigned total = o.rocePorts + (o.infinibandPort ? 1 : 0);
   st.ports.resize(total);
@@ -391,6 +434,7 @@ Status Simulator::init() {
     default:
       break;
   }
+  st.latch();  // t = 0 is a refresh boundary
   if (Status s = st.createTree(); !s) return s;
   if (Status s = st.renderAll(); !s) return s;
   st.initialised = true;
@@ -404,16 +448,26 @@ Status Simulator::tick(std::chrono::duration<double> dt) {
   if (!(seconds >= 0) || !std::isfinite(seconds))
     return Error{"simulator: tick needs a finite dt >= 0"};
   const double target = st.now + seconds;
-  // The fault's onset splits the tick like an event: before it the port is healthy, after it not.
-  if (st.now < st.options.faultAt && st.options.faultAt <= target &&
-      !(st.nextEvent && *st.nextEvent < st.options.faultAt)) {
-    st.advanceAll(st.options.faultAt - st.now);
-    st.now = st.options.faultAt;
-  }
-  while (st.nextEvent && *st.nextEvent <= target) {
-    st.advanceAll(*st.nextEvent - st.now);
-    st.now = *st.nextEvent;
-    st.fireEvent();
+  // Events, refresh boundaries and the fault's onset inside the span, in time order; at a tie the
+  // event comes first, so a refresh at that instant already shows it. The onset only splits the
+  // span: before it the port is healthy, after it not.
+  for (;;) {
+    const auto event = st.nextEvent && *st.nextEvent <= target ? st.nextEvent : std::nullopt;
+    const auto boundary = st.nextRefresh();
+    const bool atBoundary = boundary && *boundary <= target;
+    const bool onset = st.now < st.options.faultAt && st.options.faultAt <= target;
+    if (!event && !atBoundary && !onset) break;
+    double at = target;
+    if (event) at = std::min(at, *event);
+    if (atBoundary) at = std::min(at, *boundary);
+    if (onset) at = std::min(at, st.options.faultAt);
+    st.advanceAll(at - st.now);
+    st.now = at;
+    if (event && *event == at) st.fireEvent();
+    if (atBoundary && *boundary == at) {
+      st.latch();
+      ++st.refreshes;
+    }
   }
   st.advanceAll(target - st.now);
   st.now = target;
@@ -421,8 +475,10 @@ Status Simulator::tick(std::chrono::duration<double> dt) {
 }
 
 double Simulator::now() const { return state_->now; }
+double Simulator::counterRefresh() const { return state_->refresh; }
 
 std::span<const std::string_view> Simulator::scenarios() { return scenarioNames(); }
+std::span<const std::string_view> Simulator::vendors() { return vendorNames(); }
 
 std::string_view Simulator::describe(std::string_view scenario) {
   const auto s = parseScenario(scenario);

@@ -33,6 +33,14 @@ struct SimOptions {
   /// events; configuration faults such as dcqcn-*-disabled or degraded-port are in place from the
   /// start). Lets a test or benchmark measure detection from a known onset after a baseline.
   double faultAt = 0;
+  /// NIC vendor of the RoCE ports: "mlx5" (ConnectX-7), "bnxt" (Broadcom Thor2, bnxt_en) or "ice"
+  /// (Intel E810). Sets the `ethtool -S` dialect and the device/driver link of their netdevs
+  /// (sim/vendor.hpp); the RDMA side stays the mlx5 model.
+  std::string vendor = "mlx5";
+  /// How often the NIC refreshes its counters on its own clock: the ethtool stats and hw_counters
+  /// files change only when simulated time crosses a multiple of it, and then show the values as
+  /// of that multiple. 0 = fresh on every tick; unset = the vendor's default (bnxt 1 s, else 0).
+  std::optional<std::chrono::duration<double>> counterRefresh{};
 };
 
 /// One RDMA port of the simulated node.
@@ -71,8 +79,12 @@ class Simulator {
   Status tick(std::chrono::duration<double> dt);
   /// Simulated seconds since init().
   double now() const;
+  /// The counter refresh period in force, in seconds (0 = fresh on every tick).
+  double counterRefresh() const;
 
   static std::span<const std::string_view> scenarios();
+  /// The accepted SimOptions::vendor values ("mlx5", "bnxt", "ice").
+  static std::span<const std::string_view> vendors();
   /// One line describing a scenario; empty for an unknown name.
   static std::string_view describe(std::string_view scenario);
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectors/error_tracker.hpp"
+#include "collectors/ethtool_dialects/dialect.hpp"
 #include "collectors/registry.hpp"
 
 namespace fabricmon {
@@ -87,7 +88,7 @@ class Harness {
   std::unique_ptr<Collector> collector_;
 };
 
-// ---- the name table ----
+// ---- the mlx5 name table (the other dialects: ethtool_dialects_test.cpp) ----
 
 struct MapCase {
   const char* stat;
@@ -101,7 +102,7 @@ class EthtoolStatMapTest : public ::testing::TestWithParam<MapCase> {};
 
 TEST_P(EthtoolStatMapTest, Maps) {
   const auto& c = GetParam();
-  const EthtoolStatMapping m = mapEthtoolStat(c.stat);
+  const ethtool::StatMapping m = ethtool::mapStat("mlx5_core", c.stat);
   if (std::string_view(c.family).empty()) {
     EXPECT_EQ(m.family, nullptr) << m.family->name;
     return;

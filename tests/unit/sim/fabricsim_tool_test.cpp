@@ -11,8 +11,12 @@
 #include "sim/simulator.hpp"
 #include "sim_test_util.hpp"
 
+#include <filesystem>
+
 namespace fabricmon::sim {
 namespace {
+
+using test::readFile;
 
 struct ToolRun {
   int exitCode = -1;
@@ -51,6 +55,20 @@ TEST(FabricsimTool, ListsEveryScenario) {
     EXPECT_NE(r.out.find(std::string(name) + " "), std::string::npos) << name;
 }
 
+TEST(FabricsimTool, VendorAndCounterRefresh) {
+  test::TempDir dir;
+  const ToolRun r = runTool("--root " + dir.path().string() +
+                            " --vendor bnxt --counter-refresh 250ms --once --roce-ports 1 --no-infiniband");
+  EXPECT_EQ(r.exitCode, 0) << r.out;
+  EXPECT_NE(r.out.find("bnxt NICs, counters refreshed every 0.25 s"), std::string::npos) << r.out;
+  const auto ethtool = readFile(dir.path() / "ethtool/enp24s0np0");
+  EXPECT_NE(ethtool.find("rx_pfc_ena_frames_pri3: "), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "sys/class/net/enp24s0np0/device/driver"));
+  EXPECT_EQ(std::filesystem::read_symlink(dir.path() / "sys/class/net/enp24s0np0/device/driver")
+                .filename(),
+            "bnxt_en");
+}
+
 TEST(FabricsimTool, BadUsageExitsTwo) {
   test::TempDir dir;
   const std::string root = " --root " + dir.path().string();
@@ -60,6 +78,9 @@ TEST(FabricsimTool, BadUsageExitsTwo) {
                                root + " --interval 0s",
                                root + " --interval soon",
                                root + " --roce-ports 99",
+                               root + " --vendor qlogic",
+                               root + " --counter-refresh soon",
+                               root + " --counter-refresh -1s",
                                root + " --bogus"};
   for (const std::string& args : cases) {
     EXPECT_EQ(runTool(args).exitCode, 2) << args;

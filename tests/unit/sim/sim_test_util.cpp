@@ -50,11 +50,14 @@ std::optional<std::map<std::string, uint64_t>> parseEthtool(const std::string& t
   while (std::getline(in, line)) {
     if (line.rfind("     ", 0) != 0 || line.size() < 8 || line[5] == ' ')
       return fail("indent: " + line);
-    const size_t colon = line.find(": ", 5);
-    if (colon == std::string::npos) return fail("no colon: " + line);
+    // The value follows the last ": ". bnxt_en's per-ring names carry their own ("[0]: rx_drops",
+    // bnxt_ethtool.c bnxt_get_strings); otherwise a name has no blank and no colon.
+    const size_t colon = line.rfind(": ");
+    if (colon == std::string::npos || colon < 5) return fail("no colon: " + line);
     const std::string name = line.substr(5, colon - 5);
     const std::string value = line.substr(colon + 2);
-    if (name.find_first_of(" :") != std::string::npos || value.empty() ||
+    const bool ringName = name.starts_with("[") && name.find("]: ") != std::string::npos;
+    if ((!ringName && name.find_first_of(" :") != std::string::npos) || value.empty() ||
         value.find_first_not_of("0123456789") != std::string::npos) {
       return fail("bad line: " + line);
     }
