@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""detection_bench: does the watchdog catch every fault, in time, on every NIC counter cadence, and stay
+silent on the look-alikes? Runs the real daemon over the real simulator, one run per case:
+
+    tests/bench/detection_bench.py BUILD_DIR [--quick] [--jobs N] [--markdown]
+
+Each run starts `fabricsim` (a scenario whose fault begins at --fault-at, after a healthy baseline, with a
+NIC vendor and counter refresh period) and `fabricmon run` over its tree (a poll interval, short rule
+windows: tests/bench/detection_windows.yaml), polls /api/v1/findings every 100 ms and records when each
+finding first appeared. Latency is measured from the moment the counters first show the fault (the
+first NIC refresh after its onset) to the first poll of /api/v1/findings that lists it. Budget: 2 x
+max(refresh, poll) + 2 s, plus the rule's own window or hold time where it has one. Every finding that
+is not the case's own is a false finding. Prints a table (docs/rules.md, "Detection benchmark"); exits 1
+if any case missed, was late or raised a false finding.
+
+Everything listens on 127.0.0.1; every process started here is stopped on exit.
+"""
+import argparse
+import concurrent.futures
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WINDOWS = os.path.join(HERE, "detection_windows.yaml")
+FAULT_AT = 8.0  # seconds of healthy baseline before the fault begins
+IFACE = "enp24s0np0"  # the simulator's affected port (mlx5_0) on every vendor
+
+# scenario -> (expected finding (rule, reason), rule's own time to judge in seconds, how long to watch)
+FAULTS = {
+    "pause-storm": (("pause_storm", "storm"), 0, 14),
+    "dcqcn-np-disabled": (("dcqcn_misconfig", "np_disabled"), 0, 12),
+    "dcqcn-rp-disabled": (("dcqcn_misconfig", "rp_disabled"), 0, 12),
+    "pfc-without-ecn": (("dcqcn_misconfig", "pfc_without_ecn"), 8, 22),
+    "link-flap": (("link_flap", ""), 18, 30),
+    "cable-errors": (("link_errors", "symbol_errors"), 2, 16),
+    "lossy": (("roce_packet_loss", "retransmissions"), 0, 12),
+    "degraded-port": (("port_degraded", "rate_below_peers"), 5, 16),
+}
+# Findings a case may raise besides its own (its consequences, not false alarms). A port paused half
+# the time for the whole sustained window is what sustained_pause (a warning) is for; never a storm.
+ALLOWED = {
+    "busy-pause": {("pause_storm", "sustained_pause")},
+    "late-poll": {("pause_storm", "sustained_pause")},
+    "pause-storm": {("pause_storm", "nic_storm_warning"), ("pause_storm", "sustained_pause")},
+    "cable-errors": {("link_errors", "ber"), ("link_errors", "receive_errors"),
+                     ("link_errors", "link_error_recovery")},
+    "lossy": {("roce_packet_loss", "local_ack_timeouts"), ("lossless_drop", "priority_discards")},
+    "link-flap": {("port_degraded", "not_active")},
+}
+# Faults the simulator writes as configuration (or link training) at start, not at --fault-at.
+CONFIG_FAULTS = {"dcqcn-np-disabled", "dcqcn-rp-disabled", "degraded-port"}
+SILENT = ["healthy", "congested", "busy-pause", "counter-reset", "late-poll", "mixed-node"]
+
+CADENCES = [0.0, 0.2, 1.0, 2.0]
+POLLS = [0.25, 1.0]
+VENDORS = ["mlx5", "bnxt", "ice"]
+
+
+class Run:
+    def __init__(self, build, case, vendor, refresh, poll):
+        self.build, self.case, self.vendor, self.refresh, self.poll = build, case, vendor, refresh, poll
+        self.procs = []
+        self.work = tempfile.mkdtemp(prefix="fabricmon-detect-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+
+    def start(self, args, **kw):
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+        self.procs.append(p)
+        return p
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def run(self):
+        try:
+            return self._run()
+        finally:
+            self.stop()
+
+    def _run(self):
+        scenario = self.case
+        sim_args = [os.path.join(self.build, "sim", "fabricsim"), "--root", self.work, "--interval", "50ms",
+                    "--vendor", self.vendor, "--counter-refresh", f"{int(self.refresh * 1000)}ms" if self.refresh else "0",
+                    "--fault-at", f"{int(FAULT_AT * 1000)}ms"]
+        if scenario == "late-poll":
+            scenario = "busy-pause"
+        if scenario == "mixed-node":
+            scenario = "healthy"
+            sim_args.append("--mixed-node")
+        sim_args += ["--scenario", scenario]
+        sim = self.start(sim_args)
+        sim.stdout.readline()  # the banner comes after init(): simulated time 0 is now
+        t0 = time.monotonic()
+        onset = t0 + FAULT_AT
+        shown = onset
+        if self.refresh > 0:  # the NIC shows it at its first refresh after the onset
+            shown = t0 + math.ceil(FAULT_AT / self.refresh - 1e-9) * self.refresh
+        daemon = self.start([os.path.join(self.build, "daemon", "fabricmon"), "run", "--config", WINDOWS,
+                             "--sysfs-root", os.path.join(self.work, "sys"), "--ethtool-dir",
+                             os.path.join(self.work, "ethtool"), "--dcb-dir", os.path.join(self.work, "dcb"),
+                             "--poll-interval", f"{int(self.poll * 1000)}ms", "--listen", "127.0.0.1:0"])
+        port = None
+        deadline = time.monotonic() + 15
+        lines = []
+        while port is None and time.monotonic() < deadline:
+            line = daemon.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            m = re.search(r"https?://[^:/\s]+:(\d+)/metrics", line)
+            if m:
+                port = int(m.group(1))
+        if port is None:
+            return {"error": "daemon did not start: " + "".join(lines[-5:])}
+        # Drain the daemon's output so it never blocks on a full pipe.
+        threading.Thread(target=lambda: [None for _ in daemon.stdout], daemon=True).start()
+
+        expected, own, watch = FAULTS.get(self.case, (None, 0, 0))
+        end = onset + (watch if expected else 20)
+        first = {}
+        stopped_at = None
+        while time.monotonic() < end:
+            now = time.monotonic()
+            if self.case == "late-poll" and stopped_at is None and now > onset:
+                # One poll arrives 2.7 x late: the daemon is frozen for that long.
+                daemon.send_signal(signal.SIGSTOP)
+                time.sleep(2.7 * self.poll)
+                daemon.send_signal(signal.SIGCONT)
+                stopped_at = now
+                continue
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/findings", timeout=2) as r:
+                    body = json.load(r)
+            except OSError:
+                time.sleep(0.1)
+                continue
+            seen_at = time.monotonic()
+            for f in body.get("findings", []):
+                labels = f.get("labels", {})
+                key = (f["rule"], labels.get("reason", ""), labels.get("interface", labels.get("device", "")))
+                first.setdefault(key, seen_at)
+            if expected and (expected[0], expected[1], IFACE) in first and seen_at > onset + 3:
+                break
+            time.sleep(0.1)
+
+        budget = 2 * max(self.refresh, self.poll) + 2 + own
+        result = {"latency": None, "budget": budget, "false": []}
+        allowed = ALLOWED.get(self.case, set())
+        for (rule, reason, subject), at in sorted(first.items(), key=lambda kv: kv[1]):
+            if expected and (rule, reason) == expected and subject == IFACE:
+                # Config faults are on disk from the start; their clock starts with the daemon's.
+                start = t0 if self.case in CONFIG_FAULTS else shown
+                result["latency"] = at - start
+            elif (rule, reason) in allowed and subject == IFACE:
+                continue
+            else:
+                result["false"].append(f"{rule}/{reason}@{subject}")
+        return result
+
+
+def cases(quick):
+    out = []
+    cadences = [0.0, 1.0] if quick else CADENCES
+    polls = [1.0] if quick else POLLS
+    for refresh in cadences:
+        for poll in polls:
+            for case in list(FAULTS) + SILENT:
+                out.append((case, "mlx5", refresh, poll))
+    # Every vendor's dialect, at its own default cadence (bnxt 1 s), for the faults its counters show.
+    for vendor in VENDORS[1:]:
+        refresh = 1.0 if vendor == "bnxt" else 0.0
+        for case in ["pause-storm", "busy-pause", "healthy", "congested"]:
+            out.append((case, vendor, refresh, 1.0))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--quick", action="store_true", help="fresh and 1 s refresh at a 1 s poll only")
+    ap.add_argument("--jobs", type=int, default=3)
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    for binary in ("sim/fabricsim", "daemon/fabricmon"):
+        if not os.access(os.path.join(build, binary), os.X_OK):
+            sys.exit(f"detection_bench: {binary} not built in {build}")
+
+    todo = cases(args.quick)
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(Run(build, *c).run): c for c in todo}
+        for fut in concurrent.futures.as_completed(futures):
+            results[futures[fut]] = fut.result()
+
+    rows = []
+    misses = late = falses = 0
+    by_fault = {}
+    for c in todo:
+        case, vendor, refresh, poll = c
+        r = results[c]
+        if "error" in r:
+            rows.append((case, vendor, refresh, poll, "ERROR", "", r["error"][:60]))
+            misses += 1
+            continue
+        expected = case in FAULTS
+        if expected:
+            if r["latency"] is None:
+                verdict, lat = "MISSED", ""
+                misses += 1
+            else:
+                ok = r["latency"] <= r["budget"]
+                verdict = "detected" if ok else "LATE"
+                late += 0 if ok else 1
+                lat = f"{r['latency']:.1f} / {r['budget']:.1f}"
+                by_fault.setdefault(case, []).append(r["latency"])
+        else:
+            verdict, lat = ("silent" if not r["false"] else "FALSE"), ""
+        falses += len(r["false"])
+        rows.append((case, vendor, "fresh" if refresh == 0 else f"{refresh:g}s", f"{poll:g}s", verdict, lat,
+                     " ".join(r["false"])))
+
+    header = ("case", "vendor", "NIC refresh", "poll", "result", "latency / budget (s)", "false findings")
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(str(x) for x in row) + " |")
+    else:
+        for row in [header] + rows:
+            print("  ".join(f"{str(x):<22}" if i in (0, 5) else f"{str(x):<10}" for i, x in enumerate(row)))
+    print()
+    print("per fault: latency p50 / max (s)")
+    for case, lats in by_fault.items():
+        print(f"  {case:<20} {statistics.median(lats):5.1f} / {max(lats):5.1f}  ({len(lats)} runs)")
+    print(f"\n{len(rows)} runs: {misses} missed, {late} late, {falses} false findings")
+    return 1 if misses or late or falses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
