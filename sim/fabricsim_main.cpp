@@ -39,6 +39,7 @@ void usage(std::FILE* out) {
       "  --no-infiniband     leave out the InfiniBand NDR port\n"
       "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n"
       "  --fault-at DUR      healthy until DUR of simulated time, then the scenario's fault begins\n"
+      "  --mixed-node        add two 200G BlueField-3 ports and a 100G Broadcom front-end NIC\n"
       "  --vendor NAME       NIC of the RoCE ports: mlx5 (default), bnxt, ice; sets the ethtool -S\n"
       "                      names and the netdev's device/driver link\n"
       "  --counter-refresh DUR\n"
@@ -103,6 +104,8 @@ int main(int argc, char** argv) {
       options.infinibandPort = false;
     } else if (arg == "--upstream-driver") {
       options.upstreamDriver = true;
+    } else if (arg == "--mixed-node") {
+      options.mixedNode = true;
     } else if (arg == "--root" && value(v)) {
       options.root = std::string(v);
     } else if (arg == "--scenario" && value(v)) {

@@ -38,6 +38,11 @@ struct PortModel {
   bool roce = true;        ///< false = InfiniBand link layer
   unsigned rateGbps = 400;
   std::string rateText = "400 Gb/sec (4X NDR)";
+  /// class/infiniband/<dev>/hca_type and board_id; empty = the driver has no such file (bnxt_re).
+  std::string hcaType = "MT4129";
+  std::string boardId = "MT_0000000838";
+  /// The NIC vendor of this port when it differs from the node's (a mixed node); empty = the node's.
+  std::string vendor;
   bool linkUp = true;
   std::array<bool, 8> npEnabled{};  ///< ecn/roce_np/enable/<p>
   std::array<bool, 8> rpEnabled{};  ///< ecn/roce_rp/enable/<p>

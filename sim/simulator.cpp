@@ -21,6 +21,23 @@ namespace {
 constexpr unsigned kRoceBuses[16] = {0x18, 0x40, 0x4f, 0x5e, 0x9a, 0xc0, 0xce, 0xdc,
                                      0x1b, 0x43, 0x52, 0x61, 0x9d, 0xc3, 0xd1, 0xdf};
 constexpr unsigned kIbBus = 0xaa;
+
+/// The ports SimOptions::mixedNode adds (hca_type/board_id as class/infiniband shows them:
+/// MT41692 = BlueField-3; bnxt_re has neither file).
+struct MixedPort {
+  unsigned bus;
+  const char* device;  ///< "" = mlx5_<index>
+  const char* hcaType;
+  const char* boardId;
+  unsigned rateGbps;
+  const char* rateText;
+  const char* vendor;
+};
+constexpr MixedPort kMixedPorts[] = {
+    {0x2a, "", "MT41692", "MT_0000000884", 200, "200 Gb/sec (4X HDR)", ""},
+    {0x2b, "", "MT41692", "MT_0000000884", 200, "200 Gb/sec (4X HDR)", ""},
+    {0x3d, "bnxt_re0", "", "", 100, "100 Gb/sec (4X EDR)", "bnxt"},
+};
 constexpr uint64_t kMellanoxOui = 0x946dae;  // an NVIDIA/Mellanox OUI
 constexpr const char* kHostName = "gpu-node-sim";
 
@@ -138,7 +155,11 @@ struct Simulator::State {
     if (!(refresh > 0)) return std::nullopt;
     return static_cast<double>(refreshes + 1) * refresh;
   }
-  std::string liveEthtool(const PortModel& p) const { return vendorEthtoolText(vendor, p.ethtool); }
+  Vendor vendorOf(const PortModel& p) const {
+    if (p.vendor.empty()) return vendor;
+    return parseVendor(p.vendor).value_or(vendor);
+  }
+  std::string liveEthtool(const PortModel& p) const { return vendorEthtoolText(vendorOf(p), p.ethtool); }
   void latch() {
     latched.resize(ports.size());
     for (size_t i = 0; i < ports.size(); ++i) {
@@ -206,7 +227,7 @@ Status Simulator::State::createTree() {
     }
     // The driver bound to the PCI function: RoCE ports run the chosen vendor's driver, the
     // InfiniBand port is a ConnectX-7 (mlx5_core). Discovery reads its basename.
-    const std::string driver(p.roce ? vendorDriver(vendor) : vendorDriver(Vendor::kMlx5));
+    const std::string driver(p.roce ? vendorDriver(vendorOf(p)) : vendorDriver(Vendor::kMlx5));
     if (Status st = FileWriter::makeDirs(s / "bus/pci/drivers" / driver); !st) return st;
     if (Status st = FileWriter::symlink("../../../bus/pci/drivers/" + driver, pciDir(p) / "driver");
         !st)
@@ -241,8 +262,8 @@ Status Simulator::State::renderPort(const PortModel& p) {
   files.emplace_back(dev / "node_guid", line(guidText(p.nodeGuid)));
   files.emplace_back(dev / "sys_image_guid", line(guidText(p.nodeGuid)));
   files.emplace_back(dev / "fw_ver", "28.39.1002\n");
-  files.emplace_back(dev / "hca_type", "MT4129\n");
-  files.emplace_back(dev / "board_id", "MT_0000000838\n");
+  if (!p.hcaType.empty()) files.emplace_back(dev / "hca_type", line(p.hcaType));
+  if (!p.boardId.empty()) files.emplace_back(dev / "board_id", line(p.boardId));
   files.emplace_back(dev / "hw_rev", "0x0\n");
   files.emplace_back(dev / "node_desc", line(std::string(kHostName) + " " + p.device));
 
@@ -379,13 +400,25 @@ Status Simulator::init() {
   if (!(st.refresh >= 0) || !std::isfinite(st.refresh))
     return Error{"simulator: counter refresh must be a finite duration >= 0"};
 
-  const unsigned total = o.rocePorts + (o.infinibandPort ? 1 : 0);
+  // A mixed node adds, after the ConnectX-7 ports, what GPU nodes really carry beside them: two
+  // 200G BlueField-3 ports (storage / in-band management) and a 100G Broadcom front-end NIC.
+  const unsigned extra = o.mixedNode ? std::size(kMixedPorts) : 0;
+  const unsigned roce = o.rocePorts + extra;
+  const unsigned total = roce + (o.infinibandPort ? 1 : 0);
   st.ports.resize(total);
   for (unsigned i = 0; i < total; ++i) {
     PortModel& p = st.ports[i];
-    p.roce = i < o.rocePorts;
-    const unsigned bus = p.roce ? kRoceBuses[i] : kIbBus;
-    p.device = "mlx5_" + std::to_string(i);
+    p.roce = i < roce;
+    const MixedPort* mixed = i >= o.rocePorts && i < roce ? &kMixedPorts[i - o.rocePorts] : nullptr;
+    const unsigned bus = mixed ? mixed->bus : p.roce ? kRoceBuses[i] : kIbBus;
+    p.device = mixed && mixed->device[0] != '\0' ? std::string(mixed->device) : "mlx5_" + std::to_string(i);
+    if (mixed) {
+      p.hcaType = mixed->hcaType;
+      p.boardId = mixed->boardId;
+      p.rateGbps = mixed->rateGbps;
+      p.rateText = mixed->rateText;
+      p.vendor = mixed->vendor;
+    }
     p.pciAddress = pciName(bus);
     // systemd predictable names: en + p<bus>s<slot> + np<phys port> for Ethernet, ib +
     // p<bus>s<slot> for IPoIB.

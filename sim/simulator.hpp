@@ -33,6 +33,9 @@ struct SimOptions {
   /// events; configuration faults such as dcqcn-*-disabled or degraded-port are in place from the
   /// start). Lets a test or benchmark measure detection from a known onset after a baseline.
   double faultAt = 0;
+  /// Beside the ConnectX-7 ports, two 200G BlueField-3 ports and a 100G Broadcom front-end NIC
+  /// (bnxt_re0, its bnxt_en dialect): a normal mixed node, which the watchdog must find healthy.
+  bool mixedNode = false;
   /// NIC vendor of the RoCE ports: "mlx5" (ConnectX-7), "bnxt" (Broadcom Thor2, bnxt_en) or "ice"
   /// (Intel E810). Sets the `ethtool -S` dialect and the device/driver link of their netdevs
   /// (sim/vendor.hpp); the RDMA side stays the mlx5 model.

@@ -128,3 +128,38 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace fabricmon::testing
+
+namespace fabricmon::testing {
+namespace {
+
+// 8 x 400G ConnectX-7, 2 x 200G BlueField-3 and a 100G Broadcom front-end NIC (its own dialect):
+// a normal GPU node. Nothing may be flagged — port_degraded compares each port with its own model.
+class MixedNode : public DaemonTest {};
+
+TEST_F(MixedNode, IsHealthy) {
+  const auto node = dir_ / "node";
+  ChildProcess sim({FABRICSIM_BINARY, "--root", node.string(), "--scenario", "healthy", "--mixed-node",
+                    "--interval", "100ms"});
+  ASSERT_TRUE(sim.waitForOutput("fabricmon --sysfs-root", 10s)) << sim.output();
+  auto args = nodeArgs();
+  args.insert(args.begin(), {"run", "--config", FABRICMON_SCENARIO_CONFIG});
+  start(args);
+  // port_degraded judges after not_active_for (5 s in the test windows); watch well past it.
+  const auto until = Clock::now() + 12s;
+  bool sawBnxt = false;
+  while (Clock::now() < until) {
+    const auto response = httpGet(port_, "/api/v1/findings");
+    ASSERT_EQ(response.status, 200);
+    EXPECT_EQ(response.body, "{\"findings\":[]}");
+    if (!sawBnxt) {
+      const std::string metrics = httpGet(port_, "/metrics").body;
+      sawBnxt = metrics.find("fabricmon_port_info{device=\"bnxt_re0\"") != std::string::npos;
+    }
+    std::this_thread::sleep_for(250ms);
+  }
+  EXPECT_TRUE(sawBnxt) << "the Broadcom NIC is part of the node";
+  EXPECT_EQ(stop(), std::optional<int>(0));
+}
+
+}  // namespace
+}  // namespace fabricmon::testing

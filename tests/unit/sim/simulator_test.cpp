@@ -533,3 +533,29 @@ TEST(SimulatorFaultAt, RejectsANegativeOnset) {
 
 }  // namespace
 }  // namespace fabricmon::sim::test
+
+namespace fabricmon::sim::test {
+namespace {
+
+TEST(SimulatorMixedNode, AddsBlueFieldAndBroadcomPorts) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.mixedNode = true;
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const auto ports = sim.ports();
+  ASSERT_EQ(ports.size(), 8u + 3u + 1u);
+  const auto cls = dir.path() / "sys/class/infiniband";
+  EXPECT_EQ(readTrimmed(cls / ports[8].device / "hca_type"), "MT41692");
+  EXPECT_EQ(readTrimmed(cls / ports[8].device / "ports/1/rate"), "200 Gb/sec (4X HDR)");
+  EXPECT_EQ(ports[10].device, "bnxt_re0");
+  EXPECT_FALSE(std::filesystem::exists(cls / "bnxt_re0/hca_type")) << "bnxt_re has no hca_type";
+  EXPECT_EQ(readTrimmed(cls / "bnxt_re0/ports/1/rate"), "100 Gb/sec (4X EDR)");
+  const auto driver = std::filesystem::read_symlink(dir.path() / "sys/class/net" / ports[10].interface / "device/driver");
+  EXPECT_EQ(driver.filename(), "bnxt_en");
+  EXPECT_EQ(ports.back().linkLayer, "InfiniBand");
+}
+
+}  // namespace
+}  // namespace fabricmon::sim::test
