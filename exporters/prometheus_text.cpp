@@ -5,6 +5,9 @@
 #include <prometheus/text_serializer.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
 #include <ostream>
 #include <streambuf>
 #include <string_view>
@@ -17,11 +20,6 @@
 namespace fabricmon {
 namespace {
 
-// A family is handed to the serializer in slices of this many series, so the serializer's input
-// (a ClientMetric with its own copies of every label string, ~300 bytes a series) never holds more
-// than one slice: at 128 ports the whole node is ~24,000 series, and building them all at once
-// made the render's transient heap (which glibc keeps as RSS afterwards) larger than the text.
-constexpr size_t kSlice = 512;
 // Typical exposition line, bytes, for the first reservation of the output.
 constexpr size_t kBytesPerSeries = 96;
 
@@ -74,6 +72,68 @@ class AppendBuf : public std::streambuf {
   std::string& out_;
 };
 
+// Label values as prometheus-cpp 1.0.1 writes them (text_serializer.cc, WriteValue for strings):
+// backslash, double quote and newline escaped; made valid UTF-8 first.
+void appendLabelValue(std::string& out, std::string_view raw) {
+  std::string fixed;
+  if (!isValidUtf8(raw)) raw = fixed = toValidUtf8(raw);
+  for (char c : raw) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+}
+
+// Numbers as prometheus-cpp 1.0.1 writes them: NaN as "Nan", infinities as "+Inf"/"-Inf", else an
+// ostream in the classic locale with precision max_digits10 - 1, i.e. printf's %.16g, which is what
+// to_chars(general, 16) produces without the locale and stream machinery.
+void appendValue(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "Nan";
+  } else if (std::isinf(value)) {
+    out += value < 0 ? "-Inf" : "+Inf";
+  } else {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::general,
+                                 std::numeric_limits<double>::max_digits10 - 1);
+    out.append(buf, r.ptr);
+  }
+}
+
+/// One sample line, byte for byte what prometheus-cpp's serializer writes for the same series (the
+/// unit tests compare the two): a Series' key is built once, when the series is, so the common case
+/// is one copy of it and a number instead of a ClientMetric with its own copy of every label.
+void appendSampleLine(std::string& out, const Sample& sample) {
+  const Series& series = *sample.series;
+  if (series.labels.empty()) {
+    out += series.family->name;
+  } else if (series.plainKey) {
+    out += series.key;
+  } else {
+    out += series.family->name;
+    out += '{';
+    bool first = true;
+    for (const auto& [name, value] : series.labels) {
+      if (!first) out += ',';
+      first = false;
+      out += name;
+      out += "=\"";
+      appendLabelValue(out, value);
+      out += '"';
+    }
+    out += '}';
+  }
+  out += ' ';
+  appendValue(out, sample.value);
+  out += '\n';
+}
+
 struct Group {
   std::string_view name;
   const FamilyDef* def = nullptr;             // sampled family, or
@@ -119,47 +179,21 @@ std::string renderPrometheusText(std::span<const BatchPtr> batches,
   AppendBuf buf(out);
   std::ostream stream(&buf);
   const prometheus::TextSerializer serializer;
-  std::vector<prometheus::MetricFamily> slice(1);
-  prometheus::MetricFamily& family = slice.front();
+  std::vector<prometheus::MetricFamily> header(1);
 
   for (Group& group : groups) {
     if (group.whole) {
       serializer.Serialize(stream, std::vector<prometheus::MetricFamily>{std::move(*group.whole)});
       continue;
     }
-    family.name = std::string(group.def->name);
-    family.help = escapeHelp(group.def->help);
-    family.type = toPrometheus(group.def->type);
-    for (size_t begin = 0; begin < group.samples.size(); begin += kSlice) {
-      const size_t end = std::min(group.samples.size(), begin + kSlice);
-      family.metric.clear();
-      family.metric.reserve(end - begin);
-      for (size_t i = begin; i < end; ++i) {
-        const Sample& sample = *group.samples[i];
-        prometheus::ClientMetric metric;
-        metric.label.reserve(sample.series->labels.size());
-        for (const auto& [name, value] : sample.series->labels) {
-          metric.label.push_back({name, isValidUtf8(value) ? value : toValidUtf8(value)});
-        }
-        // The family's definition decides the type, so a sample never lands in a field the
-        // serializer does not read.
-        if (family.type == prometheus::MetricType::Counter) {
-          metric.counter.value = sample.value;
-        } else {
-          metric.gauge.value = sample.value;
-        }
-        family.metric.push_back(std::move(metric));
-      }
-      const size_t start = out.size();
-      serializer.Serialize(stream, slice);
-      if (begin > 0) {
-        // A later slice of the same family: the serializer wrote its `# TYPE` line again (HELP was
-        // cleared below); one family has one header in the text format, so drop it.
-        const size_t eol = out.find('\n', start);
-        out.erase(start, eol - start + 1);
-      }
-      family.help.clear();
-    }
+    // prometheus-cpp writes the HELP and TYPE lines; the sample lines are written here, since each
+    // is the series' precomputed key and a number (see appendSampleLine).
+    header[0].name = std::string(group.def->name);
+    header[0].help = escapeHelp(group.def->help);
+    header[0].type = toPrometheus(group.def->type);
+    serializer.Serialize(stream, header);
+    stream.flush();
+    for (const Sample* sample : group.samples) appendSampleLine(out, *sample);
   }
   stream.flush();
   // The reservation is a guess; a payload lives until the next snapshot, so return the slack.

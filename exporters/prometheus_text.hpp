@@ -1,5 +1,7 @@
 #pragma once
-// Renders batches as Prometheus text format 0.0.4 with prometheus-cpp's data model and serializer.
+// Renders batches as Prometheus text format 0.0.4: HELP/TYPE lines and whole histogram families
+// through prometheus-cpp's serializer, sample lines from each series' precomputed key, written
+// byte for byte as that serializer writes them (tests/unit/exporters/prometheus_text_test.cpp checks).
 
 #include <prometheus/metric_family.h>
 

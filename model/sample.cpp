@@ -22,7 +22,13 @@ SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
     key += '"';
   }
   key += '}';
-  return std::make_shared<const Series>(Series{&family, std::move(labels), std::move(key)});
+  bool plain = true;
+  for (const auto& [k, v] : labels) {
+    for (const unsigned char c : v) {
+      if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') plain = false;
+    }
+  }
+  return std::make_shared<const Series>(Series{&family, std::move(labels), std::move(key), plain});
 }
 
 }  // namespace fabricmon

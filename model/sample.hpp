@@ -31,6 +31,9 @@ struct Series {
   const FamilyDef* family;
   Labels labels;
   std::string key;  ///< canonical `name{a="x",b="y"}`, unique per series; used for history lookups
+  /// The label values are printable ASCII without `\` or `"`: `key` is then, byte for byte, the
+  /// series' line head in the text format (no escaping, valid UTF-8), and the renderer copies it.
+  bool plainKey = false;
 
   std::string_view label(std::string_view name) const;  ///< "" when absent
 };

@@ -8,6 +8,9 @@
 //
 // A summary with the ratios and the targets is printed after the Google Benchmark table. The numbers
 // are printed, never asserted: speed is not a test (the ctest entry only checks that it runs).
+//
+// FABRICMON_BENCH_TREE=DIR measures an existing node instead of the simulated default one: DIR/sys,
+// DIR/ethtool, DIR/dcb as fabricsim writes them (tests/bench/make_node.py writes N-device nodes).
 
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -65,7 +68,8 @@ struct RunningCollector {
 
 /// The simulated node, the collectors over it and the file list of the floor. Built once.
 struct Rig {
-  fs::path dir;
+  fs::path dir;                ///< removed at exit (a tree made here)
+  fs::path sysRoot, ethtoolDir, dcbDir;
   std::unique_ptr<sim::Simulator> sim;
   Config config;
   Sources sources;
@@ -131,7 +135,7 @@ void addDirFiles(Rig& rig, const std::string& collector, const fs::path& dir,
 }
 
 void buildFloorList(Rig& rig) {
-  const fs::path sys = rig.sim->sysfsRoot();
+  const fs::path& sys = rig.sysRoot;
   for (const auto& d : rig.topology->devices) {
     const fs::path dev = sys / "class/infiniband" / d.name;
     for (const auto& p : d.ports) {
@@ -160,8 +164,8 @@ void buildFloorList(Rig& rig) {
     if (!n.pciAddress.empty()) {
       addDirFiles(rig, "dcqcn_config", sys / "kernel/debug/mlx5" / n.pciAddress / "cc_params");
     }
-    addIfFile(rig, "ethtool_pfc", rig.sim->ethtoolDir() / n.name);
-    addIfFile(rig, "dcb_config", rig.sim->dcbDir() / n.name);
+    addIfFile(rig, "ethtool_pfc", rig.ethtoolDir / n.name);
+    addIfFile(rig, "dcb_config", rig.dcbDir / n.name);
   }
   // The file sources (--ethtool-dir, --dcb-dir) and dcqcn_config open, read and close their files
   // every poll (CONTRACT §2: files are re-read at every poll, a test may replace them).
@@ -179,29 +183,38 @@ bool setUp(Rig& rig) {
     lim.rlim_cur = lim.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &lim);
   }
-  const char* base = std::getenv("FABRICMON_BENCH_DIR");
-  fs::path parent = base != nullptr ? fs::path(base)
-                    : fs::is_directory("/dev/shm") ? fs::path("/dev/shm")
-                                                   : fs::temp_directory_path();
-  std::string tmpl = (parent / "fabricmon-poll-bench-XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    std::fprintf(stderr, "poll_bench: mkdtemp %s failed\n", tmpl.c_str());
-    return false;
-  }
-  rig.dir = tmpl;
-  rig.sim = std::make_unique<sim::Simulator>(sim::SimOptions{.root = rig.dir});
-  if (auto st = rig.sim->init(); !st) {
-    std::fprintf(stderr, "poll_bench: simulator init: %s\n", st.error().message.c_str());
-    return false;
-  }
-  if (auto st = rig.sim->tick(std::chrono::seconds(1)); !st) {
-    std::fprintf(stderr, "poll_bench: simulator tick: %s\n", st.error().message.c_str());
-    return false;
+  if (const char* tree = std::getenv("FABRICMON_BENCH_TREE"); tree != nullptr && *tree != '\0') {
+    rig.sysRoot = fs::path(tree) / "sys";
+    rig.ethtoolDir = fs::path(tree) / "ethtool";
+    rig.dcbDir = fs::path(tree) / "dcb";
+  } else {
+    const char* base = std::getenv("FABRICMON_BENCH_DIR");
+    fs::path parent = base != nullptr ? fs::path(base)
+                      : fs::is_directory("/dev/shm") ? fs::path("/dev/shm")
+                                                     : fs::temp_directory_path();
+    std::string tmpl = (parent / "fabricmon-poll-bench-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      std::fprintf(stderr, "poll_bench: mkdtemp %s failed\n", tmpl.c_str());
+      return false;
+    }
+    rig.dir = tmpl;
+    rig.sim = std::make_unique<sim::Simulator>(sim::SimOptions{.root = rig.dir});
+    if (auto st = rig.sim->init(); !st) {
+      std::fprintf(stderr, "poll_bench: simulator init: %s\n", st.error().message.c_str());
+      return false;
+    }
+    if (auto st = rig.sim->tick(std::chrono::seconds(1)); !st) {
+      std::fprintf(stderr, "poll_bench: simulator tick: %s\n", st.error().message.c_str());
+      return false;
+    }
+    rig.sysRoot = rig.sim->sysfsRoot();
+    rig.ethtoolDir = rig.sim->ethtoolDir();
+    rig.dcbDir = rig.sim->dcbDir();
   }
 
-  rig.config.sources.sysfsRoot = rig.sim->sysfsRoot().string();
-  rig.config.sources.ethtoolDir = rig.sim->ethtoolDir().string();
-  rig.config.sources.dcbDir = rig.sim->dcbDir().string();
+  rig.config.sources.sysfsRoot = rig.sysRoot.string();
+  rig.config.sources.ethtoolDir = rig.ethtoolDir.string();
+  rig.config.sources.dcbDir = rig.dcbDir.string();
   rig.sources = makeSources(rig.config.sources);
   TopologyDiscovery discovery(rig.sources.sysfs, rig.config.devices, rig.config.netdev);
   auto topo = discovery.scan();
@@ -433,6 +446,16 @@ void printSummary(const Rig& rig, const SummaryReporter& rep) {
                 std::chrono::duration<double, std::milli>(rig.config.poll.interval).count(),
                 std::chrono::duration<double, std::milli>(rig.config.poll.slowInterval).count(), perSecond,
                 perSecond / 1e4);
+  }
+  const double fastFloor = rep.us("BM_Floor/fast");
+  if (floor > 0 && fastFloor > 0) {
+    // What the floor costs per second of polling: the fast files every poll.interval, the others
+    // every poll.slow_interval (10 s by default). scale_bench.sh reads these two lines.
+    const double slowSeconds = std::chrono::duration<double>(rig.config.poll.slowInterval).count();
+    for (double interval : {1.0, 0.25}) {
+      std::printf("pread floor per second at %.0f ms polling: floor_us_per_s=%.1f\n", interval * 1000,
+                  fastFloor / interval + (floor - fastFloor) / slowSeconds);
+    }
   }
   if (poll >= 0 && floor > 0) {
     const double ratio = poll / floor;

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# scale_bench: what fabricmon costs as a node grows, beside Debian's node_exporter on the same tree
+# (docs/benchmarks.md, "scale_bench").
+#
+#   tests/bench/scale_bench.sh BUILD_DIR [--smoke]
+#
+# For each node -- the simulator's default node (8 RoCE + 1 InfiniBand port, counters moving) and
+# N single-port mlx5 RoCE devices for N in SCALE_BENCH_SIZES (default "8 32 128", written by
+# tests/bench/make_node.py) -- it prints:
+#   - fabricmon CPU per second of polling at 1 s and at 250 ms, with a scraper every 15 s (as
+#     Prometheus), over SCALE_BENCH_WINDOW seconds (default 30), and the pread floor of the same tree
+#     per second at the same intervals (poll_bench with FABRICMON_BENCH_TREE);
+#   - scrape p50/p99 in ms, 1 and 8 concurrent scrapers (scrape_client, paced: all at the same
+#     instants, SCALE_BENCH_RATE scrapes/s each for SCALE_BENCH_SCRAPE seconds), with and without gzip;
+#   - VmRSS / VmHWM, open descriptors and series, for fabricmon (at 1 s polling) and node_exporter
+#     (--path.sysfs on the same tree, collectors infiniband and netclass only).
+# Everything listens on 127.0.0.1; every process started here is stopped by PID on exit.
+# --smoke: the default node only, short windows; checks that it runs, never how fast.
+set -euo pipefail
+
+usage() { echo "usage: $0 BUILD_DIR [--smoke]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
+BUILD=$(cd "$1" && pwd) || usage
+HERE=$(cd "$(dirname "$0")" && pwd)
+SMOKE=0
+[ "${2:-}" = "--smoke" ] && SMOKE=1
+
+SIZES=${SCALE_BENCH_SIZES:-8 32 128}
+WINDOW=${SCALE_BENCH_WINDOW:-30}
+SCRAPE_SECS=${SCALE_BENCH_SCRAPE:-8}
+RATE=${SCALE_BENCH_RATE:-10}
+SCRAPE_EVERY=15
+SETTLE=${SCALE_BENCH_SETTLE:-5}
+if [ "$SMOKE" = 1 ]; then SIZES=""; WINDOW=2; SCRAPE_SECS=1; SETTLE=2; fi
+
+FABRICMON=$BUILD/daemon/fabricmon
+FABRICSIM=$BUILD/sim/fabricsim
+SCRAPE_CLIENT=$BUILD/tests/bench/scrape_client
+POLL_BENCH=$BUILD/tests/bench/poll_bench
+NODE_EXPORTER=$(command -v prometheus-node-exporter || true)
+for bin in "$FABRICMON" "$FABRICSIM" "$SCRAPE_CLIENT" "$POLL_BENCH"; do
+  [ -x "$bin" ] || { echo "scale_bench: $bin not built" >&2; exit 1; }
+done
+command -v python3 >/dev/null || { echo "scale_bench: needs python3 (make_node.py)" >&2; exit 1; }
+
+BASE=/tmp
+[ -d /dev/shm ] && BASE=/dev/shm
+WORK=$(mktemp -d "$BASE/fabricmon-scale-bench.XXXXXX")
+PIDS=()
+stop_pid() {
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_for() {
+  local deadline=$((SECONDS + $2))
+  until eval "$1"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.1
+  done
+}
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+rss_mib() { awk -v k="$2:" '$1 == k {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+fds() { ls "/proc/$1/fd" | wc -l; }
+count_series() { curl -sf --max-time 10 "$1" | grep -cv '^#\|^$' || true; }
+
+# cpu_percent PID URL-or-empty: % of one core over WINDOW s, scraping URL (gzip) every 15 s.
+cpu_percent() {
+  local pid=$1 url=$2 hz t0 t1 scraper=""
+  hz=$(getconf CLK_TCK)
+  if [ -n "$url" ]; then
+    ( while :; do curl -sf --max-time 10 -H 'Accept-Encoding: gzip' -o /dev/null "$url" || true; sleep "$SCRAPE_EVERY"; done ) &
+    scraper=$!
+  fi
+  t0=$(cpu_ticks "$pid")
+  sleep "$WINDOW"
+  t1=$(cpu_ticks "$pid")
+  if [ -n "$scraper" ]; then kill "$scraper" 2>/dev/null || true; wait "$scraper" 2>/dev/null || true; fi
+  awk -v a="$t0" -v b="$t1" -v hz="$hz" -v w="$WINDOW" 'BEGIN {printf "%.2f", (b - a) / hz / w * 100}'
+}
+
+# latency URL N [--gzip] -> "p50/p99" in ms
+latency() {
+  local url=$1 n=$2 out
+  shift 2
+  out=$("$SCRAPE_CLIENT" --url "$url" --scrapers "$n" --rate "$RATE" --duration "$SCRAPE_SECS" "$@" 2>&1) ||
+    { echo "scale_bench: scrape_client failed: $out" >&2; echo "n/a"; return; }
+  local p50 p99 errs
+  p50=$(sed -n 's/.*p50_ms=\([0-9.]*\).*/\1/p' <<<"$out")
+  p99=$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' <<<"$out")
+  errs=$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' <<<"$out")
+  [ "${errs:-1}" = 0 ] || echo "scale_bench: $errs errors scraping $url" >&2
+  printf '%.2f / %.2f' "$p50" "$p99"
+}
+
+start_fabricmon() {  # ROOT INTERVAL -> FM_PID FM_URL
+  local root=$1 interval=$2 log="$WORK/fabricmon-$RANDOM.log"
+  "$FABRICMON" run --sysfs-root "$root/sys" --ethtool-dir "$root/ethtool" --dcb-dir "$root/dcb" \
+    --listen 127.0.0.1:0 --poll-interval "$interval" --log-level warn >"$log" 2>&1 &
+  FM_PID=$!
+  PIDS+=("$FM_PID")
+  # The listen line is logged at info; ask the kernel for the port instead.
+  wait_for "ss -Htlnp 2>/dev/null | grep -q 'pid=$FM_PID,'" 30 ||
+    { echo "scale_bench: fabricmon did not start" >&2; cat "$log" >&2; exit 1; }
+  local port
+  port=$(ss -Htlnp | grep "pid=$FM_PID," | awk '{print $4}' | sed 's/.*://' | head -1)
+  FM_URL=http://127.0.0.1:$port/metrics
+  wait_for "curl -sf --max-time 2 -o /dev/null '$FM_URL'" 30 || { echo "scale_bench: no /metrics" >&2; exit 1; }
+}
+
+SUMMARY=()
+measure_node() {  # LABEL ROOT
+  local label=$1 root=$2
+  echo "== $label ==" >&2
+  local floor1="n/a" floor250="n/a" ports
+  ports=$(ls "$root/sys/class/infiniband" | wc -l)
+  local pb
+  pb=$(FABRICMON_BENCH_TREE=$root "$POLL_BENCH" --benchmark_filter='BM_Floor/(all|fast)$' \
+         --benchmark_min_time="$([ "$SMOKE" = 1 ] && echo 0.01 || echo 0.5)" 2>/dev/null) ||
+    echo "scale_bench: poll_bench failed on $root" >&2
+  floor1=$(sed -n 's/.*at 1000 ms polling: floor_us_per_s=\([0-9.]*\).*/\1/p' <<<"$pb")
+  floor250=$(sed -n 's/.*at 250 ms polling: floor_us_per_s=\([0-9.]*\).*/\1/p' <<<"$pb")
+
+  # fabricmon at 250 ms: CPU only.
+  start_fabricmon "$root" 250ms
+  sleep "$SETTLE"
+  local cpu250
+  cpu250=$(cpu_percent "$FM_PID" "$FM_URL")
+  stop_pid "$FM_PID"
+
+  # fabricmon at 1 s: CPU, then latency, memory, descriptors, series.
+  start_fabricmon "$root" 1s
+  sleep "$SETTLE"
+  local cpu1 fm_series fm_l1 fm_l8 fm_g1 fm_g8 fm_rss fm_hwm fm_fds
+  cpu1=$(cpu_percent "$FM_PID" "$FM_URL")
+  fm_series=$(count_series "$FM_URL")
+  fm_l1=$(latency "$FM_URL" 1)
+  fm_l8=$(latency "$FM_URL" 8)
+  fm_g1=$(latency "$FM_URL" 1 --gzip)
+  fm_g8=$(latency "$FM_URL" 8 --gzip)
+  fm_rss=$(rss_mib "$FM_PID" VmRSS)
+  fm_hwm=$(rss_mib "$FM_PID" VmHWM)
+  fm_fds=$(fds "$FM_PID")
+  stop_pid "$FM_PID"
+
+  local ne_cpu="n/a" ne_series="n/a" ne_l1="n/a" ne_l8="n/a" ne_g1="n/a" ne_g8="n/a" ne_rss="n/a" ne_hwm="n/a" ne_fds="n/a"
+  if [ -n "$NODE_EXPORTER" ]; then
+    local port
+    port=$(free_port)
+    "$NODE_EXPORTER" --path.sysfs="$root/sys" --collector.disable-defaults --collector.infiniband \
+      --collector.netclass --web.listen-address=127.0.0.1:"$port" >"$WORK/ne-$ports.log" 2>&1 &
+    local ne_pid=$!
+    PIDS+=("$ne_pid")
+    local ne_url=http://127.0.0.1:$port/metrics
+    if wait_for "curl -sf --max-time 2 -o /dev/null '$ne_url'" 30; then
+      ne_cpu=$(cpu_percent "$ne_pid" "$ne_url")
+      ne_series=$(count_series "$ne_url")
+      ne_l1=$(latency "$ne_url" 1)
+      ne_l8=$(latency "$ne_url" 8)
+      ne_g1=$(latency "$ne_url" 1 --gzip)
+      ne_g8=$(latency "$ne_url" 8 --gzip)
+      ne_rss=$(rss_mib "$ne_pid" VmRSS)
+      ne_hwm=$(rss_mib "$ne_pid" VmHWM)
+      ne_fds=$(fds "$ne_pid")
+    else
+      echo "scale_bench: node_exporter did not answer" >&2
+    fi
+    stop_pid "$ne_pid"
+  fi
+
+  ratio() { awk -v c="$1" -v f="$2" 'BEGIN { if (f == "" || f == "n/a" || f + 0 == 0) print "n/a"; else printf "%.2f", c * 1e4 / f }'; }
+  local fl1 fl250
+  fl1=$(awk -v f="$floor1" 'BEGIN { if (f == "") print "n/a"; else printf "%.3f", f / 1e4 }')
+  fl250=$(awk -v f="$floor250" 'BEGIN { if (f == "") print "n/a"; else printf "%.3f", f / 1e4 }')
+  echo
+  echo "### $label ($ports RDMA devices), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '| %-58s | %16s | %16s |\n' "" fabricmon node_exporter
+  printf '|%s|%s|%s|\n' "------------------------------------------------------------" "------------------" "------------------"
+  printf '| %-58s | %16s | %16s |\n' "CPU, % of a core, 1 s polling, a scrape every 15 s" "$cpu1" "$ne_cpu"
+  printf '| %-58s | %16s | %16s |\n' "pread floor of the tree at 1 s, % of a core (ratio)" "$fl1 ($(ratio "$cpu1" "$floor1")x)" ""
+  printf '| %-58s | %16s | %16s |\n' "CPU, % of a core, 250 ms polling, a scrape every 15 s" "$cpu250" ""
+  printf '| %-58s | %16s | %16s |\n' "pread floor at 250 ms, % of a core (ratio)" "$fl250 ($(ratio "$cpu250" "$floor250")x)" ""
+  printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 1 scraper" "$fm_l1" "$ne_l1"
+  printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 8 concurrent scrapers" "$fm_l8" "$ne_l8"
+  printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 1 scraper, gzip" "$fm_g1" "$ne_g1"
+  printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 8 concurrent scrapers, gzip" "$fm_g8" "$ne_g8"
+  printf '| %-58s | %16s | %16s |\n' "VmRSS / VmHWM, MiB" "$fm_rss / $fm_hwm" "$ne_rss / $ne_hwm"
+  printf '| %-58s | %16s | %16s |\n' "open descriptors" "$fm_fds" "$ne_fds"
+  printf '| %-58s | %16s | %16s |\n' "series" "$fm_series" "$ne_series"
+  SUMMARY+=("| $label | $cpu1 | $fl1 | $(ratio "$cpu1" "$floor1") | $cpu250 | $(ratio "$cpu250" "$floor250") | ${fm_l8#* / } | ${fm_g8#* / } | $fm_rss | $ne_rss | $fm_fds | $fm_series | ${ne_l1#* / } |")
+}
+
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "scale_bench: $(date -u +%FT%TZ), load average at the start: $LOAD_START, $(nproc) cores"
+
+# The default simulated node, counters moving every second.
+"$FABRICSIM" --root "$WORK/default" --interval 1s >"$WORK/fabricsim.log" 2>&1 &
+SIM_PID=$!
+PIDS+=("$SIM_PID")
+wait_for "[ -d '$WORK/default/sys/class/infiniband/mlx5_0' ] && [ -d '$WORK/default/dcb' ]" 30 ||
+  { echo "scale_bench: fabricsim did not write the tree" >&2; exit 1; }
+measure_node "default simulated node" "$WORK/default"
+stop_pid "$SIM_PID"
+
+for n in $SIZES; do
+  "$HERE/make_node.py" "$FABRICSIM" "$WORK/n$n" "$n"
+  measure_node "$n single-port RoCE devices" "$WORK/n$n"
+  rm -rf "$WORK/n$n"
+done
+
+echo
+echo "### summary (load average at the start $LOAD_START, at the end $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "| node | CPU % 1 s | floor % 1 s | ratio | CPU % 250 ms | ratio | p99 ms 8 scrapers | p99 ms 8 gzip | RSS MiB | node_exporter RSS MiB | open fds | series | node_exporter p99 ms 1 scraper |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+printf '%s\n' "${SUMMARY[@]}"
