@@ -20,7 +20,7 @@ bool isLogLevel(const std::string& s) {
 std::string usageText() {
   return R"(Usage:
   fabricmon [run] [options]              run the daemon (default)
-  fabricmon demo [--scenario NAME] [--vendor mlx5|bnxt|ice] [options]
+  fabricmon demo [--scenario NAME] [--vendor mlx5|bnxt|ice|ionic] [options]
                                          run the daemon on a built-in simulated GPU node
   fabricmon check-config FILE            validate a config file (exit 0, or print every error and exit 2)
   fabricmon --version | --help
@@ -35,7 +35,7 @@ Options (a flag overrides the config file's value):
   --poll-interval DUR        base sampling period (250ms, 1s, 2m; default 1s)
   --log-level LEVEL          trace, debug, info, warn, error (default info)
   --scenario NAME            demo scenario (default healthy)
-  --vendor NAME              demo NIC vendor: mlx5 (default), bnxt, ice
+  --vendor NAME              demo NIC vendor: mlx5 (default), bnxt, ice, ionic
 
 Exit codes: 0 clean shutdown, 2 bad usage or invalid config, 1 any other fatal error.
 )";

@@ -19,7 +19,7 @@ class Simulator;
 class DemoNode {
  public:
   /// An unknown scenario or vendor is an Error with errnum EINVAL (bad usage). `vendor` is the NIC
-  /// of the RoCE ports (sim::SimOptions::vendor: mlx5, bnxt, ice).
+  /// of the RoCE ports (sim::SimOptions::vendor: mlx5, bnxt, ice, ionic).
   static Result<std::unique_ptr<DemoNode>> create(boost::asio::io_context& io, const std::string& scenario,
                                                   Duration tick, const std::string& vendor = "mlx5");
   ~DemoNode();

@@ -1,7 +1,7 @@
 // fabricsim: writes a simulated GPU node below --root and keeps its counters moving in real time.
 //   fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]
 //             [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver] [--fault-at DUR]
-//             [--vendor mlx5|bnxt|ice] [--counter-refresh DUR]
+//             [--vendor mlx5|bnxt|ice|ionic] [--counter-refresh DUR]
 // Point the daemon at it with --sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb.
 
 #include <signal.h>
@@ -29,7 +29,7 @@ void usage(std::FILE* out) {
   std::fputs(
       "usage: fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]\n"
       "                 [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver]\n"
-      "                 [--vendor mlx5|bnxt|ice] [--counter-refresh DUR]\n"
+      "                 [--vendor mlx5|bnxt|ice|ionic] [--counter-refresh DUR]\n"
       "  --root DIR          write the node to DIR/sys, DIR/ethtool, DIR/dcb\n"
       "  --scenario NAME     fault scenario (default healthy; see --list-scenarios)\n"
       "  --interval DUR      tick period in real time: 250ms, 1s, 2m (default 1s)\n"
@@ -40,7 +40,7 @@ void usage(std::FILE* out) {
       "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n"
       "  --fault-at DUR      healthy until DUR of simulated time, then the scenario's fault begins\n"
       "  --mixed-node        add two 200G BlueField-3 ports and a 100G Broadcom front-end NIC\n"
-      "  --vendor NAME       NIC of the RoCE ports: mlx5 (default), bnxt, ice; sets the ethtool -S\n"
+      "  --vendor NAME       NIC of the RoCE ports: mlx5 (default), bnxt, ice, ionic; sets the ethtool -S\n"
       "                      names and the netdev's device/driver link\n"
       "  --counter-refresh DUR\n"
       "                      the NIC refreshes ethtool stats and hw_counters only every DUR of\n"
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
   {
     const auto vendors = Simulator::vendors();
     if (std::find(vendors.begin(), vendors.end(), options.vendor) == vendors.end()) {
-      std::fprintf(stderr, "fabricsim: unknown vendor '%s' (mlx5, bnxt, ice)\n",
+      std::fprintf(stderr, "fabricsim: unknown vendor '%s' (mlx5, bnxt, ice, ionic)\n",
                    options.vendor.c_str());
       return kExitUsage;
     }

@@ -36,8 +36,8 @@ struct SimOptions {
   /// Beside the ConnectX-7 ports, two 200G BlueField-3 ports and a 100G Broadcom front-end NIC
   /// (bnxt_re0, its bnxt_en dialect): a normal mixed node, which the watchdog must find healthy.
   bool mixedNode = false;
-  /// NIC vendor of the RoCE ports: "mlx5" (ConnectX-7), "bnxt" (Broadcom Thor2, bnxt_en) or "ice"
-  /// (Intel E810). Sets the `ethtool -S` dialect and the device/driver link of their netdevs
+  /// NIC vendor of the RoCE ports: "mlx5" (ConnectX-7), "bnxt" (Broadcom Thor2, bnxt_en), "ice"
+  /// (Intel E810) or "ionic" (AMD Pensando). Sets the `ethtool -S` dialect and the device/driver link of their netdevs
   /// (sim/vendor.hpp); the RDMA side stays the mlx5 model.
   std::string vendor = "mlx5";
   /// How often the NIC refreshes its counters on its own clock: the ethtool stats and hw_counters
@@ -86,7 +86,7 @@ class Simulator {
   double counterRefresh() const;
 
   static std::span<const std::string_view> scenarios();
-  /// The accepted SimOptions::vendor values ("mlx5", "bnxt", "ice").
+  /// The accepted SimOptions::vendor values ("mlx5", "bnxt", "ice", "ionic").
   static std::span<const std::string_view> vendors();
   /// One line describing a scenario; empty for an unknown name.
   static std::string_view describe(std::string_view scenario);

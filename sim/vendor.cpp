@@ -3,14 +3,15 @@
 #include <array>
 #include <cstdint>
 
+#include "sim/port_model.hpp"
 #include "sim/render.hpp"
 
 namespace fabricmon::sim {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kNames = {"mlx5", "bnxt", "ice"};
-constexpr std::array<std::string_view, 3> kDrivers = {"mlx5_core", "bnxt_en", "ice"};
+constexpr std::array<std::string_view, 4> kNames = {"mlx5", "bnxt", "ice", "ionic"};
+constexpr std::array<std::string_view, 4> kDrivers = {"mlx5_core", "bnxt_en", "ice", "ionic"};
 
 // Builds a listing in the driver's order; values come from the model's (mlx5-named) counters.
 class Listing {
@@ -47,6 +48,8 @@ std::string n(std::string_view a, unsigned i, std::string_view b = {}) {
 // Each pause episode of the model lasts ~4 frames' worth (port_model.cpp: 80 µs episodes of
 // 20 µs frames), so transitions and XON frames follow the frame counts. Chosen, not measured.
 constexpr uint64_t kFramesPerEpisode = 4;
+// Queues listed per netdev: the model's 16 channels (port_model.hpp kChannels).
+constexpr unsigned kChannelsShown = kChannels;
 
 // drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c, bnxt_get_strings order: ring stats, ring
 // error totals, bnxt_port_stats_arr, bnxt_port_stats_ext_arr, bnxt_tx_port_stats_ext_arr, then the
@@ -269,6 +272,105 @@ std::string iceText(const StatTable& model) {
   return l.take();
 }
 
+// drivers/net/ethernet/pensando/ionic/ionic_stats.c, ionic_sw_stats_get_strings order:
+// ionic_lif_stats_desc, ionic_port_stats_desc, then per queue "tx_%d_%s" and "rx_%d_%s".
+std::string ionicText(const StatTable& model) {
+  Listing l(model);
+  uint64_t txBytes = 0, rxBytes = 0, txPkts = 0, rxPkts = 0;
+  for (unsigned q = 0; q < kChannelsShown; ++q) {
+    txBytes += l.get(n("tx", q, "_bytes")), rxBytes += l.get(n("rx", q, "_bytes"));
+    txPkts += l.get(n("tx", q, "_packets")), rxPkts += l.get(n("rx", q, "_packets"));
+  }
+  l.put("tx_packets", txPkts);
+  l.put("tx_bytes", txBytes);
+  l.put("rx_packets", rxPkts);
+  l.put("rx_bytes", rxBytes);
+  for (const char* s : {"tx_tso", "tx_tso_bytes", "tx_csum_none", "tx_csum", "rx_csum_none",
+                        "rx_csum_complete", "rx_csum_error", "hw_tx_dropped", "hw_rx_dropped",
+                        "hw_rx_over_errors", "hw_rx_missed_errors", "hw_tx_aborted_errors"})
+    l.put(s, 0);
+  uint64_t rxPfc = 0, txPfc = 0;
+  for (unsigned p = 0; p < 8; ++p) {
+    rxPfc += l.get(prio(p, "rx", "_pause"));
+    txPfc += l.get(prio(p, "tx", "_pause"));
+  }
+  l.put("frames_rx_ok", minus(l.get("rx_packets_phy"), l.get("rx_crc_errors_phy")));
+  l.put("frames_rx_all", l.get("rx_packets_phy"));
+  l.put("frames_rx_bad_fcs", l.get("rx_crc_errors_phy"));
+  l.put("frames_rx_bad_all", l.get("rx_crc_errors_phy"));
+  l.put("octets_rx_ok", l.get("rx_bytes_phy"));
+  l.put("octets_rx_all", l.get("rx_bytes_phy"));
+  l.put("frames_rx_unicast", minus(l.get("rx_packets_phy"), l.get("rx_multicast_phy") +
+                                                                 l.get("rx_broadcast_phy") +
+                                                                 l.get("rx_mac_control_phy")));
+  l.put("frames_rx_multicast", l.get("rx_multicast_phy"));
+  l.put("frames_rx_broadcast", l.get("rx_broadcast_phy"));
+  l.put("frames_rx_pause", l.get("rx_global_pause"));
+  for (const char* s : {"frames_rx_bad_length", "frames_rx_undersized", "frames_rx_oversized",
+                        "frames_rx_fragments", "frames_rx_jabber"})
+    l.put(s, 0);
+  l.put("frames_rx_pripause", rxPfc);
+  for (const char* s : {"frames_rx_stomped_crc", "frames_rx_too_long", "frames_rx_vlan_good"})
+    l.put(s, 0);
+  l.put("frames_rx_dropped", l.get("rx_discards_phy"));
+  l.put("frames_rx_less_than_64b", 0);
+  l.put("frames_rx_64b", l.get("rx_64_bytes_phy"));
+  l.put("frames_rx_65b_127b", l.get("rx_65_to_127_bytes_phy"));
+  l.put("frames_rx_128b_255b", l.get("rx_128_to_255_bytes_phy"));
+  l.put("frames_rx_256b_511b", l.get("rx_256_to_511_bytes_phy"));
+  l.put("frames_rx_512b_1023b", l.get("rx_512_to_1023_bytes_phy"));
+  l.put("frames_rx_1024b_1518b", l.get("rx_1024_to_1518_bytes_phy"));
+  l.put("frames_rx_1519b_2047b", l.get("rx_1519_to_2047_bytes_phy"));
+  l.put("frames_rx_2048b_4095b", l.get("rx_2048_to_4095_bytes_phy"));
+  l.put("frames_rx_4096b_8191b", l.get("rx_4096_to_8191_bytes_phy"));
+  l.put("frames_rx_8192b_9215b", 0);
+  l.put("frames_rx_other", 0);
+  l.put("frames_tx_ok", l.get("tx_packets_phy"));
+  l.put("frames_tx_all", l.get("tx_packets_phy"));
+  l.put("frames_tx_bad", 0);
+  l.put("octets_tx_ok", l.get("tx_bytes_phy"));
+  l.put("octets_tx_total", l.get("tx_bytes_phy"));
+  l.put("frames_tx_unicast", minus(l.get("tx_packets_phy"),
+                                   l.get("tx_multicast_phy") + l.get("tx_mac_control_phy")));
+  l.put("frames_tx_multicast", l.get("tx_multicast_phy"));
+  l.put("frames_tx_broadcast", 0);
+  l.put("frames_tx_pause", l.get("tx_global_pause"));
+  l.put("frames_tx_pripause", txPfc);
+  for (const char* s : {"frames_tx_vlan", "frames_tx_less_than_64b"}) l.put(s, 0);
+  l.put("frames_tx_64b", l.get("tx_pause_ctrl_phy"));
+  for (const char* s : {"frames_tx_65b_127b", "frames_tx_128b_255b", "frames_tx_256b_511b",
+                        "frames_tx_512b_1023b", "frames_tx_1024b_1518b", "frames_tx_1519b_2047b",
+                        "frames_tx_2048b_4095b", "frames_tx_4096b_8191b", "frames_tx_8192b_9215b",
+                        "frames_tx_other"})
+    l.put(s, 0);
+  // Their meaning is not stated in the driver (docs/metrics.md); written as PFC frames here.
+  for (unsigned p = 0; p < 8; ++p) l.put(n("frames_tx_pri_", p), l.get(prio(p, "tx", "_pause")));
+  for (unsigned p = 0; p < 8; ++p) l.put(n("frames_rx_pri_", p), l.get(prio(p, "rx", "_pause")));
+  for (unsigned p = 0; p < 8; ++p)
+    l.put(n("tx_pripause_", p, "_1us_count"), l.get(prio(p, "tx", "_pause_duration")));
+  for (unsigned p = 0; p < 8; ++p)
+    l.put(n("rx_pripause_", p, "_1us_count"), l.get(prio(p, "rx", "_pause_duration")));
+  l.put("rx_pause_1us_count", l.get("rx_global_pause_duration"));
+  l.put("frames_tx_truncated", 0);
+  for (unsigned q = 0; q < kChannelsShown; ++q) {
+    const std::string t = n("tx_", q, "_");
+    l.put(t + "pkts", l.get(n("tx", q, "_packets")));
+    l.put(t + "bytes", l.get(n("tx", q, "_bytes")));
+    for (const char* s : {"clean", "dma_map_err", "linearize", "frags", "tso", "tso_bytes",
+                          "hwstamp_valid", "hwstamp_invalid", "csum_none", "csum", "vlan_inserted"})
+      l.put(t + s, 0);
+  }
+  for (unsigned q = 0; q < kChannelsShown; ++q) {
+    const std::string r = n("rx_", q, "_");
+    l.put(r + "pkts", l.get(n("rx", q, "_packets")));
+    l.put(r + "bytes", l.get(n("rx", q, "_bytes")));
+    for (const char* s : {"dma_map_err", "alloc_err", "csum_none", "csum_complete", "csum_error",
+                          "hwstamp_valid", "hwstamp_invalid", "dropped", "vlan_stripped"})
+      l.put(r + s, 0);
+  }
+  return l.take();
+}
+
 }  // namespace
 
 std::span<const std::string_view> vendorNames() { return kNames; }
@@ -291,6 +393,8 @@ std::string vendorEthtoolText(Vendor v, const StatTable& model) {
       return bnxtText(model);
     case Vendor::kIce:
       return iceText(model);
+    case Vendor::kIonic:
+      return ionicText(model);
     case Vendor::kMlx5:
       break;
   }

@@ -13,9 +13,9 @@
 
 namespace fabricmon::sim {
 
-enum class Vendor { kMlx5, kBnxt, kIce };
+enum class Vendor { kMlx5, kBnxt, kIce, kIonic };
 
-/// "mlx5", "bnxt", "ice" (the --vendor values), in the order of the enum.
+/// "mlx5", "bnxt", "ice", "ionic" (the --vendor values), in the order of the enum.
 std::span<const std::string_view> vendorNames();
 /// Accepts the --vendor values and the driver names ("mlx5_core", "bnxt_en").
 std::optional<Vendor> parseVendor(std::string_view name);
@@ -26,7 +26,8 @@ std::string_view vendorDriver(Vendor v);
 /// every read). bnxt_en: the firmware DMAs port statistics every stats_coal_ticks, 1 s by default
 /// (BNXT_DEF_STATS_COAL_TICKS in drivers/net/ethernet/broadcom/bnxt/bnxt.h, µs). mlx5 queries the firmware
 /// on every read; ice reads its statistics registers on every ethtool call (ice_ethtool.c,
-/// __ice_get_ethtool_stats calls ice_update_pf_stats).
+/// __ice_get_ethtool_stats calls ice_update_pf_stats). ionic copies port statistics the firmware
+/// keeps in a DMA region (ionic_stats.c reads port_info->stats); the driver states no period, so 0.
 double vendorCounterRefresh(Vendor v);
 
 /// `ethtool -S` text of a RoCE port in the vendor's dialect, from the port's model counters
