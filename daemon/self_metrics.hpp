@@ -1,7 +1,10 @@
 #pragma once
 // fabricmon's own metrics: collector health and build info.
 
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -11,10 +14,32 @@
 
 namespace fabricmon {
 
+/// Outcome of the last SIGHUP reload, written by the reload and read by every pipeline pass.
+/// Starts as successful, as Prometheus' prometheus_config_last_reload_successful does.
+class ReloadStatus {
+ public:
+  void succeeded() {
+    lastSuccessUnix_.store(std::chrono::duration<double>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count());
+    successful_.store(true);
+  }
+  void failed() { successful_.store(false); }
+  bool successful() const { return successful_.load(); }
+  /// Unix time of the last good load: the start, then every accepted reload.
+  double lastSuccessUnix() const { return lastSuccessUnix_.load(); }
+
+ private:
+  std::atomic<bool> successful_{true};
+  std::atomic<double> lastSuccessUnix_{
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()};
+};
+
 /// Builds the "self" batch from the runners' health. Series are created once per collector.
 class SelfMetrics {
  public:
-  SelfMetrics(std::string version, std::string revision);
+  SelfMetrics(std::string version, std::string revision,
+              std::shared_ptr<const ReloadStatus> reload = nullptr);
 
   BatchPtr batch(std::span<const CollectorHealth> health, std::chrono::steady_clock::time_point now);
   static std::span<const FamilyDef* const> families();
@@ -26,6 +51,8 @@ class SelfMetrics {
   const CollectorSeries& seriesFor(const std::string& collector);
 
   SeriesPtr buildInfo_;
+  std::shared_ptr<const ReloadStatus> reload_;
+  SeriesPtr reloadSuccessful_, reloadTimestamp_;
   std::map<std::string, CollectorSeries> series_;
 };
 
