@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "collectors/dcqcn_config_collector.hpp"
+#include "collectors/hw_counter_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
+#include "collectors/sources/dcb_source.hpp"
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
@@ -257,6 +260,112 @@ TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
   Poll bad = testing::poll(*c, **t, tracker);
   EXPECT_FALSE(bad.has("fabricmon_netdev_up{interface=\"eth0\"}"));
   EXPECT_EQ(bad.errors, 1u);
+}
+
+TEST(DomainChecks, DcqcnEnableIsZeroOrOne) {
+  TempTree tree;
+  for (const char* role : {"roce_np", "roce_rp"}) {
+    tree.write(std::string("class/net/eth0/ecn/") + role + "/enable/3", "1\n");
+    tree.write(std::string("class/net/eth0/ecn/") + role + "/enable/4", "0\n");
+  }
+  tree.write("class/net/eth0/ecn/roce_np/min_time_between_cnps", "4\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  auto c = makeDcqcnConfigCollector(sources, Config{});
+  Topology topo;
+  Netdev eth0;
+  eth0.name = "eth0";
+  topo.netdevs.push_back(eth0);
+  ErrorTracker tracker{"dcqcn"};
+  Poll good = testing::poll(*c, topo, tracker);
+  EXPECT_EQ(good.errors, 0u);
+  EXPECT_EQ(good.value("fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"), 1.0);
+  tree.write("class/net/eth0/ecn/roce_np/enable/3", "-5\n");
+  tree.write("class/net/eth0/ecn/roce_rp/enable/3", "2\n");
+  Poll bad = testing::poll(*c, topo, tracker);
+  EXPECT_FALSE(bad.has("fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"));
+  EXPECT_FALSE(bad.has("fabricmon_dcqcn_rp_enabled{interface=\"eth0\",priority=\"3\"}"));
+  EXPECT_EQ(bad.errors, 2u);
+  EXPECT_EQ(bad.value("fabricmon_dcqcn_parameter{interface=\"eth0\",role=\"np\",parameter=\"min_time_between_cnps\"}"), 4.0);
+}
+
+TEST(DomainChecks, DcbYamlWithADuplicateKeyIsAnError) {
+  TempTree tree;
+  auto source = makeDcbFileSource(tree.root());
+  tree.write("eth0", "pfc_enabled: [3]\ntrust: dscp\n");
+  auto ok = source->read("eth0");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_TRUE(ok->has_value());
+  for (const char* text : {"pfc_enabled: [3]\ntrust: dscp\ntrust: pcp\n",
+                           "pfc_enabled: [3]\npfc_enabled: [4]\n",
+                           "pfc_enabled: [3, 3]\n",
+                           "pfc_enabled: [3]\ndscp_to_priority: {26: 3, 26: 5}\n"}) {
+    tree.write("eth0", text);
+    auto r = source->read("eth0");
+    EXPECT_FALSE(r.ok()) << text;
+  }
+}
+
+TEST(DomainChecks, FilesInClassNetAreNotInterfaces) {
+  TempTree tree;
+  tree.write("class/net/eth0/operstate", "up\n");
+  tree.write("class/net/bonding_masters", "bond0\n");
+  auto sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sysfs, {}, NetdevConfig{{".*"}});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ((*t)->netdevs.size(), 1u);
+  EXPECT_EQ((*t)->netdevs.front().name, "eth0");
+}
+
+// EFA has no PMA (no ports/1/counters); its hw_counters count the port's bytes
+// (drivers/infiniband/hw/efa/efa_verbs.c).
+TEST(PortBytes, EfaHwCountersBecomeThePortByteMetrics) {
+  TempTree tree;
+  const std::string dev = "class/infiniband/efa_0/";
+  tree.write(dev + "ports/1/state", "4: ACTIVE\n");
+  tree.write(dev + "ports/1/link_layer", "Unspecified\n");
+  tree.write(dev + "ports/1/hw_counters/tx_bytes", "1000\n");
+  tree.write(dev + "ports/1/hw_counters/rx_bytes", "2000\n");
+  tree.write(dev + "ports/1/hw_counters/tx_pkts", "10\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ((*t)->devices.size(), 1u);
+  auto c = makeHwCounterCollector(sources, Config{});
+  ErrorTracker tracker{"hw"};
+  Poll p = testing::poll(*c, **t, tracker);
+  EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 1000.0);
+  EXPECT_EQ(p.value("fabricmon_port_receive_bytes_total{device=\"efa_0\",port=\"1\"}"), 2000.0);
+  EXPECT_EQ(p.count("fabricmon_port_transmit_bytes_total"), 1u);
+}
+
+// mlx4 keeps its 64-bit data and packet counters in counters_ext/ (core/sysfs.c pma_group_ext).
+TEST(PortBytes, CountersExtGivesTheSixtyFourBitPortCounters) {
+  TempTree tree;
+  const std::string port = "class/infiniband/mlx4_0/ports/1/";
+  tree.write(port + "state", "4: ACTIVE\n");
+  tree.write(port + "link_layer", "InfiniBand\n");
+  tree.write(port + "counters/port_xmit_data", "4294967295\n");  // the 32-bit one, saturated
+  tree.write(port + "counters/symbol_error", "0\n");
+  tree.write(port + "counters_ext/port_xmit_data_64", "10000000000\n");
+  tree.write(port + "counters_ext/port_rcv_packets_64", "77\n");
+  tree.write(port + "counters_ext/port_unicast_xmit_packets", "5\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  auto c = makePmaCounterCollector(sources, Config{});
+  ErrorTracker tracker{"pma"};
+  Poll p = testing::poll(*c, **t, tracker);
+  EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"mlx4_0\",port=\"1\"}"), 4e10);
+  EXPECT_EQ(p.count("fabricmon_port_transmit_bytes_total"), 1u);
+  EXPECT_EQ(p.value("fabricmon_port_receive_packets_total{device=\"mlx4_0\",port=\"1\"}"), 77.0);
+  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"port_unicast_xmit_packets\"}"), 5.0);
+  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_data\"}"), 4294967295.0);
 }
 
 }  // namespace
