@@ -53,6 +53,8 @@ struct SourcesConfig {
   std::string sysfsRoot = "/sys";
   std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
+  /// Counter files kept open between polls, process-wide; beyond it they are opened per read.
+  unsigned maxOpenFiles = 4096;
 
   bool operator==(const SourcesConfig&) const = default;
 };

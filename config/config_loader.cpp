@@ -132,6 +132,8 @@ class Loader {
         {"sysfs_root", [&](const Field& v) { r_.readString(v, c_.sources.sysfsRoot); }},
         {"ethtool_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.ethtoolDir); }},
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
+        {"max_open_files",
+         [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxCount); }},
     };
     r_.readMap(f, entries);
   }

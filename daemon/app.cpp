@@ -3,7 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+
+#include "collectors/sources/sysfs.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "config/config_loader.hpp"
 #include "config/listen_address.hpp"
@@ -32,6 +36,14 @@ Duration intervalFor(const CollectorEntry& entry, const Config& config) {
 
 PipelineOptions pipelineOptions(const Config& config) {
   return PipelineOptions{config.poll.interval, config.poll.staleAfter};
+}
+
+// sources.max_open_files, but never more than half the soft RLIMIT_NOFILE: the other half is for
+// HTTP connections, netlink and ioctl sockets and the files read whole.
+size_t keptFileCap(unsigned configured) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return configured;
+  return std::min<size_t>(configured, limit.rlim_cur / 2);
 }
 
 }  // namespace
@@ -64,6 +76,7 @@ App::App(Config config, CliOptions cli)
 App::~App() = default;
 
 Status App::startSampling() {
+  CounterFile::setMaxKeptFiles(keptFileCap(config_.sources.maxOpenFiles));
   Sources sources = makeSources(config_.sources);
   discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
   // The first scan runs before any collector so that the first snapshot is complete.
