@@ -358,7 +358,9 @@ class DcqcnConfigCollector final : public Collector {
       out.fileError(slot.key, text.error());
       return;
     }
-    auto value = parseValue(*text);
+    // An enable file is a 0/1 switch (mlx5 OFED ecn sysfs); anything else is not a plausible state.
+    const bool isSwitch = slot.series->family == &kNpEnabled || slot.series->family == &kRpEnabled;
+    auto value = isSwitch ? parseSwitch(*text) : parseValue(*text);
     if (!value) {
       out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + value.error().message,
                                     value.error().errnum});

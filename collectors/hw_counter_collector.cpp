@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "collectors/pma_counter_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sysfs_slot_groups.hpp"
 
@@ -65,6 +66,17 @@ constexpr std::array<FirstClass, 7> kFirstClass{{
     {"local_ack_timeout_err", &kLocalAckTimeout},
 }};
 
+// Per-port byte counters of drivers without a PMA, promoted to the port byte metrics:
+// EFA names them tx_bytes/rx_bytes (drivers/infiniband/hw/efa/efa_verbs.c, efa_port_stats_fields).
+struct PortBytes {
+  std::string_view file;
+  const FamilyDef& (*family)();
+};
+constexpr std::array<PortBytes, 2> kPortBytes{{
+    {"tx_bytes", &portTransmitBytesFamily},
+    {"rx_bytes", &portReceiveBytesFamily},
+}};
+
 // A writable setting in milliseconds, not a counter (Documentation/ABI/stable/sysfs-class-infiniband).
 constexpr std::string_view kLifespan = "lifespan";
 
@@ -93,6 +105,8 @@ class HwCounterCollector final : public Collector {
       const std::string dir = group.dirRel + "/ports/" + p + "/hw_counters";
       auto files = sysfs.listDir(dir);
       if (!files) continue;
+      // A port without a PMA (no counters/port_xmit_data) whose driver counts bytes itself.
+      const bool pmaBytes = sysfs.exists(group.dirRel + "/ports/" + p + "/counters/port_xmit_data");
       for (const auto& file : *files) {
         if (file == kLifespan) continue;
         CounterSlot slot(sysfs.path(dir + "/" + file));
@@ -100,6 +114,11 @@ class HwCounterCollector final : public Collector {
         const FamilyDef* family = nullptr;
         for (const auto& c : kFirstClass) {
           if (c.file == file) family = c.family;
+        }
+        if (!pmaBytes) {
+          for (const auto& b : kPortBytes) {
+            if (b.file == file) family = &b.family();
+          }
         }
         slot.series = family != nullptr
                           ? makeSeries(*family, {{"device", dev}, {"port", p}})

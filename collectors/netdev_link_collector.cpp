@@ -31,13 +31,16 @@ struct File {
   std::string_view name;
   const FamilyDef* family;
   SlotParse parse;
+  bool optional;  ///< absent on some kernels: "unsupported", logged once, not an error
 };
 
+// carrier_up_count/carrier_down_count appeared in Linux 4.16 (net/core/net-sysfs.c, commit
+// b2d3bcfa26a7 "net: core: Expose number of link up/down transitions").
 constexpr std::array<File, 4> kFiles{{
-    {"operstate", &kUp, SlotParse::kIsUp},
-    {"carrier_changes", &kCarrierChanges, SlotParse::kCounter},
-    {"carrier_up_count", &kCarrierUp, SlotParse::kCounter},
-    {"carrier_down_count", &kCarrierDown, SlotParse::kCounter},
+    {"operstate", &kUp, SlotParse::kIsUp, false},
+    {"carrier_changes", &kCarrierChanges, SlotParse::kCounter, false},
+    {"carrier_up_count", &kCarrierUp, SlotParse::kCounter, true},
+    {"carrier_down_count", &kCarrierDown, SlotParse::kCounter, true},
 }};
 
 class NetdevLinkCollector final : public Collector {
@@ -69,6 +72,7 @@ class NetdevLinkCollector final : public Collector {
       slot.key = slotKey(group.name, f.name);
       slot.series = makeSeries(*f.family, {{"interface", group.name}});
       slot.parse = f.parse;
+      slot.optional = f.optional;
       group.slots.push_back(std::move(slot));
     }
   }

@@ -1,5 +1,7 @@
 #include "collectors/pma_counter_collector.hpp"
 
+#include <algorithm>
+
 #include <array>
 #include <optional>
 
@@ -131,6 +133,29 @@ class PmaCounterCollector final : public Collector {
     for (const auto& port : device->ports) {
       const std::string p = std::to_string(port.number);
       const std::string dir = group.dirRel + "/ports/" + p + "/counters";
+      // mlx4 and other drivers without 64-bit PortCounters put PortCountersExtended in
+      // counters_ext/ (drivers/infiniband/core/sysfs.c, pma_group_ext): its *_64 data and packet
+      // counters replace the narrow ones of counters/, which then stay generic series.
+      const std::string extDir = group.dirRel + "/ports/" + p + "/counters_ext";
+      std::vector<std::string_view> extended;
+      if (auto ext = sysfs.listDir(extDir)) {
+        for (const auto& file : *ext) {
+          CounterSlot slot(sysfs.path(extDir + "/" + file));
+          slot.key = slotKey(dev, p + "/counters_ext/" + file);
+          const FirstClass* fc = nullptr;
+          for (const auto& c : kFirstClass) {
+            if (std::string(c.file) + "_64" == file) fc = &c;
+          }
+          if (fc != nullptr) {
+            extended.push_back(fc->file);
+            slot.series = makeSeries(*fc->family, {{"device", dev}, {"port", p}});
+            slot.scale = fc->scale;
+          } else {
+            slot.series = makeSeries(kPortCounter, {{"device", dev}, {"port", p}, {"counter", file}});
+          }
+          group.slots.push_back(std::move(slot));
+        }
+      }
       auto files = sysfs.listDir(dir);
       if (!files) continue;  // irdma, EFA: no PMA, nothing to export
       for (const auto& file : *files) {
@@ -138,7 +163,7 @@ class PmaCounterCollector final : public Collector {
         slot.key = slotKey(dev, p + "/counters/" + file);
         const FirstClass* fc = nullptr;
         for (const auto& c : kFirstClass) {
-          if (c.file == file) fc = &c;
+          if (c.file == file && std::find(extended.begin(), extended.end(), c.file) == extended.end()) fc = &c;
         }
         if (fc != nullptr) {
           slot.series = makeSeries(*fc->family, {{"device", dev}, {"port", p}});
@@ -159,6 +184,9 @@ class PmaCounterCollector final : public Collector {
 };
 
 }  // namespace
+
+const FamilyDef& portTransmitBytesFamily() { return kTransmitBytes; }
+const FamilyDef& portReceiveBytesFamily() { return kReceiveBytes; }
 
 std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<PmaCounterCollector>(sources.sysfs);

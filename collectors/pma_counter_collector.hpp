@@ -15,4 +15,9 @@ struct Config;
 /// without counters/ (irdma, EFA) simply yield no series.
 std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& config);
 
+/// fabricmon_port_transmit_bytes_total / fabricmon_port_receive_bytes_total, for drivers without
+/// a PMA whose hw_counters carry the port's bytes (EFA's tx_bytes/rx_bytes): one definition.
+const FamilyDef& portTransmitBytesFamily();
+const FamilyDef& portReceiveBytesFamily();
+
 }  // namespace fabricmon

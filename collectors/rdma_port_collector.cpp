@@ -76,8 +76,8 @@ class RdmaPortCollector final : public Collector {
         slot.parse = parse;
         group.slots.push_back(std::move(slot));
       };
-      addSlot("state", kPortState, SlotParse::kEnum);
-      addSlot("phys_state", kPortPhysicalState, SlotParse::kEnum);
+      addSlot("state", kPortState, SlotParse::kPortState);
+      addSlot("phys_state", kPortPhysicalState, SlotParse::kPhysState);
       addSlot("rate", kPortRate, SlotParse::kRate);
 
       InfoSlot info(sysfs.path(portDir + "rate"));
@@ -89,6 +89,8 @@ class RdmaPortCollector final : public Collector {
                      {"link_layer", port.linkLayer},
                      {"rate", ""}};
       info.textLabel = 4;
+      info.validate = SlotParse::kRate;
+      info.countErrors = false;  // the rate slot above reads the same file and counts its errors
       group.infos.push_back(std::move(info));
     }
   }

@@ -2,11 +2,81 @@
 
 #include <sys/stat.h>
 
+#include <spdlog/spdlog.h>
+
+#include <unordered_map>
+
 #include "collectors/sources/parse.hpp"
 
 namespace fabricmon {
 
+namespace {
+
+SlotGroup::DirStamp stampOf(const std::string& path) {
+  SlotGroup::DirStamp stamp;
+  stamp.path = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    stamp.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    stamp.ctimeNs = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+    stamp.inode = static_cast<uint64_t>(st.st_ino);
+  }
+  return stamp;
+}
+
+// Groups the slots by directory; called once per (re)build.
+void indexDirs(SlotGroup& group) {
+  group.dirs.clear();
+  std::unordered_map<std::string, size_t> index;
+  for (auto& slot : group.slots) {
+    const std::string& path = slot.file.path();
+    const std::string dir = path.substr(0, path.rfind('/'));
+    auto [it, inserted] = index.try_emplace(dir, group.dirs.size());
+    if (inserted) group.dirs.push_back(stampOf(dir));
+    slot.dir = it->second;
+  }
+}
+
+// A value this kernel, driver or firmware does not provide: i40iw prints "N/A (no PMA)"
+// (drivers/infiniband/hw/i40iw, the PMA-less port), kernels before 4.16 have no
+// carrier_up_count/carrier_down_count (commit b2d3bcfa26a7), a firmware without a counter
+// answers EOPNOTSUPP.
+bool isUnsupported(const CounterSlot& slot, const Error& error) {
+  if (error.errnum == EOPNOTSUPP) return true;
+  return error.errnum == ENOENT && slot.optional && !slot.everRead;
+}
+
+bool isUnsupportedText(std::string_view text) { return text.starts_with("N/A"); }
+
+}  // namespace
+
+Result<double> parseSlotText(SlotParse parse, std::string_view text) {
+  switch (parse) {
+    case SlotParse::kCounter: {
+      auto v = parseCounter(text);
+      if (!v) return v.error();
+      return static_cast<double>(*v);
+    }
+    case SlotParse::kPortState: {
+      auto v = parsePortState(text);
+      if (!v) return v.error();
+      return static_cast<double>(*v);
+    }
+    case SlotParse::kPhysState: {
+      auto v = parsePhysState(text);
+      if (!v) return v.error();
+      return static_cast<double>(*v);
+    }
+    case SlotParse::kRate:
+      return parseRateBytesPerSecond(text);
+    case SlotParse::kIsUp:
+      return parseOperstateUp(text);
+  }
+  return Error{"unknown parse kind", EINVAL};
+}
+
 void SlotGroup::clear() {
+  dirs.clear();
   constants.clear();
   slots.clear();  // closes the descriptors
   infos.clear();
@@ -54,6 +124,7 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
       group.identity = *identity;
       group.present = true;
       builder_(topology, group);
+      indexDirs(group);
     }
     ++present;
     readGroup(group, out);
@@ -64,63 +135,76 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
 void SlotGroupCache::readGroup(SlotGroup& group, CollectOutput& out) {
   for (const auto& series : group.constants) out.add(series, 1.0);
 
+  // A file renamed over or deleted changes its directory's stamp: only then do the kept
+  // descriptors of that directory compare themselves with their paths.
+  for (size_t d = 0; d < group.dirs.size(); ++d) {
+    SlotGroup::DirStamp now = stampOf(group.dirs[d].path);
+    const SlotGroup::DirStamp& before = group.dirs[d];
+    if (now.mtimeNs == before.mtimeNs && now.ctimeNs == before.ctimeNs && now.inode == before.inode) {
+      continue;
+    }
+    for (auto& slot : group.slots) {
+      if (slot.dir == d) slot.file.checkIdentity();
+    }
+    group.dirs[d] = std::move(now);
+  }
+
   // All counter files of the group back-to-back: the kernel refreshes hw_counters at most once per
   // `lifespan` ms, so one burst gives one consistent set (drivers/infiniband/core/sysfs.c).
   for (auto& slot : group.slots) {
-    double value = 0;
-    uint64_t raw = 0;
-    bool haveRaw = false;
-    if (slot.parse == SlotParse::kCounter) {
-      auto v = slot.file.readU64();
-      if (!v) {
-        out.fileError(slot.key, v.error());
+    if (slot.unsupported) continue;
+    auto text = slot.file.readText();
+    if (!text) {
+      if (isUnsupported(slot, text.error())) {
+        slot.unsupported = true;
+        slot.file.reset();
+        spdlog::info("{}: not provided by this kernel or driver ({}); not read again", slot.key,
+                     text.error().message);
         continue;
       }
-      raw = *v;
-      haveRaw = true;
-      value = static_cast<double>(raw) * slot.scale;
-    } else {
-      auto text = slot.file.readText();
-      if (!text) {
-        out.fileError(slot.key, text.error());
-        continue;
-      }
-      if (slot.parse == SlotParse::kIsUp) {
-        value = *text == "up" ? 1.0 : 0.0;
-      } else if (slot.parse == SlotParse::kEnum) {
-        auto v = parseEnumNumber(*text);
-        if (!v) {
-          out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + v.error().message, v.error().errnum});
-          continue;
-        }
-        value = static_cast<double>(*v);
-      } else {
-        auto v = parseRateBytesPerSecond(*text);
-        if (!v) {
-          out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + v.error().message, v.error().errnum});
-          continue;
-        }
-        value = *v;
-      }
+      out.fileError(slot.key, text.error());
+      continue;
     }
+    if (isUnsupportedText(*text)) {
+      spdlog::info("{}: not provided by this driver (\"{}\"); not read again", slot.key, *text);
+      slot.unsupported = true;
+      slot.file.reset();
+      continue;
+    }
+    auto parsed = parseSlotText(slot.parse, *text);
+    if (!parsed) {
+      out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + parsed.error().message,
+                                    parsed.error().errnum});
+      continue;
+    }
+    slot.everRead = true;
     out.fileOk(slot.key);
-    out.add(slot.series, value);
-    if (slot.saturated && haveRaw) out.add(slot.saturated, raw == slot.saturateAt ? 1.0 : 0.0);
+    out.add(slot.series, *parsed * slot.scale);
+    if (slot.saturated) {
+      // Only counters saturate; *parsed is exact below 2^53, and saturateAt is a narrow width.
+      out.add(slot.saturated, static_cast<uint64_t>(*parsed) == slot.saturateAt ? 1.0 : 0.0);
+    }
   }
 
   for (auto& info : group.infos) {
     auto text = info.file.readText();
+    std::string_view shown;
     if (!text) {
-      out.fileError(info.key, text.error());
-      continue;
+      if (info.countErrors) out.fileError(info.key, text.error());
+    } else if (info.validate && !parseSlotText(*info.validate, *text)) {
+      if (info.countErrors) {
+        out.fileError(info.key, Error{"read " + info.file.path() + ": not a valid label value", EINVAL});
+      }
+    } else {
+      if (info.countErrors) out.fileOk(info.key);
+      shown = *text;
     }
-    if (!info.series || *text != info.lastText) {
-      info.lastText.assign(text->data(), text->size());
+    if (!info.series || shown != info.lastText) {
+      info.lastText.assign(shown.data(), shown.size());
       Labels labels = info.labels;
       labels[info.textLabel].second = info.lastText;
       info.series = makeSeries(*info.family, std::move(labels));
     }
-    out.fileOk(info.key);
     out.add(info.series, 1.0);
   }
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,11 +21,15 @@ namespace fabricmon {
 
 /// How the text of a slot's file becomes a value.
 enum class SlotParse {
-  kCounter,  ///< unsigned decimal ("12345"); anything else is a per-file error
-  kEnum,     ///< leading number of "4: ACTIVE"
-  kRate,     ///< "400 Gb/sec (4X NDR)" in bytes per second
-  kIsUp,     ///< 1 when the text is exactly "up" (operstate), else 0
+  kCounter,    ///< unsigned decimal ("12345"); anything else is a per-file error
+  kPortState,  ///< "4: ACTIVE", a known ib_port_state (parsePortState)
+  kPhysState,  ///< "5: LinkUp", a known physical state (parsePhysState)
+  kRate,       ///< "400 Gb/sec (4X NDR)" in bytes per second, checked (parseRateBytesPerSecond)
+  kIsUp,       ///< operstate: 1 for "up", 0 for the other RFC 2863 states, else an error
 };
+
+/// Parses a slot's text by its kind; an Error for anything outside the value's domain.
+Result<double> parseSlotText(SlotParse parse, std::string_view text);
 
 /// One file kept open and the series its value feeds.
 struct CounterSlot {
@@ -38,6 +43,14 @@ struct CounterSlot {
   /// Optional: gets 1 when the raw value equals `saturateAt` (a narrow PMA counter at its maximum), else 0.
   SeriesPtr saturated;
   uint64_t saturateAt = 0;
+  /// The kernel or driver has no such value (ENOENT on the first read, EOPNOTSUPP, "N/A (no
+  /// PMA)"): logged once, not read again and not an error (docs/metrics.md).
+  bool unsupported = false;
+  /// The file may not exist on this kernel (a fixed list, not a directory listing): ENOENT on the
+  /// first read means "unsupported", not an error.
+  bool optional = false;
+  bool everRead = false;  ///< a value was read once: a later ENOENT is a deleted file, an error
+  size_t dir = 0;         ///< index in SlotGroup::dirs
 };
 
 /// An info series (value 1) with one label taken from a file whose text may change (a port's `rate`
@@ -50,6 +63,11 @@ struct InfoSlot {
   const FamilyDef* family = nullptr;
   Labels labels;          ///< labels[textLabel].second is replaced by the file's text
   size_t textLabel = 0;
+  /// When set, the text must parse as this (else the label is empty); the info series is emitted
+  /// even when the file cannot be read, with an empty label: it describes the port, not the file.
+  std::optional<SlotParse> validate;
+  /// False when a CounterSlot reads the same file and already counts its errors.
+  bool countErrors = true;
   std::string lastText;
   SeriesPtr series;
 };
@@ -65,6 +83,15 @@ struct SlotGroup {
   std::vector<SeriesPtr> constants;  ///< info series with fixed labels, emitted as 1
   std::vector<CounterSlot> slots;
   std::vector<InfoSlot> infos;
+  /// The directories holding the slots' files, stat()ed once per poll: a change of their mtime,
+  /// ctime or inode (an entry renamed over, added or deleted) makes the kept descriptors of their
+  /// files check their identity. One stat per directory instead of one per file.
+  struct DirStamp {
+    std::string path;
+    int64_t mtimeNs = 0, ctimeNs = 0;
+    uint64_t inode = 0;
+  };
+  std::vector<DirStamp> dirs;
 
   void clear();
 };

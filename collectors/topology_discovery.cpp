@@ -180,6 +180,9 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
     if (!names) return names.error();
     for (const auto& ifname : *names) {
       if (topology->netdev(ifname) != nullptr || !matchesAny(netdevInclude_, ifname)) continue;
+      // Interfaces are directories (symlinks to them); class/net also holds files such as the
+      // bonding driver's bonding_masters (drivers/net/bonding/bond_sysfs.c), which are not.
+      if (!sysfs_->isDir(std::string(kNet) + "/" + ifname)) continue;
       topology->netdevs.push_back(makeNetdev(ifname, "", 0));
     }
   }

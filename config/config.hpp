@@ -29,6 +29,14 @@ struct WebConfig {
   /// Prometheus exporter-toolkit web-config file (TLS, basic auth); unset = plain HTTP, no auth.
   /// Only the path is checked here; exporters/web_config.hpp loads and validates the file itself.
   std::optional<std::string> configFile;
+  /// Where config_file was set ("fabricmon.yaml:4:16"), so errors inside the web-config can name
+  /// the key that pointed to it; empty when set by no file.
+  std::string configFileOrigin;
+  /// Open connections at most; at the limit the longest-waiting connection without a request is
+  /// evicted (docs/security.md).
+  unsigned maxConnections = 64;
+  Duration headerTimeout = 5s;  ///< a new connection's first request must arrive whole within this
+  Duration idleTimeout = 60s;   ///< a kept-alive connection's next request likewise
 
   bool operator==(const WebConfig&) const = default;
 };
@@ -45,6 +53,8 @@ struct SourcesConfig {
   std::string sysfsRoot = "/sys";
   std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
+  /// Counter files kept open between polls, process-wide; beyond it they are opened per read.
+  unsigned maxOpenFiles = 4096;
 
   bool operator==(const SourcesConfig&) const = default;
 };

@@ -33,6 +33,10 @@ constexpr std::string_view kTextfileSuffix = ".prom";
 // so rewriting it more often than once a second only costs disk I/O.
 constexpr Duration kMinTextfileInterval = 1s;
 constexpr std::size_t kMaxFileBytes = 1 << 20;
+// Fewer than 4 slots leave no room for a scraper beside a browser and a curl; above 10000 the
+// descriptors would crowd out the counter files (docs/configuration.md, web.max_connections).
+constexpr unsigned kMinConnections = 4;
+constexpr unsigned kMaxConnections = 10000;
 
 // The schema: one function per section, each a table of keys. Keys are the snake_case of the
 // Config members; docs/configuration.md documents them in the same order.
@@ -75,7 +79,17 @@ class Loader {
              c_.web.listen = text;
            }
          }},
-        {"config_file", [&](const Field& v) { r_.readOptionalString(v, c_.web.configFile); }},
+        {"config_file",
+         [&](const Field& v) {
+           if (!r_.readOptionalString(v, c_.web.configFile)) return;
+           c_.web.configFileOrigin = r_.position(v.mark);
+         }},
+        {"max_connections",
+         [&](const Field& v) {
+           r_.readUnsigned(v, c_.web.maxConnections, kMinConnections, kMaxConnections);
+         }},
+        {"header_timeout", [&](const Field& v) { r_.readDuration(v, c_.web.headerTimeout); }},
+        {"idle_timeout", [&](const Field& v) { r_.readDuration(v, c_.web.idleTimeout); }},
     };
     r_.readMap(f, entries);
   }
@@ -118,6 +132,8 @@ class Loader {
         {"sysfs_root", [&](const Field& v) { r_.readString(v, c_.sources.sysfsRoot); }},
         {"ethtool_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.ethtoolDir); }},
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
+        {"max_open_files",
+         [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxCount); }},
     };
     r_.readMap(f, entries);
   }
@@ -409,6 +425,31 @@ std::string errnoText(int errnum) {
 
 }  // namespace
 
+Result<int> openRegularFile(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error{errnoText(errno), errno};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Error{errnoText(err), err};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return Error{std::string("not a regular file (") + kind + ")", S_ISDIR(st.st_mode) ? EISDIR : EINVAL};
+  }
+  // Regular files never block; clear O_NONBLOCK anyway so reads behave as documented.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 std::string ConfigError::format() const {
   std::string out = file;
   if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
@@ -445,12 +486,13 @@ ConfigLoad loadConfigText(std::string_view text, std::string_view fileName) {
 }
 
 ConfigLoad loadConfigFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  auto opened = openRegularFile(path);
+  if (!opened) {
     ConfigLoad load;
-    load.errors.push_back(fileError(path, "cannot open config file: " + errnoText(errno)));
+    load.errors.push_back(fileError(path, "cannot open config file: " + opened.error().message));
     return load;
   }
+  const int fd = *opened;
   std::string text;
   std::string failure;
   char buf[16384];

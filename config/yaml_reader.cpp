@@ -68,6 +68,12 @@ void YamlReader::error(const YAML::Mark& mark, std::string key, std::string mess
   errors_.push_back(ConfigError{file_, line, column, std::move(key), std::move(message)});
 }
 
+std::string YamlReader::position(const YAML::Mark& mark) const {
+  const int line = mark.line >= 0 ? mark.line + 1 : 1;
+  const int column = mark.column >= 0 ? mark.column + 1 : 1;
+  return file_ + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
 void YamlReader::remember(const Field& field) { marks_[field.key] = field.mark; }
 
 std::optional<YAML::Mark> YamlReader::markOf(std::string_view key) const {

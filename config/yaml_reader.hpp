@@ -75,6 +75,9 @@ class YamlReader {
   /// A list of ECMAScript regexes, each compiled to check it; an empty value is an empty list.
   bool readRegexList(const Field& field, std::vector<std::string>& out);
 
+  /// "file:line:column" of a position, as errors print it.
+  std::string position(const YAML::Mark& mark) const;
+
   /// Where a key was set in the file, for errors about combinations of keys; nullopt = default.
   std::optional<YAML::Mark> markOf(std::string_view key) const;
 

@@ -3,7 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+
+#include "collectors/sources/sysfs.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "config/config_loader.hpp"
 #include "config/listen_address.hpp"
@@ -22,6 +26,8 @@ namespace {
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 // One per core of the machines we run on; each response is a memcpy of a prerendered payload.
 constexpr int kHttpThreads = 2;
+// How long a reload waits for the old listener to close before binding the same address again.
+constexpr auto kListenerCloseWait = std::chrono::milliseconds(1000);
 
 Duration intervalFor(const CollectorEntry& entry, const Config& config) {
   if (const auto* c = config.collector(entry.name); c != nullptr && c->interval) return *c->interval;
@@ -32,16 +38,33 @@ PipelineOptions pipelineOptions(const Config& config) {
   return PipelineOptions{config.poll.interval, config.poll.staleAfter};
 }
 
-/// Plain HTTP, or TLS and/or basic auth when web.config_file asks for them.
+// sources.max_open_files, but never more than half the soft RLIMIT_NOFILE: the other half is for
+// HTTP connections, netlink and ioctl sockets and the files read whole.
+size_t keptFileCap(unsigned configured) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return configured;
+  return std::min<size_t>(configured, limit.rlim_cur / 2);
+}
+
+}  // namespace
+
 Result<HttpServerOptions> serverOptions(const Config& config) {
   HttpServerOptions options;
+  options.maxConnections = config.web.maxConnections;
+  options.headerTimeout = config.web.headerTimeout;
+  options.idleTimeout = config.web.idleTimeout;
   if (config.web.configFile) {
     if (Status st = configureWebSecurity(*config.web.configFile, options); !st) {
-      return Error{"web.config_file: " + st.error().message, EINVAL};
+      // Name the key that pointed to the file too: the operator may not know which file it is.
+      const std::string where =
+          config.web.configFileOrigin.empty() ? "" : config.web.configFileOrigin + ": ";
+      return Error{where + "web.config_file: " + st.error().message, EINVAL};
     }
   }
   return options;
 }
+
+namespace {
 
 }  // namespace
 
@@ -53,6 +76,7 @@ App::App(Config config, CliOptions cli)
 App::~App() = default;
 
 Status App::startSampling() {
+  CounterFile::setMaxKeptFiles(keptFileCap(config_.sources.maxOpenFiles));
   Sources sources = makeSources(config_.sources);
   discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
   // The first scan runs before any collector so that the first snapshot is complete.
@@ -140,28 +164,43 @@ void App::stopSampling(std::chrono::milliseconds grace) {
   else (void)discovery_.release();
 }
 
-Status App::startHttp(HttpServerOptions options) {
-  auto addr = parseListen(config_.web.listen);
+Result<App::BoundServer> App::bindHttp(const Config& config, HttpServerOptions options) {
+  auto addr = parseListen(config.web.listen);
   if (!addr) return Error{"web.listen: " + addr.error().message, EINVAL};
-  const char* scheme = options.tls ? "https" : "http";
+  BoundServer bound;
+  bound.tls = options.tls != nullptr;
   HttpHandlers handlers;
   handlers.metrics = [this] { return pipeline_->payload(); };
   handlers.health = [this] { return pipeline_->health(); };
   handlers.findingsJson = [this] { return pipeline_->findingsJson(); };
   options.durations = pipeline_->requestDurations();
-  auto server = std::make_unique<HttpServer>(httpIo_, std::move(handlers), std::move(options));
-  auto port = server->listen(addr->host, addr->port);
-  if (!port) return Error{"listen on " + config_.web.listen + ": " + port.error().message, port.error().errnum};
-  const std::string shownHost = addr->host.empty() ? "0.0.0.0" : addr->host;
-  spdlog::info("serving {}://{}:{}/metrics", scheme, shownHost, *port);
+  bound.server = std::make_unique<HttpServer>(httpIo_, std::move(handlers), std::move(options));
+  // HttpServer::listen names the address in its errors ("listen on :19110: ..."): no more context.
+  auto port = bound.server->listen(addr->host, addr->port);
+  if (!port) return port.error();
+  bound.host = addr->host;
+  bound.port = *port;
+  return bound;
+}
+
+void App::adoptHttp(BoundServer bound, const Config& config) {
+  const char* scheme = bound.tls ? "https" : "http";
+  const std::string shownHost = bound.host.empty() ? "0.0.0.0" : bound.host;
+  spdlog::info("serving {}://{}:{}/metrics", scheme, shownHost, bound.port);
   if (demo_) {
     fmt::print("fabricmon demo ({} scenario): {}://{}:{}/metrics\n", cli_.scenario, scheme,
-               addr->host.empty() ? "127.0.0.1" : addr->host, *port);
+               bound.host.empty() ? "127.0.0.1" : bound.host, bound.port);
     std::fflush(stdout);
   }
-  http_ = std::move(server);
-  boundListen_ = config_.web.listen;
-  boundWebConfig_ = config_.web.configFile;
+  http_ = std::move(bound.server);
+  boundListen_ = config.web.listen;
+  boundWebConfig_ = config.web.configFile;
+}
+
+Status App::startHttp(HttpServerOptions options) {
+  auto bound = bindHttp(config_, std::move(options));
+  if (!bound) return bound.error();
+  adoptHttp(std::move(*bound), config_);
   return {};
 }
 
@@ -178,8 +217,9 @@ int App::run() {
   }
 
   pipeline_ = std::make_unique<Pipeline>(
-      store_, watchdog_, SelfMetrics(std::string(kVersion), std::string(kRevision),
-                                    std::make_shared<RequestDurations>()),
+      store_, watchdog_,
+      SelfMetrics(std::string(kVersion), std::string(kRevision), std::make_shared<RequestDurations>(),
+                  reloadStatus_),
       [this] {
         std::vector<CollectorHealth> health;
         std::lock_guard lock(runnersMutex_);
@@ -208,6 +248,7 @@ int App::run() {
   httpWork_.emplace(httpIo_.get_executor());
   for (int i = 0; i < kHttpThreads; ++i) httpThreads_.emplace_back([this] { httpIo_.run(); });
   auto options = serverOptions(config_);
+  if (options) httpOptions_ = *options;
   Status st = options ? startHttp(std::move(*options)) : Status(options.error());
   if (!st) {
     spdlog::error("{}", st.error().message);
@@ -254,6 +295,16 @@ void App::shutdown() {
   spdlog::info("stopped");
 }
 
+void App::rejectReload(const std::string& why) {
+  spdlog::error("reload rejected: {}; the running configuration stays in force", why);
+  reloadStatus_->failed();
+  if (pipeline_) pipeline_->notify();  // the next snapshot shows the failure
+  notifyReady();
+}
+
+// A reload is a transaction: everything that can fail (reading and validating the config and the
+// web-config, building the TLS context, binding a new listen address) happens before anything
+// running is touched, so a failed reload leaves the daemon exactly as it was.
 void App::reload() {
   notifyReloading();
   const std::string path = cli_.configPath.value_or(std::string(kDefaultConfigPath));
@@ -262,10 +313,11 @@ void App::reload() {
     load = loadConfigFile(path);
   }
   if (!load.ok()) {
-    for (const auto& e : load.errors) spdlog::error("reload rejected: {}", e.format());
-    spdlog::error("reload rejected: {} error(s) in {}; the running configuration stays in force",
-                  load.errors.size(), path);
-    notifyReady();
+    std::string why = std::to_string(load.errors.size()) + " error(s) in " + path + ": ";
+    for (size_t i = 0; i < load.errors.size(); ++i) {
+      why += (i == 0 ? "" : "; ") + load.errors[i].format();
+    }
+    rejectReload(why);
     return;
   }
   Config next = std::move(load.config);
@@ -274,26 +326,54 @@ void App::reload() {
   // The web-config file is re-read on every reload; a broken one rejects the whole reload.
   auto options = serverOptions(next);
   if (!options) {
-    spdlog::error("reload rejected: {}; the running configuration stays in force", options.error().message);
-    notifyReady();
+    rejectReload(options.error().message);
     return;
   }
-  spdlog::info("reloading configuration from {}", path);
 
+  // A new address is bound while the old one still serves; the same address (only TLS or auth
+  // changed) can only be bound once the old listener is closed, and is given back to the old
+  // server if that fails.
+  const bool listenChanged = next.web.listen != boundListen_;
+  const bool restartHttp = listenChanged || next.web.configFile || boundWebConfig_;
+  std::optional<BoundServer> fresh;
+  if (listenChanged) {
+    auto bound = bindHttp(next, *options);
+    if (!bound) {
+      rejectReload(bound.error().message);
+      return;
+    }
+    fresh = std::move(*bound);
+  } else if (restartHttp) {
+    if (http_) http_->stop(kListenerCloseWait);
+    auto bound = bindHttp(next, *options);
+    if (!bound) {
+      auto back = bindHttp(config_, httpOptions_);
+      if (back) {
+        adoptHttp(std::move(*back), config_);
+      } else {
+        spdlog::error("reload: the previous endpoint could not be bound again: {}",
+                      back.error().message);
+        http_.reset();
+      }
+      rejectReload(bound.error().message);
+      return;
+    }
+    fresh = std::move(*bound);
+  }
+
+  spdlog::info("reloading configuration from {}", path);
   setLogLevel(next.log.level);
   stopSampling(std::chrono::milliseconds(1000));
-  const bool restartHttp = next.web.listen != boundListen_ || next.web.configFile || boundWebConfig_;
   config_ = std::move(next);
   watchdog_->reconfigure(config_.watchdog, config_.qos);
   pipeline_->setOptions(pipelineOptions(config_));
   if (auto st = startSampling(); !st) spdlog::error("reload: {}", st.error().message);
-  if (restartHttp) {
-    auto old = std::move(http_);
-    old->stop();
-    if (auto st = startHttp(std::move(*options)); !st) {
-      spdlog::error("reload: {}; the endpoint is down until a good reload", st.error().message);
-    }
+  if (fresh) {
+    if (auto old = std::move(http_)) old->stop();
+    httpOptions_ = std::move(*options);
+    adoptHttp(std::move(*fresh), config_);
   }
+  reloadStatus_->succeeded();
   pipeline_->notify();
   notifyReady();
 }

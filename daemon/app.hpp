@@ -21,6 +21,10 @@ namespace fabricmon {
 class TopologyDiscovery;
 class DemoNode;
 
+/// The HTTP server options a config asks for: limits, and TLS and basic auth from
+/// web.config_file (read and checked here). An error names the main config's key position.
+Result<HttpServerOptions> serverOptions(const Config& config);
+
 class App {
  public:
   /// `config` is loaded and has the flags applied; `cli` is kept to re-apply them on reload.
@@ -36,7 +40,17 @@ class App {
  private:
   Status startSampling();
   void stopSampling(std::chrono::milliseconds grace);
+  /// A server listening on config.web.listen, not yet serving as the daemon's endpoint.
+  struct BoundServer {
+    std::unique_ptr<HttpServer> server;
+    std::string host;
+    uint16_t port = 0;
+    bool tls = false;
+  };
+  Result<BoundServer> bindHttp(const Config& config, HttpServerOptions options);
+  void adoptHttp(BoundServer bound, const Config& config);
   Status startHttp(HttpServerOptions options);
+  void rejectReload(const std::string& why);
   void waitForSignal();
   void reload();
   void shutdown();
@@ -62,6 +76,8 @@ class App {
   mutable std::mutex runnersMutex_;  // the pipeline thread reads runners_ for health
   std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<HttpServer> http_;
+  HttpServerOptions httpOptions_;  // what http_ was built with, to bind it again after a failed reload
+  std::shared_ptr<ReloadStatus> reloadStatus_ = std::make_shared<ReloadStatus>();
   std::string boundListen_;
   std::optional<std::string> boundWebConfig_;
   bool leftBehind_ = false;

@@ -52,13 +52,10 @@ int main(int argc, char** argv) {
     case Command::kCheckConfig: {
       const auto load = loadConfigFile(*cli->configPath);
       if (!load.ok()) return printConfigErrors(load);
-      if (load.config.web.configFile) {
-        // The web-config (TLS, basic auth) is part of what the service needs to start.
-        HttpServerOptions options;
-        if (Status st = configureWebSecurity(*load.config.web.configFile, options); !st) {
-          std::fprintf(stderr, "%s\n", st.error().message.c_str());
-          return 2;
-        }
+      // The web-config (TLS, basic auth) is part of what the service needs to start.
+      if (auto options = serverOptions(load.config); !options) {
+        std::fprintf(stderr, "%s\n", options.error().message.c_str());
+        return 2;
       }
       std::printf("%s: ok\n", cli->configPath->c_str());
       return 0;

@@ -21,16 +21,35 @@ const FamilyDef kBuildInfo{"fabricmon_build_info",
                            "Always 1; the labels give the fabricmon version and source revision.",
                            MetricType::kGauge};
 
+// The names Prometheus and Alertmanager give the same facts about themselves, so one alert rule
+// (`..._config_last_reload_successful == 0`) covers all three.
+const FamilyDef kReloadSuccessful{
+    "fabricmon_config_last_reload_successful",
+    "1 if the last configuration reload (SIGHUP) was accepted, 0 if it was rejected and the "
+    "previous configuration is still in force.",
+    MetricType::kGauge};
+const FamilyDef kReloadTimestamp{
+    "fabricmon_config_last_reload_success_timestamp_seconds",
+    "Unix time of the last successful configuration load (the start or an accepted reload).",
+    MetricType::kGauge};
+
 const FamilyDef* const kFamilies[] = {&kCollectorUp,     &kCollectorDuration, &kCollectorLastSuccess,
-                                      &kCollectorErrors, &kBuildInfo,
-                                      &RequestDurations::familyDef()};
+                                      &kCollectorErrors, &kBuildInfo,         &kReloadSuccessful,
+                                      &kReloadTimestamp, &RequestDurations::familyDef()};
 
 }  // namespace
 
 SelfMetrics::SelfMetrics(std::string version, std::string revision,
-                         std::shared_ptr<RequestDurations> durations)
+                         std::shared_ptr<RequestDurations> durations,
+                         std::shared_ptr<const ReloadStatus> reload)
     : buildInfo_(makeSeries(kBuildInfo, {{"version", std::move(version)}, {"revision", std::move(revision)}})),
-      durations_(std::move(durations)) {}
+      durations_(std::move(durations)),
+      reload_(std::move(reload)) {
+  if (reload_) {
+    reloadSuccessful_ = makeSeries(kReloadSuccessful, {});
+    reloadTimestamp_ = makeSeries(kReloadTimestamp, {});
+  }
+}
 
 std::span<const FamilyDef* const> SelfMetrics::families() { return kFamilies; }
 
@@ -51,6 +70,10 @@ BatchPtr SelfMetrics::batch(std::span<const CollectorHealth> health,
   b->wall = std::chrono::system_clock::now();
   b->samples.reserve(1 + 4 * health.size());
   b->samples.push_back({buildInfo_, 1});
+  if (reload_) {
+    b->samples.push_back({reloadSuccessful_, reload_->successful() ? 1.0 : 0.0});
+    b->samples.push_back({reloadTimestamp_, reload_->lastSuccessUnix()});
+  }
   for (const auto& h : health) {
     const auto& s = seriesFor(h.name);
     b->samples.push_back({s.up, h.up ? 1.0 : 0.0});

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -67,6 +68,13 @@ class SessionBase {
   virtual void closeAsync() = 0;
 };
 
+/// What the server knows of a connection for choosing whom to evict.
+struct SessionEntry {
+  std::weak_ptr<SessionBase> session;
+  bool waiting = true;  ///< no complete request received since `since`
+  std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+};
+
 namespace detail {
 
 struct HttpServerState {
@@ -80,8 +88,19 @@ struct HttpServerState {
   mutable std::mutex mutex;
   bool stopped = false;
   bool refusing = false;  // logged once when refusals start, once when they end
+  bool evicting = false;  // likewise for evictions
+  uint64_t evicted = 0;
   std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
-  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
+  std::unordered_map<SessionBase*, SessionEntry> sessions;
+
+  /// Marks a connection as waiting for a request (evictable) or busy with one.
+  void setWaiting(SessionBase* session, bool waiting) {
+    std::lock_guard lock(mutex);
+    auto it = sessions.find(session);
+    if (it == sessions.end()) return;
+    it->second.waiting = waiting;
+    if (waiting) it->second.since = std::chrono::steady_clock::now();
+  }
 };
 
 }  // namespace detail
@@ -126,7 +145,7 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   // The handshake costs the server an asymmetric-key operation and holds a connection slot, so it
   // runs under the same deadline as a request: a client that connects and stalls is dropped.
   void handshake() {
-    tcpStream().expires_after(state_->options.requestTimeout);
+    tcpStream().expires_after(state_->options.headerTimeout);
     stream_.async_handshake(net::ssl::stream_base::server,
                             beast::bind_front_handler(&HttpSession::onHandshake, shared_from_this()));
   }
@@ -145,7 +164,11 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_->options.maxRequestBytes));
     parser_->body_limit(state_->options.maxRequestBytes);
-    tcpStream().expires_after(state_->options.requestTimeout);
+    // A connection waiting for a request holds a slot for nothing: a short deadline for the first
+    // request, a longer one between the requests of a kept-alive scraper; both are evictable.
+    tcpStream().expires_after(served_ == 0 ? state_->options.headerTimeout
+                                           : state_->options.idleTimeout);
+    if (served_ > 0) state_->setWaiting(this, true);
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&HttpSession::onRead, shared_from_this()));
   }
@@ -190,6 +213,8 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   void onRead(beast::error_code ec, std::size_t /*bytes*/) {
     started_ = std::chrono::steady_clock::now();
     handler_ = RequestDurations::Handler::kOther;
+    state_->setWaiting(this, false);
+    ++served_;
     if (ec) {
       if (!isHttpParseError(ec)) {
         close();  // timeout, client went away, or stop()
@@ -360,6 +385,7 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   std::shared_ptr<const Payload> payload_;
   std::chrono::steady_clock::time_point started_;
   RequestDurations::Handler handler_ = RequestDurations::Handler::kOther;
+  uint64_t served_ = 0;  // requests read on this connection
 };
 
 namespace {
@@ -371,30 +397,66 @@ std::shared_ptr<SessionBase> makeSession(const std::shared_ptr<State>& state, tc
   return std::make_shared<HttpSession<PlainStream>>(state, std::move(socket));
 }
 
+// The connection that has waited longest for a request, or nullptr when every one is busy.
+std::shared_ptr<SessionBase> takeEvictable(State& state, bool& freed) {
+  freed = false;
+  auto oldest = state.sessions.end();
+  for (auto it = state.sessions.begin(); it != state.sessions.end(); ++it) {
+    if (it->second.waiting && (oldest == state.sessions.end() || it->second.since < oldest->second.since)) {
+      oldest = it;
+    }
+  }
+  if (oldest == state.sessions.end()) return nullptr;
+  auto session = oldest->second.session.lock();
+  state.sessions.erase(oldest);
+  freed = true;  // its slot is free now; the close follows on its strand
+  return session;
+}
+
 void admit(const std::shared_ptr<State>& state, tcp::socket socket) {
   auto session = makeSession(state, std::move(socket));
   bool admitted = false;
+  std::shared_ptr<SessionBase> evicted;
   {
     std::lock_guard lock(state->mutex);
     if (state->stopped) {
       // refused below
-    } else if (state->sessions.size() >= state->options.maxConnections) {
-      if (!state->refusing) {
-        state->refusing = true;
-        spdlog::warn("http: {} connections open, refusing new ones until some close",
-                     state->sessions.size());
-      }
     } else {
-      if (state->refusing) {
-        state->refusing = false;
-        spdlog::info("http: accepting connections again");
+      if (state->sessions.size() >= state->options.maxConnections) {
+        bool freed = false;
+        evicted = takeEvictable(*state, freed);
+        if (freed) {
+          ++state->evicted;
+          if (!state->evicting) {
+            state->evicting = true;
+            spdlog::warn("http: {} connections open; closing those that sent no request, oldest "
+                         "first, to admit new ones",
+                         state->options.maxConnections);
+          }
+        }
+      } else if (state->evicting && state->sessions.size() * 2 < state->options.maxConnections) {
+        state->evicting = false;
+        spdlog::info("http: connections below the limit again; {} evicted in all", state->evicted);
       }
-      state->sessions.emplace(session.get(), session);
-      admitted = true;
+      if (state->sessions.size() >= state->options.maxConnections) {
+        if (!state->refusing) {
+          state->refusing = true;
+          spdlog::warn("http: {} connections busy with requests, refusing new ones until some "
+                       "finish",
+                       state->sessions.size());
+        }
+      } else {
+        if (state->refusing) {
+          state->refusing = false;
+          spdlog::info("http: accepting connections again");
+        }
+        state->sessions.emplace(session.get(), SessionEntry{session});
+        admitted = true;
+      }
     }
   }
-  // A refused session closes its socket when it goes away here (outside the lock: its destructor
-  // takes it).
+  // Outside the lock: a session's destructor takes it (a refused one closes its socket there).
+  if (evicted) evicted->closeAsync();
   if (admitted) session->start();
 }
 
@@ -489,24 +551,39 @@ Result<uint16_t> HttpServer::listen(const std::string& host, uint16_t port) {
   return lastError.value_or(Error{"listen on " + where + ": no address", 0});
 }
 
-void HttpServer::stop() {
+void HttpServer::stop(std::chrono::milliseconds waitForListeners) {
   std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
   std::vector<std::shared_ptr<SessionBase>> sessions;
   {
     std::lock_guard lock(state_->mutex);
     state_->stopped = true;
     acceptors.swap(state_->acceptors);
-    for (auto& [raw, weak] : state_->sessions) {
-      if (auto session = weak.lock()) sessions.push_back(std::move(session));
+    for (auto& [raw, entry] : state_->sessions) {
+      if (auto session = entry.session.lock()) sessions.push_back(std::move(session));
     }
   }
+  // Each acceptor is closed on its own strand (Asio objects are not thread-safe); the promises
+  // let a caller that rebinds the address wait for the closes.
+  std::vector<std::future<void>> closed;
   for (auto& acceptor : acceptors) {
-    net::post(acceptor->get_executor(), [acceptor] {
+    auto done = std::make_shared<std::promise<void>>();
+    closed.push_back(done->get_future());
+    net::post(acceptor->get_executor(), [acceptor, done] {
       beast::error_code ignored;
       acceptor->close(ignored);
+      done->set_value();
     });
   }
   for (auto& session : sessions) session->closeAsync();
+  if (waitForListeners.count() > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + waitForListeners;
+    for (auto& f : closed) f.wait_until(deadline);
+  }
+}
+
+uint64_t HttpServer::evictedCount() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->evicted;
 }
 
 size_t HttpServer::connectionCount() const {

@@ -37,9 +37,15 @@ struct HttpHandlers {
 };
 
 struct HttpServerOptions {
-  size_t maxConnections = 64;  ///< connections beyond this are closed right after accept
-  /// Deadline for reading one whole request (and for writing its response); an idle keep-alive
-  /// connection or a slow client is closed when it passes, so it cannot hold a slot forever.
+  /// Open connections at most. At the limit a new connection evicts the connection that has waited
+  /// longest without sending a complete request (idle keep-alive, slowloris, a stalled TLS
+  /// handshake); only when every connection is busy with a request is the new one refused.
+  size_t maxConnections = 64;
+  /// Deadline for the first request of a new connection (TLS handshake included) to arrive whole.
+  std::chrono::milliseconds headerTimeout{5000};
+  /// Deadline for the next request on a kept-alive connection to arrive whole.
+  std::chrono::milliseconds idleTimeout{60000};
+  /// Deadline for writing one response (and for the TLS close_notify at the end).
   std::chrono::milliseconds requestTimeout{10000};
   size_t maxRequestBytes = 8192;  ///< header limit and body limit of a request
   /// TLS for every connection (makeTlsContext / applyWebSecurity); nullptr = plain HTTP. The TLS
@@ -69,10 +75,15 @@ class HttpServer {
   Result<uint16_t> listen(const std::string& host, uint16_t port);
 
   /// Closes every acceptor and every open connection. Safe to call from any thread, more than once.
-  void stop();
+  /// With `waitForListeners` > 0 it also waits (up to that long) until the listening sockets are
+  /// closed, so the same address can be bound again at once; never call that form from a thread
+  /// that runs the server's io_context.
+  void stop(std::chrono::milliseconds waitForListeners = std::chrono::milliseconds(0));
 
   /// Connections open right now.
   size_t connectionCount() const;
+  /// Connections closed so far to make room for a new one (see maxConnections).
+  uint64_t evictedCount() const;
 
  private:
   // Shared with every connection and pending accept, so they stay valid after the server is gone.

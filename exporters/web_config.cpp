@@ -1,6 +1,7 @@
 #include "exporters/web_config.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -36,6 +37,31 @@ constexpr std::pair<std::string_view, TlsVersion> kVersionNames[] = {
 std::string errnoName(int errnum) {
   const char* name = strerrorname_np(errnum);
   return name != nullptr ? name : std::to_string(errnum);
+}
+
+// Like config/openRegularFile (exporters do not depend on config/): without blocking on a FIFO,
+// regular files only, so check-config and a reload answer at once whatever the path names.
+Result<int> openRegular(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error{std::string(std::strerror(errno)) + " (" + errnoName(errno) + ")", errno};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Error{std::string(std::strerror(err)) + " (" + errnoName(err) + ")", err};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "something else";
+    return Error{std::string("not a regular file (") + kind + ")", EINVAL};
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
 }
 
 std::string dirOf(const std::string& path) {
@@ -132,13 +158,12 @@ class Reader {
     std::string path;
     if (!string(node, key, path)) return;
     if (path.front() != '/') path = base_ + "/" + path;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      error(node.Mark(), key, "cannot read \"" + path + "\": " + std::strerror(errno) + " (" +
-                                  errnoName(errno) + ")");
+    auto fd = openRegular(path);
+    if (!fd) {
+      error(node.Mark(), key, "cannot read \"" + path + "\": " + fd.error().message);
       return;
     }
-    ::close(fd);
+    ::close(*fd);
     out = path;
   }
 
@@ -333,8 +358,12 @@ Result<WebSecurity> loadWebConfigText(const std::string& text, const std::string
 }
 
 Result<WebSecurity> loadWebConfigFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return sysError(path + ": cannot open web-config file", errno);
+  auto opened = openRegular(path);
+  if (!opened) {
+    return Error{path + ": cannot open web-config file: " + opened.error().message,
+                 opened.error().errnum == ENOENT || opened.error().errnum == EACCES ? opened.error().errnum : EINVAL};
+  }
+  const int fd = *opened;
   std::string text;
   char buf[16384];
   for (;;) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -62,15 +63,20 @@ Result<DcbInfo> parseDocument(const YAML::Node& doc) {
   if (!doc.IsMap()) return yamlError("expected a mapping with at least pfc_enabled", doc);
   DcbInfo info;
   bool sawPfc = false;
+  // yaml-cpp keeps both entries of a duplicated key; YAML 1.2 §3.2.1.1 says keys are unique, so a
+  // file with one is wrong rather than a choice of which value wins.
+  std::set<std::string> seen;
   for (const auto& kv : doc) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
     const YAML::Node& v = kv.second;
+    if (!seen.insert(key).second) return yamlError("duplicate key \"" + printable(key) + "\"", kv.first);
     if (key == "pfc_enabled") {
       sawPfc = true;
       if (!v.IsSequence()) return yamlError("pfc_enabled: expected a list of priorities", v);
       for (const auto& p : v) {
         auto prio = scalarNumber(p, "pfc_enabled", 7);
         if (!prio) return prio.error();
+        if (info.pfcEnabled[*prio]) return yamlError("pfc_enabled: priority " + std::to_string(*prio) + " listed twice", p);
         info.pfcEnabled[*prio] = true;
       }
     } else if (key == "trust") {
@@ -80,9 +86,11 @@ Result<DcbInfo> parseDocument(const YAML::Node& doc) {
       info.trust = v.Scalar();
     } else if (key == "dscp_to_priority") {
       if (!v.IsMap()) return yamlError("dscp_to_priority: expected a mapping {dscp: priority}", v);
+      std::set<uint64_t> dscps;
       for (const auto& e : v) {
         auto dscp = scalarNumber(e.first, "dscp_to_priority key", 63);
         if (!dscp) return dscp.error();
+        if (!dscps.insert(*dscp).second) return yamlError("dscp_to_priority: duplicate DSCP " + std::to_string(*dscp), e.first);
         auto prio = scalarNumber(e.second, "dscp_to_priority value", 7);
         if (!prio) return prio.error();
         info.dscpToPriority[static_cast<unsigned>(*dscp)] = static_cast<unsigned>(*prio);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 
 #include "collectors/sources/parse.hpp"
@@ -37,6 +38,11 @@ Result<std::string> readAll(int fd, const std::string& path) {
 }  // namespace
 
 Result<int> openForRead(const std::string& absPath) {
+  uint64_t dev = 0, ino = 0;
+  return openForRead(absPath, dev, ino);
+}
+
+Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino) {
   const int fd = ::open(absPath.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return sysError("open " + absPath, errno);
   struct stat st {};
@@ -50,6 +56,8 @@ Result<int> openForRead(const std::string& absPath) {
     const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
     return sysError("open " + absPath + " (not a regular file)", err);
   }
+  dev = static_cast<uint64_t>(st.st_dev);
+  ino = static_cast<uint64_t>(st.st_ino);
   return fd;
 }
 
@@ -109,50 +117,114 @@ bool SysfsRoot::exists(std::string_view rel) const {
   return ::lstat(path(rel).c_str(), &st) == 0;
 }
 
+namespace {
+
+std::atomic<size_t> gMaxKept{kDefaultMaxKeptFiles};
+std::atomic<size_t> gKept{0};
+
+// Takes one of the capped slots; false when all are in use.
+bool takeKeptSlot() {
+  size_t n = gKept.load(std::memory_order_relaxed);
+  do {
+    if (n >= gMaxKept.load(std::memory_order_relaxed)) return false;
+  } while (!gKept.compare_exchange_weak(n, n + 1, std::memory_order_relaxed));
+  return true;
+}
+
+Result<size_t> preadOnce(int fd, char* buf, size_t size, const std::string& path) {
+  ssize_t n;
+  do {
+    n = ::pread(fd, buf, size, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return sysError("read " + path, errno);
+  return static_cast<size_t>(n);
+}
+
+}  // namespace
+
+void CounterFile::setMaxKeptFiles(size_t cap) { gMaxKept.store(cap); }
+size_t CounterFile::maxKeptFiles() { return gMaxKept.load(); }
+size_t CounterFile::keptFiles() { return gKept.load(); }
+
 CounterFile::CounterFile(std::string absPath) : path_(std::move(absPath)) {}
 
-CounterFile::~CounterFile() { reset(); }
+CounterFile::~CounterFile() { close(); }
 
 CounterFile::CounterFile(CounterFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      dev_(other.dev_),
+      ino_(other.ino_),
+      readsSinceCheck_(other.readsSinceCheck_) {}
 
 CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
   if (this != &other) {
-    reset();
+    close();
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
+    dev_ = other.dev_;
+    ino_ = other.ino_;
+    readsSinceCheck_ = other.readsSinceCheck_;
   }
   return *this;
 }
 
-void CounterFile::reset() {
-  if (fd_ >= 0) ::close(fd_);
+void CounterFile::close() {
+  if (fd_ < 0) return;
+  ::close(fd_);
   fd_ = -1;
+  gKept.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void CounterFile::reset() { close(); }
+
+void CounterFile::checkIdentity() {
+  readsSinceCheck_ = 0;
+  if (fd_ < 0) return;
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != dev_ ||
+      static_cast<uint64_t>(st.st_ino) != ino_) {
+    close();  // the next read opens whatever the path names now, or fails with its error
+  }
 }
 
 Status CounterFile::ensureOpen() {
-  if (fd_ >= 0) return {};
-  auto fd = openForRead(path_);
-  if (!fd) return fd.error();
+  if (fd_ >= 0) {
+    if (++readsSinceCheck_ >= kIdentityCheckReads) checkIdentity();
+    if (fd_ >= 0) return {};
+  }
+  if (!takeKeptSlot()) return Error{"", EMFILE};  // the caller reads without keeping
+  auto fd = openForRead(path_, dev_, ino_);
+  if (!fd) {
+    gKept.fetch_sub(1, std::memory_order_relaxed);
+    return fd.error();
+  }
   fd_ = *fd;
+  readsSinceCheck_ = 0;
   return {};
 }
 
 Result<std::string_view> CounterFile::readText() {
-  if (auto st = ensureOpen(); !st) return st.error();
-  ssize_t n;
-  do {
-    n = ::pread(fd_, buf_, sizeof(buf_), 0);
-  } while (n < 0 && errno == EINTR);
-  if (n < 0) {
-    const int err = errno;
-    reset();  // a re-created device gives ENODEV on the old descriptor: reopen next time
-    return sysError("read " + path_, err);
+  Result<size_t> n = size_t{0};
+  if (auto st = ensureOpen(); !st) {
+    if (st.error().errnum != EMFILE || !st.error().message.empty()) return st.error();
+    // Over the cap: open, read, close. Costs an open and a close per read (docs/benchmarks.md).
+    auto fd = openForRead(path_);
+    if (!fd) return fd.error();
+    n = preadOnce(*fd, buf_, sizeof(buf_), path_);
+    ::close(*fd);
+    if (!n) return n.error();
+  } else {
+    n = preadOnce(fd_, buf_, sizeof(buf_), path_);
+    if (!n) {
+      close();  // a re-created device gives ENODEV on the old descriptor: reopen next time
+      return n.error();
+    }
   }
-  if (static_cast<size_t>(n) == sizeof(buf_)) {
+  if (*n == sizeof(buf_)) {
     return Error{"read " + path_ + ": value too long for a counter", EOVERFLOW};
   }
-  const std::string_view t = trim(std::string_view(buf_, static_cast<size_t>(n)));
+  const std::string_view t = trim(std::string_view(buf_, *n));
   if (t.empty()) return Error{"read " + path_ + ": empty file", ENODATA};
   return t;
 }

@@ -37,6 +37,15 @@ class SysfsRoot {
 
 /// A counter file kept open and re-read with pread(fd, buf, n, 0): about 8-10x cheaper than
 /// open/read/close on sysfs (ARCHITECTURE.md). Reopens by itself after a failed read.
+///
+/// Descriptors are bounded process-wide (setMaxKeptFiles): beyond the cap a file is opened, read
+/// and closed at every read instead, so a node with hundreds of VFs needs no ever-larger
+/// RLIMIT_NOFILE (docs/configuration.md, sources.max_open_files).
+///
+/// A kept descriptor can outlive the file at its path (replaced by rename, or deleted). The path's
+/// identity is compared with the descriptor's every kIdentityCheckReads reads, and whenever the
+/// owner calls checkIdentity() (SlotGroupCache does when the directory changed), so a replaced
+/// file is reopened and a deleted one fails with ENOENT.
 class CounterFile {
  public:
   explicit CounterFile(std::string absPath);
@@ -53,16 +62,37 @@ class CounterFile {
   const std::string& path() const { return path_; }
   /// Closes the descriptor; the next read reopens (used when the device was re-created).
   void reset();
+  /// stat()s the path; closes the kept descriptor when the path now names another file or none.
+  void checkIdentity();
+  /// True while a descriptor is kept between reads.
+  bool kept() const { return fd_ >= 0; }
+
+  /// Every this many reads of a kept descriptor the path is stat()ed (the slow cadence).
+  static constexpr unsigned kIdentityCheckReads = 64;
+  /// The process-wide cap on kept descriptors; 0 = keep none.
+  static void setMaxKeptFiles(size_t cap);
+  static size_t maxKeptFiles();
+  /// Descriptors kept right now, over all CounterFiles.
+  static size_t keptFiles();
 
  private:
   Status ensureOpen();
+  void close();
 
   std::string path_;
   int fd_ = -1;
+  uint64_t dev_ = 0;
+  uint64_t ino_ = 0;
+  unsigned readsSinceCheck_ = 0;
   char buf_[64];
 };
 
+/// The cap CounterFile starts with (sources.max_open_files' default): docs/configuration.md.
+inline constexpr size_t kDefaultMaxKeptFiles = 4096;
+
 /// Opens a file for reading the way every source does: O_RDONLY|O_NONBLOCK|O_CLOEXEC, regular files only.
 Result<int> openForRead(const std::string& absPath);
+/// Same, and gives the file's device and inode.
+Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino);
 
 }  // namespace fabricmon

@@ -40,7 +40,7 @@ required=(
   "Type=notify"
   "WatchdogSec=30s"
   "Restart=on-failure"
-  "ExecStartPre=/usr/bin/fabricmon check-config /etc/fabricmon/fabricmon.yaml"
+  "RestartPreventExitStatus=2"
   "ExecStart=/usr/bin/fabricmon run --config /etc/fabricmon/fabricmon.yaml"
   "ExecReload=/bin/kill -HUP \$MAINPID"
   "ProtectSystem=strict"
@@ -58,6 +58,9 @@ required=(
 for line in "${required[@]}"; do
   grep -qxF -- "$line" "$unit" || fail "missing line: $line"
 done
+# RestartPreventExitStatus= covers the main process only (systemd.service(5)): an ExecStartPre that
+# exits 2 on a bad config is restarted by Restart=on-failure forever (issue 16).
+if grep -q '^ExecStartPre=' "$unit"; then fail "ExecStartPre= would turn an invalid config into a restart loop"; fi
 # Settings that would hide the host's NICs or make the capability useless.
 for forbidden in "PrivateNetwork=yes" "PrivateUsers=yes" "ProtectKernelTunables=no"; do
   if grep -qxF -- "$forbidden" "$unit"; then fail "must not set $forbidden"; fi

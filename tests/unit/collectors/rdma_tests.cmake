@@ -6,6 +6,7 @@ add_executable(rdma_collectors_test
   ${CMAKE_CURRENT_LIST_DIR}/topology_discovery_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_collectors_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_bad_input_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rdma_hardening_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/netdev_link_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_golden_test.cpp
 )

@@ -83,5 +83,37 @@ TEST_F(ConfigFile, AValidFileLoads) {
   EXPECT_EQ(load.config.web.listen, "[::1]:0");
 }
 
+TEST_F(ConfigFile, AFifoIsRefusedAtOnceNotReadForever) {
+  const std::string path = dir_ + "/config.fifo";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  files_.push_back(path);
+  const ConfigLoad load = loadConfigFile(path);  // blocked forever before: open() waited for a writer
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_NE(load.errors[0].format().find("not a regular file (a FIFO)"), std::string::npos)
+      << load.errors[0].format();
+}
+
+TEST_F(ConfigFile, ADirectoryIsRefused) {
+  const ConfigLoad load = loadConfigFile(dir_);
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_NE(load.errors[0].format().find("a directory"), std::string::npos) << load.errors[0].format();
+}
+
+TEST_F(ConfigFile, ConnectionLimitsAndTheWebConfigOriginAreRead) {
+  const std::string path = write("c.yaml",
+                                 "web:\n  max_connections: 8\n  header_timeout: 2s\n  idle_timeout: 30s\n"
+                                 "  config_file: /etc/w.yml\nsources:\n  max_open_files: 100\n");
+  const ConfigLoad load = loadConfigFile(path);
+  ASSERT_TRUE(load.ok()) << load.errors[0].format();
+  EXPECT_EQ(load.config.web.maxConnections, 8u);
+  EXPECT_EQ(load.config.web.headerTimeout, std::chrono::seconds(2));
+  EXPECT_EQ(load.config.web.idleTimeout, std::chrono::seconds(30));
+  EXPECT_EQ(load.config.web.configFileOrigin, path + ":5:16");
+  EXPECT_EQ(load.config.sources.maxOpenFiles, 100u);
+  const ConfigLoad tooFew = loadConfigText("web:\n  max_connections: 1\n", "x.yaml");
+  ASSERT_EQ(tooFew.errors.size(), 1u);
+  EXPECT_EQ(tooFew.errors[0].key, "web.max_connections");
+}
+
 }  // namespace
 }  // namespace fabricmon

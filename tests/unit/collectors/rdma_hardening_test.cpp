@@ -1,0 +1,372 @@
+// Issue 16: values checked against their domain, a file is the file at its path, absent is not an
+// error, and kept descriptors are capped. Each test fails on the code before the fix.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "collectors/dcqcn_config_collector.hpp"
+#include "collectors/hw_counter_collector.hpp"
+#include "collectors/netdev_link_collector.hpp"
+#include "collectors/sources/dcb_source.hpp"
+#include "collectors/pma_counter_collector.hpp"
+#include "collectors/rdma_port_collector.hpp"
+#include "collectors/registry.hpp"
+#include "collectors/sources/parse.hpp"
+#include "collectors/sources/sysfs.hpp"
+#include "collectors/topology_discovery.hpp"
+#include "rdma_test_support.hpp"
+
+namespace fabricmon {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Poll;
+using testing::TempTree;
+
+// ---- parse: the domain of every value ----
+
+TEST(ParseDomain, RateIsFinitePositiveAndInGbPerSecond) {
+  struct Row {
+    const char* text;
+    std::optional<double> bytes;
+  };
+  const Row rows[] = {
+      {"400 Gb/sec (4X NDR)", 5e10},
+      {"2.5 Gb/sec (1X SDR)", 2.5e9 / 8},
+      {"10 Gb/sec (4X)", 10e9 / 8},  // kernels before the speed names printed only the width
+      {"25 Gb/sec", 25e9 / 8},
+      {"200 Gb/sec (4X HDR)\n", 2.5e10},
+      {"nan Gb/sec", std::nullopt},
+      {"NaN Gb/sec", std::nullopt},
+      {"inf Gb/sec", std::nullopt},
+      {"-inf Gb/sec", std::nullopt},
+      {"1e300 Gb/sec", std::nullopt},
+      {"1e2 Gb/sec", std::nullopt},
+      {"400 Mb/sec", std::nullopt},  // the kernel never prints Mb/sec (rate_show)
+      {"400 Tb/sec", std::nullopt},
+      {"0 Gb/sec (4X)", std::nullopt},
+      {"-400 Gb/sec", std::nullopt},
+      {"400 Gb/secx", std::nullopt},
+      {"400 Gb/sec junk", std::nullopt},
+      {"1.2.3 Gb/sec", std::nullopt},
+      {"999999999 Gb/sec", std::nullopt},
+      {"fast", std::nullopt},
+      {"", std::nullopt},
+  };
+  for (const auto& r : rows) {
+    auto v = parseRateBytesPerSecond(r.text);
+    if (r.bytes) {
+      ASSERT_TRUE(v.ok()) << r.text << ": " << v.error().message;
+      EXPECT_DOUBLE_EQ(*v, *r.bytes) << r.text;
+    } else {
+      EXPECT_FALSE(v.ok()) << r.text << " gave " << (v.ok() ? *v : 0.0);
+    }
+  }
+}
+
+TEST(ParseDomain, PortStatesAreTheKernelsOnly) {
+  EXPECT_EQ(parsePortState("4: ACTIVE").value(), 4u);
+  EXPECT_EQ(parsePortState("1: DOWN").value(), 1u);
+  EXPECT_EQ(parsePortState("5: ACTIVE_DEFER").value(), 5u);
+  EXPECT_EQ(parsePortState("4").value(), 4u);
+  EXPECT_FALSE(parsePortState("6: ACTIVE").ok());
+  EXPECT_FALSE(parsePortState("-1: DOWN").ok());
+  EXPECT_FALSE(parsePortState("99").ok());
+  EXPECT_EQ(parsePhysState("5: LinkUp").value(), 5u);
+  EXPECT_EQ(parsePhysState("7: Phy Test").value(), 7u);
+  EXPECT_EQ(parsePhysState("3: Disabled").value(), 3u);
+  EXPECT_FALSE(parsePhysState("8: LinkUp").ok());
+  EXPECT_FALSE(parsePhysState("garbage").ok());
+}
+
+TEST(ParseDomain, OperstateIsAnRfc2863NameAndSwitchesAreZeroOrOne) {
+  EXPECT_EQ(parseOperstateUp("up").value(), 1.0);
+  for (const char* s : {"down", "unknown", "lowerlayerdown", "dormant", "notpresent", "testing"}) {
+    EXPECT_EQ(parseOperstateUp(s).value(), 0.0) << s;
+  }
+  for (const char* s : {"upx", "UP", "", "1", "up up"}) EXPECT_FALSE(parseOperstateUp(s).ok()) << s;
+  EXPECT_EQ(parseSwitch("0\n").value(), 0.0);
+  EXPECT_EQ(parseSwitch("1").value(), 1.0);
+  for (const char* s : {"-5", "2", "01", "1.0", "", "yes"}) EXPECT_FALSE(parseSwitch(s).ok()) << s;
+}
+
+// ---- collectors over the bad_input fixture ----
+
+class RdmaHardening : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tree_.unpack("handmade/bad_input.ttar");
+    sources_.sysfs = std::make_shared<SysfsRoot>(tree_.root());
+    rescan();
+  }
+  void TearDown() override { CounterFile::setMaxKeptFiles(kDefaultMaxKeptFiles); }
+  void rescan() {
+    TopologyDiscovery discovery(sources_.sysfs, {}, {});
+    auto t = discovery.scan();
+    ASSERT_TRUE(t.ok());
+    topology_ = *t;
+  }
+  Poll run(Collector& c) { return testing::poll(c, *topology_, tracker_); }
+  static std::string key(const std::string& family) { return family + "{device=\"mlx5_9\",port=\"1\"}"; }
+  fs::path port() const { return tree_.root() / "class/infiniband/mlx5_9/ports/1"; }
+  fs::path counters() const { return port() / "counters"; }
+  // Replaces a file the way editors and config management do: write a new one, rename it over.
+  static void replaceByRename(const fs::path& file, const std::string& text) {
+    const fs::path tmp = file.string() + ".new";
+    std::ofstream(tmp) << text;
+    fs::rename(tmp, file);
+  }
+
+  TempTree tree_;
+  Sources sources_;
+  Config config_;
+  TopologyPtr topology_;
+  ErrorTracker tracker_{"test"};
+};
+
+TEST_F(RdmaHardening, RateOutsideItsDomainIsAnErrorNeverNanOrInf) {
+  auto c = makeRdmaPortCollector(sources_, config_);
+  for (const char* text : {"nan Gb/sec", "inf Gb/sec", "1e300 Gb/sec", "400 Mb/sec"}) {
+    std::ofstream(port() / "rate", std::ios::trunc) << text << "\n";
+    Poll p = run(*c);
+    EXPECT_FALSE(p.has(key("fabricmon_port_rate_bytes_per_second"))) << text;
+    for (const auto& s : p.samples) EXPECT_TRUE(std::isfinite(s.value)) << text << ": " << s.series->key;
+    EXPECT_EQ(p.errors, 2u) << text;  // rate and the fixture's bad phys_state
+  }
+  std::ofstream(port() / "rate", std::ios::trunc) << "400 Gb/sec (4X NDR)\n";
+  EXPECT_EQ(run(*c).value(key("fabricmon_port_rate_bytes_per_second")), 5e10);
+}
+
+TEST_F(RdmaHardening, PortInfoDoesNotDependOnTheRateBeingReadable) {
+  auto c = makeRdmaPortCollector(sources_, config_);
+  fs::remove(port() / "rate");
+  fs::create_directory(port() / "rate");  // EISDIR: unreadable
+  Poll p = run(*c);
+  EXPECT_EQ(p.count("fabricmon_port_info"), 1u);
+  EXPECT_TRUE(p.has("fabricmon_port_info{device=\"mlx5_9\",port=\"1\",interface=\"\",link_layer=\"InfiniBand\",rate=\"\"}"))
+      << "samples: " << p.samples.size();
+  EXPECT_FALSE(p.has(key("fabricmon_port_rate_bytes_per_second")));
+  EXPECT_EQ(p.value(key("fabricmon_port_state")), 4.0);
+}
+
+TEST_F(RdmaHardening, UnknownStatesAreErrorsNotPlausibleNumbers) {
+  auto c = makeRdmaPortCollector(sources_, config_);
+  std::ofstream(port() / "state", std::ios::trunc) << "9: WEIRD\n";
+  std::ofstream(port() / "phys_state", std::ios::trunc) << "42: LinkUp\n";
+  Poll p = run(*c);
+  EXPECT_FALSE(p.has(key("fabricmon_port_state")));
+  EXPECT_FALSE(p.has(key("fabricmon_port_physical_state")));
+  EXPECT_EQ(p.errors, 3u);  // state, phys_state, and the fixture's "fast" rate
+}
+
+TEST_F(RdmaHardening, NoPmaIsUnsupportedOnceNotAnErrorEveryPoll) {
+  // The fixture's port_rcv_data holds i40iw's "N/A (no PMA)".
+  auto c = makePmaCounterCollector(sources_, config_);
+  Poll first = run(*c);
+  EXPECT_FALSE(first.has(key("fabricmon_port_receive_bytes_total")));
+  EXPECT_EQ(first.errors, 5u);  // the fixture's other five bad files
+  Poll second = run(*c);
+  EXPECT_EQ(second.errors, 5u);
+  EXPECT_EQ(tracker_.failingCount(), 5u);
+}
+
+TEST_F(RdmaHardening, CounterReplacedByRenameIsReopenedWithinTwoPolls) {
+  auto c = makePmaCounterCollector(sources_, config_);
+  EXPECT_EQ(run(*c).value(key("fabricmon_port_symbol_errors_total")), 12.0);
+  replaceByRename(counters() / "symbol_error", "3\n");  // went down: a reset, exported as is
+  std::optional<double> seen;
+  for (int i = 0; i < 2 && seen != 3.0; ++i) seen = run(*c).value(key("fabricmon_port_symbol_errors_total"));
+  EXPECT_EQ(seen, 3.0) << "the kept descriptor still reads the replaced inode";
+  replaceByRename(counters() / "symbol_error", "40\n");
+  seen.reset();
+  for (int i = 0; i < 2 && seen != 40.0; ++i) seen = run(*c).value(key("fabricmon_port_symbol_errors_total"));
+  EXPECT_EQ(seen, 40.0);
+}
+
+TEST_F(RdmaHardening, DeletedCounterIsAbsentAndItsErrorCounted) {
+  auto c = makePmaCounterCollector(sources_, config_);
+  Poll before = run(*c);
+  EXPECT_EQ(before.value(key("fabricmon_port_symbol_errors_total")), 12.0);
+  fs::remove(counters() / "symbol_error");
+  Poll p = run(*c);
+  Poll q = run(*c);
+  EXPECT_FALSE(p.has(key("fabricmon_port_symbol_errors_total")) && q.has(key("fabricmon_port_symbol_errors_total")));
+  EXPECT_FALSE(q.has(key("fabricmon_port_symbol_errors_total")));
+  EXPECT_EQ(q.errors, before.errors + 1);
+}
+
+TEST_F(RdmaHardening, SlowCadenceNoticesAReplacedFileEvenWithoutADirectoryChange) {
+  const fs::path file = tree_.root() / "value";
+  std::ofstream(file) << "1\n";
+  CounterFile cf(file.string());
+  EXPECT_EQ(cf.readU64().value(), 1u);
+  // Replace, then put the directory's stamp back is impossible; read the file directly instead:
+  // the identity check runs by itself every kIdentityCheckReads reads.
+  replaceByRename(file, "2\n");
+  unsigned reads = 0;
+  uint64_t v = 1;
+  while (v == 1 && reads < 2 * CounterFile::kIdentityCheckReads) {
+    v = cf.readU64().value();
+    ++reads;
+  }
+  EXPECT_EQ(v, 2u);
+  EXPECT_LE(reads, CounterFile::kIdentityCheckReads);
+}
+
+TEST_F(RdmaHardening, KeptDescriptorsAreCappedAndReadsBeyondTheCapStillWork) {
+  const size_t before = CounterFile::keptFiles();
+  CounterFile::setMaxKeptFiles(before + 2);
+  std::vector<CounterFile> files;
+  for (int i = 0; i < 6; ++i) {
+    const fs::path f = tree_.root() / ("c" + std::to_string(i));
+    std::ofstream(f) << i * 10 << "\n";
+    files.emplace_back(f.string());
+  }
+  const size_t fds = testing::openFdCount();
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(files[i].readU64().value(), static_cast<uint64_t>(i * 10));
+  }
+  EXPECT_EQ(CounterFile::keptFiles(), before + 2);
+  EXPECT_EQ(testing::openFdCount(), fds + 2);
+  // Values still follow the files beyond the cap.
+  std::ofstream(tree_.root() / "c5", std::ios::trunc) << "77\n";
+  EXPECT_EQ(files[5].readU64().value(), 77u);
+  files.clear();
+  EXPECT_EQ(CounterFile::keptFiles(), before);
+}
+
+TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
+  TempTree tree;
+  tree.write("class/net/eth0/operstate", "up\n");
+  tree.write("class/net/eth0/carrier_changes", "4\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, NetdevConfig{{"eth0"}});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  auto c = makeNetdevLinkCollector(sources, config_);
+  ErrorTracker tracker{"test"};
+  for (int i = 0; i < 3; ++i) {
+    Poll p = testing::poll(*c, **t, tracker);
+    EXPECT_EQ(p.errors, 0u);
+    EXPECT_EQ(p.value("fabricmon_netdev_carrier_changes_total{interface=\"eth0\"}"), 4.0);
+  }
+  tree.write("class/net/eth0/operstate", "upx\n");
+  Poll bad = testing::poll(*c, **t, tracker);
+  EXPECT_FALSE(bad.has("fabricmon_netdev_up{interface=\"eth0\"}"));
+  EXPECT_EQ(bad.errors, 1u);
+}
+
+TEST(DomainChecks, DcqcnEnableIsZeroOrOne) {
+  TempTree tree;
+  for (const char* role : {"roce_np", "roce_rp"}) {
+    tree.write(std::string("class/net/eth0/ecn/") + role + "/enable/3", "1\n");
+    tree.write(std::string("class/net/eth0/ecn/") + role + "/enable/4", "0\n");
+  }
+  tree.write("class/net/eth0/ecn/roce_np/min_time_between_cnps", "4\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  auto c = makeDcqcnConfigCollector(sources, Config{});
+  Topology topo;
+  Netdev eth0;
+  eth0.name = "eth0";
+  topo.netdevs.push_back(eth0);
+  ErrorTracker tracker{"dcqcn"};
+  Poll good = testing::poll(*c, topo, tracker);
+  EXPECT_EQ(good.errors, 0u);
+  EXPECT_EQ(good.value("fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"), 1.0);
+  tree.write("class/net/eth0/ecn/roce_np/enable/3", "-5\n");
+  tree.write("class/net/eth0/ecn/roce_rp/enable/3", "2\n");
+  Poll bad = testing::poll(*c, topo, tracker);
+  EXPECT_FALSE(bad.has("fabricmon_dcqcn_np_enabled{interface=\"eth0\",priority=\"3\"}"));
+  EXPECT_FALSE(bad.has("fabricmon_dcqcn_rp_enabled{interface=\"eth0\",priority=\"3\"}"));
+  EXPECT_EQ(bad.errors, 2u);
+  EXPECT_EQ(bad.value("fabricmon_dcqcn_parameter{interface=\"eth0\",role=\"np\",parameter=\"min_time_between_cnps\"}"), 4.0);
+}
+
+TEST(DomainChecks, DcbYamlWithADuplicateKeyIsAnError) {
+  TempTree tree;
+  auto source = makeDcbFileSource(tree.root());
+  tree.write("eth0", "pfc_enabled: [3]\ntrust: dscp\n");
+  auto ok = source->read("eth0");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_TRUE(ok->has_value());
+  for (const char* text : {"pfc_enabled: [3]\ntrust: dscp\ntrust: pcp\n",
+                           "pfc_enabled: [3]\npfc_enabled: [4]\n",
+                           "pfc_enabled: [3, 3]\n",
+                           "pfc_enabled: [3]\ndscp_to_priority: {26: 3, 26: 5}\n"}) {
+    tree.write("eth0", text);
+    auto r = source->read("eth0");
+    EXPECT_FALSE(r.ok()) << text;
+  }
+}
+
+TEST(DomainChecks, FilesInClassNetAreNotInterfaces) {
+  TempTree tree;
+  tree.write("class/net/eth0/operstate", "up\n");
+  tree.write("class/net/bonding_masters", "bond0\n");
+  auto sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sysfs, {}, NetdevConfig{{".*"}});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ((*t)->netdevs.size(), 1u);
+  EXPECT_EQ((*t)->netdevs.front().name, "eth0");
+}
+
+// EFA has no PMA (no ports/1/counters); its hw_counters count the port's bytes
+// (drivers/infiniband/hw/efa/efa_verbs.c).
+TEST(PortBytes, EfaHwCountersBecomeThePortByteMetrics) {
+  TempTree tree;
+  const std::string dev = "class/infiniband/efa_0/";
+  tree.write(dev + "ports/1/state", "4: ACTIVE\n");
+  tree.write(dev + "ports/1/link_layer", "Unspecified\n");
+  tree.write(dev + "ports/1/hw_counters/tx_bytes", "1000\n");
+  tree.write(dev + "ports/1/hw_counters/rx_bytes", "2000\n");
+  tree.write(dev + "ports/1/hw_counters/tx_pkts", "10\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ((*t)->devices.size(), 1u);
+  auto c = makeHwCounterCollector(sources, Config{});
+  ErrorTracker tracker{"hw"};
+  Poll p = testing::poll(*c, **t, tracker);
+  EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 1000.0);
+  EXPECT_EQ(p.value("fabricmon_port_receive_bytes_total{device=\"efa_0\",port=\"1\"}"), 2000.0);
+  EXPECT_EQ(p.count("fabricmon_port_transmit_bytes_total"), 1u);
+}
+
+// mlx4 keeps its 64-bit data and packet counters in counters_ext/ (core/sysfs.c pma_group_ext).
+TEST(PortBytes, CountersExtGivesTheSixtyFourBitPortCounters) {
+  TempTree tree;
+  const std::string port = "class/infiniband/mlx4_0/ports/1/";
+  tree.write(port + "state", "4: ACTIVE\n");
+  tree.write(port + "link_layer", "InfiniBand\n");
+  tree.write(port + "counters/port_xmit_data", "4294967295\n");  // the 32-bit one, saturated
+  tree.write(port + "counters/symbol_error", "0\n");
+  tree.write(port + "counters_ext/port_xmit_data_64", "10000000000\n");
+  tree.write(port + "counters_ext/port_rcv_packets_64", "77\n");
+  tree.write(port + "counters_ext/port_unicast_xmit_packets", "5\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  auto c = makePmaCounterCollector(sources, Config{});
+  ErrorTracker tracker{"pma"};
+  Poll p = testing::poll(*c, **t, tracker);
+  EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"mlx4_0\",port=\"1\"}"), 4e10);
+  EXPECT_EQ(p.count("fabricmon_port_transmit_bytes_total"), 1u);
+  EXPECT_EQ(p.value("fabricmon_port_receive_packets_total{device=\"mlx4_0\",port=\"1\"}"), 77.0);
+  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"port_unicast_xmit_packets\"}"), 5.0);
+  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_data\"}"), 4294967295.0);
+}
+
+}  // namespace
+}  // namespace fabricmon
