@@ -211,3 +211,86 @@ INSTANTIATE_TEST_SUITE_P(Fractions, SustainedPause,
 
 }  // namespace
 }  // namespace fabricmon::testing
+
+namespace fabricmon::testing {
+namespace {
+
+// NICs that count pause frames but not pause time (ice; any driver through DCB ieee_pfc): SONiC's
+// frame-count detector. A node without the pause-time counters, frames in every dialect's family.
+class FrameOnlyNic {
+ public:
+  explicit FrameOnlyNic(const char* framesFamily = "fabricmon_pfc_pause_frames_received_total",
+                        const char* collector = "ethtool_pfc")
+      : family_(framesFamily), collector_(collector) {
+    healthyRoce(n_);
+    n_.drop("ethtool_pfc", "direction", "rx");  // no pause-time counters at all
+    n_.drop("ethtool_pfc", "direction", "tx");
+    n_.set(collector_, family_, kPrio3, 0);
+  }
+  /// One second: `frames` pause frames received, `packets` sent on priority 3.
+  void second(double frames, double packets) {
+    n_.add(collector_, family_, kPrio3, frames);
+    n_.add("ethtool_pfc", "fabricmon_priority_transmit_packets_total", kPrio3, packets);
+    n_.add("ethtool_pfc", "fabricmon_priority_receive_packets_total", kPrio3, 1000);
+    n_.tick();
+  }
+  std::vector<std::string> findings() { return describe(n_.findings()); }
+  TestNode& node() { return n_; }
+
+ private:
+  static inline const Labels kPrio3{{"interface", "eth0"}, {"priority", "3"}};
+  TestNode n_;
+  const char* family_;
+  const char* collector_;
+};
+
+TEST(FrameDetector, FramesWithoutProgressIsAStorm) {
+  FrameOnlyNic nic;
+  for (int i = 0; i < 5; ++i) nic.second(0, 1000);
+  nic.second(50000, 0);
+  EXPECT_TRUE(nic.findings().empty()) << "one interval is not enough";
+  nic.second(50000, 0);
+  ASSERT_EQ(nic.findings(), std::vector<std::string>{"pause_storm/storm/eth0/3"});
+  double frameDetector = -1;
+  for (const auto& [k, v] : nic.node().findings()[0].evidence) {
+    if (k == "frame_detector") frameDetector = v;
+  }
+  EXPECT_EQ(frameDetector, 1);
+  EXPECT_NE(nic.node().findings()[0].summary.find("frame-count detector"), std::string::npos);
+  // Frames stop: the storm ends after the restoration time.
+  for (int i = 0; i < 4; ++i) nic.second(0, 1000);
+  EXPECT_TRUE(nic.findings().empty());
+}
+
+TEST(FrameDetector, FramesWithProgressIsABusyPort) {
+  FrameOnlyNic nic;
+  for (int i = 0; i < 30; ++i) nic.second(20000, 500);
+  EXPECT_TRUE(nic.findings().empty());
+}
+
+TEST(FrameDetector, DcbCountsServeWhenEthtoolHasNone) {
+  FrameOnlyNic nic("fabricmon_dcb_pfc_indications_total", "dcb_config");
+  for (int i = 0; i < 5; ++i) nic.second(0, 1000);
+  for (int i = 0; i < 3; ++i) nic.second(50000, 0);
+  EXPECT_EQ(nic.findings(), std::vector<std::string>{"pause_storm/storm/eth0/3"});
+}
+
+// Where a NIC has both, the pause-time counter decides: frames keep coming, but 30 % pause with
+// nothing transmitted is not 99 %.
+TEST(FrameDetector, DurationDecidesWhenBothExist) {
+  TestNode n;
+  healthyRoce(n);
+  const Labels prio3{{"interface", "eth0"}, {"priority", "3"}};
+  const Labels rx{{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}};
+  n.set("ethtool_pfc", "fabricmon_pfc_pause_frames_received_total", prio3, 0);
+  for (int i = 0; i < 6; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_frames_received_total", prio3, 50000);
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", rx, 0.3);
+    n.add("ethtool_pfc", "fabricmon_priority_receive_packets_total", prio3, 1000);
+    n.tick();
+  }
+  EXPECT_TRUE(n.findings().empty()) << describe(n.findings()).front();
+}
+
+}  // namespace
+}  // namespace fabricmon::testing
