@@ -30,8 +30,12 @@ struct WebConfig {
   /// Only the path is checked here; exporters/web_config.hpp loads and validates the file itself.
   std::optional<std::string> configFile;
   /// Where config_file was set ("fabricmon.yaml:4:16"), so errors inside the web-config can name
-  /// the key that pointed to it; empty when set by no file.
-  std::string configFileOrigin;
+  /// the key that pointed to it; empty when set by no file. Not part of equality: the same
+  /// settings on another line are the same configuration.
+  struct Origin {
+    std::string text;
+    bool operator==(const Origin&) const { return true; }
+  } configFileOrigin;
   /// Open connections at most; at the limit the longest-waiting connection without a request is
   /// evicted (docs/security.md).
   unsigned maxConnections = 64;

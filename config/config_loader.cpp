@@ -82,7 +82,7 @@ class Loader {
         {"config_file",
          [&](const Field& v) {
            if (!r_.readOptionalString(v, c_.web.configFile)) return;
-           c_.web.configFileOrigin = r_.position(v.mark);
+           c_.web.configFileOrigin.text = c_.web.configFile ? r_.position(v.mark) : std::string();
          }},
         {"max_connections",
          [&](const Field& v) {
@@ -443,7 +443,8 @@ Result<int> openRegularFile(const std::string& path) {
                        : S_ISBLK(st.st_mode)  ? "a block device"
                        : S_ISSOCK(st.st_mode) ? "a socket"
                                               : "not a regular file";
-    return Error{std::string("not a regular file (") + kind + ")", S_ISDIR(st.st_mode) ? EISDIR : EINVAL};
+    const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    return Error{std::string("not a regular file (") + kind + "): " + strerrorname_np(err), err};
   }
   // Regular files never block; clear O_NONBLOCK anyway so reads behave as documented.
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);

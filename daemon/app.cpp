@@ -56,8 +56,8 @@ Result<HttpServerOptions> serverOptions(const Config& config) {
   if (config.web.configFile) {
     if (Status st = configureWebSecurity(*config.web.configFile, options); !st) {
       // Name the key that pointed to the file too: the operator may not know which file it is.
-      const std::string where =
-          config.web.configFileOrigin.empty() ? "" : config.web.configFileOrigin + ": ";
+      const std::string& origin = config.web.configFileOrigin.text;
+      const std::string where = origin.empty() ? "" : origin + ": ";
       return Error{where + "web.config_file: " + st.error().message, EINVAL};
     }
   }

@@ -360,8 +360,10 @@ Result<WebSecurity> loadWebConfigText(const std::string& text, const std::string
 Result<WebSecurity> loadWebConfigFile(const std::string& path) {
   auto opened = openRegular(path);
   if (!opened) {
-    return Error{path + ": cannot open web-config file: " + opened.error().message,
-                 opened.error().errnum == ENOENT || opened.error().errnum == EACCES ? opened.error().errnum : EINVAL};
+    if (opened.error().message.starts_with("not a regular file")) {
+      return Error{path + ": cannot open web-config file: " + opened.error().message, EINVAL};
+    }
+    return sysError(path + ": cannot open web-config file", opened.error().errnum);
   }
   const int fd = *opened;
   std::string text;

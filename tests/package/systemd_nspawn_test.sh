@@ -92,50 +92,50 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$leader" ] || { cat "$work/nspawn.log"; skip "systemd-nspawn could not boot a container here"; }
-in() { nsenter -t "$leader" -a "$@"; }
+inside() { nsenter -t "$leader" -a "$@"; }
 timeout 60 nsenter -t "$leader" -a systemctl is-system-running --wait >/dev/null 2>&1 || true
 ok "booted systemd in a container ($(($(date +%s) - t_start)) s so far)"
 
 # --- install and start -----------------------------------------------------------------------------
-in env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /root/fabricmon.deb \
+inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /root/fabricmon.deb \
   >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get install the .deb"; }
-in systemctl daemon-reload
-in systemctl restart fabricmon || fail "systemctl start fabricmon"
-state=$(in systemctl show -p ActiveState --value fabricmon)
+inside systemctl daemon-reload
+inside systemctl restart fabricmon || fail "systemctl start fabricmon"
+state=$(inside systemctl show -p ActiveState --value fabricmon)
 [ "$state" = active ] && ok "Type=notify: active once start returns" || fail "state after start: $state"
-body=$(in curl -sf "http://127.0.0.1:$port/metrics" || true)
+body=$(inside curl -sf "http://127.0.0.1:$port/metrics" || true)
 grep -q '^fabricmon_build_info' <<<"$body" && ok "/metrics answers at once" || fail "/metrics after start"
 
 # The container has no RDMA device: the daemon says so as a warning, which journald must file at
 # priority 4 (the <N> prefix), not 6.
 sleep 1
-in journalctl -u fabricmon -p warning --no-pager -o cat | grep -q "no RDMA devices" &&
-  ok "journalctl -p warning finds the warning" || fail "no warning in journalctl -p warning"
+inside journalctl -u fabricmon -p warning --no-pager -o cat | grep -q "no RDMA devices" &&
+  ok "journalctl -p warning finds the warning" || fail "no warning inside journalctl -p warning"
 
 # --- invalid reload keeps serving ------------------------------------------------------------------
 cp "$root/etc/fabricmon/fabricmon.yaml" "$work/good.yaml"
 printf 'poll:\n  interval: banana\n' >"$root/etc/fabricmon/fabricmon.yaml"
-in systemctl reload fabricmon || fail "systemctl reload"
+inside systemctl reload fabricmon || fail "systemctl reload"
 sleep 1
-[ "$(in systemctl show -p ActiveState --value fabricmon)" = active ] || fail "not active after a bad reload"
-body=$(in curl -sf "http://127.0.0.1:$port/metrics" || true)
+[ "$(inside systemctl show -p ActiveState --value fabricmon)" = active ] || fail "not active after a bad reload"
+body=$(inside curl -sf "http://127.0.0.1:$port/metrics" || true)
 grep -q '^fabricmon_config_last_reload_successful 0' <<<"$body" && ok "invalid reload rejected, still serving" ||
   fail "after an invalid reload: $(grep reload_successful <<<"$body")"
-in journalctl -u fabricmon -p err --no-pager -o cat | grep -q "reload rejected" || fail "reload rejection not at priority err"
+inside journalctl -u fabricmon -p err --no-pager -o cat | grep -q "reload rejected" || fail "reload rejection not at priority err"
 
 # --- the watchdog restarts a hung daemon -------------------------------------------------------------
 cp "$work/good.yaml" "$root/etc/fabricmon/fabricmon.yaml"
 mkdir -p "$root/etc/systemd/system/fabricmon.service.d"
 printf '[Service]\nWatchdogSec=3s\nRestartSec=1s\n' >"$root/etc/systemd/system/fabricmon.service.d/test.conf"
-in systemctl daemon-reload
-in systemctl restart fabricmon
-pid1=$(in systemctl show -p MainPID --value fabricmon)
-in kill -STOP "$pid1"
+inside systemctl daemon-reload
+inside systemctl restart fabricmon
+pid1=$(inside systemctl show -p MainPID --value fabricmon)
+inside kill -STOP "$pid1"
 restarted=""
 for _ in $(seq 40); do
   sleep 0.5
-  pid2=$(in systemctl show -p MainPID --value fabricmon)
-  if [ "$pid2" != "$pid1" ] && [ "$pid2" != 0 ] && [ "$(in systemctl show -p ActiveState --value fabricmon)" = active ]; then
+  pid2=$(inside systemctl show -p MainPID --value fabricmon)
+  if [ "$pid2" != "$pid1" ] && [ "$pid2" != 0 ] && [ "$(inside systemctl show -p ActiveState --value fabricmon)" = active ]; then
     restarted=1; break
   fi
 done
@@ -143,28 +143,28 @@ done
 
 # --- invalid config at start: failed, no restart loop -----------------------------------------------
 printf 'poll:\n  interval: banana\n' >"$root/etc/fabricmon/fabricmon.yaml"
-in systemctl restart fabricmon 2>/dev/null && fail "start with an invalid config succeeded"
+inside systemctl restart fabricmon 2>/dev/null && fail "start with an invalid config succeeded"
 sleep 4  # more than RestartSec (1 s in the drop-in): a loop would have restarted it by now
-state=$(in systemctl show -p ActiveState --value fabricmon)
-restarts=$(in systemctl show -p NRestarts --value fabricmon)
+state=$(inside systemctl show -p ActiveState --value fabricmon)
+restarts=$(inside systemctl show -p NRestarts --value fabricmon)
 [ "$state" = failed ] && ok "invalid config at start: failed" || fail "invalid config at start: $state"
 [ "$restarts" = 0 ] && ok "no restart loop (NRestarts=0)" || fail "restarted $restarts times"
 cp "$work/good.yaml" "$root/etc/fabricmon/fabricmon.yaml"
 rm -rf "$root/etc/systemd/system/fabricmon.service.d"
-in systemctl daemon-reload
-in systemctl reset-failed fabricmon || true
+inside systemctl daemon-reload
+inside systemctl reset-failed fabricmon || true
 
 # --- stop, remove, purge -------------------------------------------------------------------------------
-in systemctl start fabricmon || fail "start again"
+inside systemctl start fabricmon || fail "start again"
 t0=$(date +%s%N)
-in systemctl stop fabricmon
+inside systemctl stop fabricmon
 ok "stop took $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-in env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq fabricmon >/dev/null 2>&1 || fail "apt-get remove"
-in pgrep -x fabricmon >/dev/null && fail "fabricmon still running after remove"
-in env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq fabricmon >/dev/null 2>&1 || fail "apt-get purge"
+inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq fabricmon >/dev/null 2>&1 || fail "apt-get remove"
+inside pgrep -x fabricmon >/dev/null && fail "fabricmon still running after remove"
+inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq fabricmon >/dev/null 2>&1 || fail "apt-get purge"
 [ -e "$root/etc/fabricmon" ] && fail "/etc/fabricmon left after purge"
 [ -e "$root/usr/bin/fabricmon" ] && fail "/usr/bin/fabricmon left after purge"
-in pgrep -x fabricmon >/dev/null && fail "fabricmon running after purge"
+inside pgrep -x fabricmon >/dev/null && fail "fabricmon running after purge"
 [ "$failures" -eq 0 ] && ok "remove and purge leave nothing"
 
 echo "systemd test took $(($(date +%s) - t_start)) s"

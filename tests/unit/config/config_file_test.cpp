@@ -108,7 +108,7 @@ TEST_F(ConfigFile, ConnectionLimitsAndTheWebConfigOriginAreRead) {
   EXPECT_EQ(load.config.web.maxConnections, 8u);
   EXPECT_EQ(load.config.web.headerTimeout, std::chrono::seconds(2));
   EXPECT_EQ(load.config.web.idleTimeout, std::chrono::seconds(30));
-  EXPECT_EQ(load.config.web.configFileOrigin, path + ":5:16");
+  EXPECT_EQ(load.config.web.configFileOrigin.text, path + ":5:16");
   EXPECT_EQ(load.config.sources.maxOpenFiles, 100u);
   const ConfigLoad tooFew = loadConfigText("web:\n  max_connections: 1\n", "x.yaml");
   ASSERT_EQ(tooFew.errors.size(), 1u);

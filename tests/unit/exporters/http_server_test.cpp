@@ -358,7 +358,8 @@ TEST_F(HttpServerTest, KeepAliveServesTwoRequestsOnOneConnectionAndHonoursClose)
 
 TEST_F(HttpServerTest, SilentClientIsClosedAfterTimeoutWhileOthersAreServed) {
   HttpServerOptions options;
-  options.requestTimeout = kShortTimeout;
+  options.headerTimeout = kShortTimeout;
+  options.idleTimeout = kShortTimeout;
   start(options);
   const auto t0 = Clock::now();
   Client silent(port_);
@@ -385,37 +386,47 @@ TEST_F(HttpServerTest, SilentClientIsClosedAfterTimeoutWhileOthersAreServed) {
   EXPECT_GE(Clock::now() - served, kShortTimeout - 20ms);
 }
 
-TEST_F(HttpServerTest, RefusesConnectionsBeyondTheLimit) {
+TEST_F(HttpServerTest, AtTheLimitTheLongestWaitingConnectionMakesRoom) {
   HttpServerOptions options;
   options.maxConnections = 2;
   start(options);
   Client a(port_), b(port_);
   for (Client* c : {&a, &b}) {
     ASSERT_TRUE(c->send(get("/healthz")));
-    ASSERT_TRUE(c->read());  // served, so the server holds both
+    ASSERT_TRUE(c->read());  // served and kept alive: both now wait for a next request
   }
   EXPECT_EQ(server_->connectionCount(), 2u);
 
-  Client refused(port_);
-  ASSERT_TRUE(refused.connected());  // the kernel completes the handshake; the server then closes
-  refused.send(get("/healthz"));
-  EXPECT_TRUE(refused.waitClosed());
+  // Before issue 16 the newcomer was closed while idle connections held every slot.
+  Client newcomer(port_);
+  ASSERT_TRUE(newcomer.send(get("/healthz")));
+  auto r = newcomer.read();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(a.waitClosed());  // a had waited longest
+  EXPECT_EQ(server_->evictedCount(), 1u);
+  EXPECT_LE(server_->connectionCount(), 2u);
+  // b was younger than a and keeps its connection.
+  ASSERT_TRUE(b.send(get("/healthz")));
+  ASSERT_TRUE(b.read());
+}
 
-  // The held connections still work.
-  ASSERT_TRUE(a.send(get("/healthz")));
-  ASSERT_TRUE(a.read());
-
-  // Once one closes, a new client is admitted (retried until the server has seen the close).
-  b.closeNow();
-  bool served = false;
-  const auto deadline = Clock::now() + kWait;
-  while (!served && Clock::now() < deadline) {
-    Client c(port_);
-    if (!c.send(get("/healthz"))) continue;
-    auto r = c.read(false, 500ms);
-    served = r && r->status == 200;
-  }
-  EXPECT_TRUE(served);
+TEST_F(HttpServerTest, ASlowlorisIsEvictedBeforeItsDeadline) {
+  HttpServerOptions options;
+  options.maxConnections = 2;
+  options.headerTimeout = std::chrono::seconds(30);
+  start(options);
+  Client slow1(port_), slow2(port_);
+  ASSERT_TRUE(slow1.send("GET /healthz HTTP/1.1\r\nX-A: "));  // never finishes its header
+  ASSERT_TRUE(slow2.send("GET /healthz HTTP/1.1\r\nX-B: "));
+  const auto t0 = Clock::now();
+  Client scraper(port_);
+  ASSERT_TRUE(scraper.send(get("/metrics")));
+  auto r = scraper.read();
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->status, 0);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(slow1.waitClosed());
 }
 
 TEST_F(HttpServerTest, StopClosesConnectionsAndTheListener) {
