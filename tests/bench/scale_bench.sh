@@ -151,6 +151,13 @@ measure_node() {  # LABEL ROOT
   fm_l8=$(latency "$FM_URL" 8)
   fm_g1=$(latency "$FM_URL" 1 --gzip)
   fm_g8=$(latency "$FM_URL" 8 --gzip)
+  # The daemon's own view of the same scrapes (fabricmon_http_request_duration_seconds): the share
+  # answered within 1, 2.5 and 5 ms, server time only (no client, no network).
+  local fm_server
+  fm_server=$(curl -sf --max-time 10 "$FM_URL" | awk '
+    /^fabricmon_http_request_duration_seconds_bucket\{handler="\/metrics",le="(0\.001|0\.0025|0\.005|\+Inf)"\}/ {
+      match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5); n[le] = $2 }
+    END { if (n["+Inf"] > 0) printf "%.1f / %.1f / %.1f %%", 100 * n["0.001"] / n["+Inf"], 100 * n["0.0025"] / n["+Inf"], 100 * n["0.005"] / n["+Inf"]; else print "n/a" }')
   fm_rss=$(rss_mib "$FM_PID" VmRSS)
   fm_hwm=$(rss_mib "$FM_PID" VmHWM)
   fm_fds=$(fds "$FM_PID")
@@ -197,6 +204,7 @@ measure_node() {  # LABEL ROOT
   printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 8 concurrent scrapers" "$fm_l8" "$ne_l8"
   printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 1 scraper, gzip" "$fm_g1" "$ne_g1"
   printf '| %-58s | %16s | %16s |\n' "scrape p50 / p99 ms, 8 concurrent scrapers, gzip" "$fm_g8" "$ne_g8"
+  printf '| %-58s | %16s | %16s |\n' "server-side: /metrics answered within 1 / 2.5 / 5 ms" "$fm_server" ""
   printf '| %-58s | %16s | %16s |\n' "VmRSS / VmHWM, MiB" "$fm_rss / $fm_hwm" "$ne_rss / $ne_hwm"
   printf '| %-58s | %16s | %16s |\n' "open descriptors" "$fm_fds" "$ne_fds"
   printf '| %-58s | %16s | %16s |\n' "series" "$fm_series" "$ne_series"

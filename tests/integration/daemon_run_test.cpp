@@ -20,7 +20,10 @@ TEST_F(RunTest, ServesEveryDeviceOfTheSimulatedNodeAndPassesPromtool) {
   args.insert(args.end(), {"--poll-interval", "200ms"});
   ASSERT_NE(start(args), 0);
   const std::string body = scrapeUntil([](const std::string& b) {
-    return has(b, "fabricmon_port_state{device=\"mlx5_8\"") && has(b, "fabricmon_pma_stat_total");
+    // Every collector publishes on its own schedule: wait for hw_counters' first good run too, so a
+    // loaded machine does not catch the first snapshot before it.
+    return has(b, "fabricmon_port_state{device=\"mlx5_8\"") && has(b, "fabricmon_pma_stat_total") &&
+           has(b, "fabricmon_collector_up{collector=\"hw_counters\"} 1");
   });
   for (int i = 0; i <= 8; ++i) {
     const std::string dev = "mlx5_" + std::to_string(i);
