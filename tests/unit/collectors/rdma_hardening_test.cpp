@@ -364,8 +364,8 @@ TEST(PortBytes, CountersExtGivesTheSixtyFourBitPortCounters) {
   EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"mlx4_0\",port=\"1\"}"), 4e10);
   EXPECT_EQ(p.count("fabricmon_port_transmit_bytes_total"), 1u);
   EXPECT_EQ(p.value("fabricmon_port_receive_packets_total{device=\"mlx4_0\",port=\"1\"}"), 77.0);
-  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"port_unicast_xmit_packets\"}"), 5.0);
-  EXPECT_EQ(p.value("fabricmon_port_counter_total{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_data\"}"), 4294967295.0);
+  EXPECT_EQ(p.value("fabricmon_pma_stat_total{device=\"mlx4_0\",port=\"1\",counter=\"port_unicast_xmit_packets\"}"), 5.0);
+  EXPECT_EQ(p.value("fabricmon_pma_stat_total{device=\"mlx4_0\",port=\"1\",counter=\"port_xmit_data\"}"), 4294967295.0);
 }
 
 }  // namespace
