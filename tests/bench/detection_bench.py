@@ -138,6 +138,7 @@ class Run:
         expected, own, watch = FAULTS.get(self.case, (None, 0, 0))
         end = onset + (watch if expected else 20)
         first = {}
+        evidence = {}
         stopped_at = None
         while time.monotonic() < end:
             now = time.monotonic()
@@ -158,7 +159,9 @@ class Run:
             for f in body.get("findings", []):
                 labels = f.get("labels", {})
                 key = (f["rule"], labels.get("reason", ""), labels.get("interface", labels.get("device", "")))
-                first.setdefault(key, seen_at)
+                if key not in first:
+                    first[key] = seen_at
+                    evidence[key] = f.get("summary", "") + " " + json.dumps(f.get("evidence", {}))
             if expected and (expected[0], expected[1], IFACE) in first and seen_at > onset + 3:
                 break
             time.sleep(0.1)
@@ -175,6 +178,9 @@ class Run:
                 continue
             else:
                 result["false"].append(f"{rule}/{reason}@{subject}")
+                if os.environ.get("DETECTION_BENCH_VERBOSE"):
+                    print(f"false finding in {self.case} {self.vendor} {self.refresh} {self.poll}: "
+                          f"{evidence[(rule, reason, subject)]}", file=sys.stderr)
         return result
 
 

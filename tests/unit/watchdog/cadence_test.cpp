@@ -205,28 +205,26 @@ INSTANTIATE_TEST_SUITE_P(RefreshTimesPoll, CadenceMatrix,
                                            Cadence{1, 0.25}, Cadence{1, 1}, Cadence{2, 0.25}, Cadence{2, 1}),
                          nameOf);
 
+/// fabricmon_counter_refresh_seconds of eth0's ethtool stats; -1 when absent.
+double learnedRefresh(TestNode& node) {
+  for (const auto& s : node.watchdog().metricsBatch()->samples) {
+    if (s.series->family->name == "fabricmon_counter_refresh_seconds" && s.series->label("interface") == "eth0") {
+      return s.value;
+    }
+  }
+  return -1;
+}
+
 TEST(Cadence, RefreshPeriodIsLearnedAndExported) {
   LatchedNic nic(1.0, 0.25);
   nic.run(20, healthy());
-  double refresh = -1;
-  for (const auto& s : nic.node().watchdog().metricsBatch()->samples) {
-    if (s.series->family->name == "fabricmon_counter_refresh_seconds" && s.series->label("interface") == "eth0") {
-      refresh = s.value;
-    }
-  }
-  EXPECT_NEAR(refresh, 1.0, 0.15);
+  EXPECT_NEAR(learnedRefresh(nic.node()), 1.0, 0.15);
 }
 
 TEST(Cadence, FreshCountersReportThePollInterval) {
   LatchedNic nic(0, 0.25);
   nic.run(10, healthy());
-  double refresh = -1;
-  for (const auto& s : nic.node().watchdog().metricsBatch()->samples) {
-    if (s.series->family->name == "fabricmon_counter_refresh_seconds" && s.series->label("interface") == "eth0") {
-      refresh = s.value;
-    }
-  }
-  EXPECT_NEAR(refresh, 0.25, 0.03);
+  EXPECT_NEAR(learnedRefresh(nic.node()), 0.25, 0.03);
 }
 
 // A jump above the physical maximum that is not a reset is spread, never dropped: the storm's
