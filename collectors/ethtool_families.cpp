@@ -82,6 +82,11 @@ const FamilyDef kPhyReceivedBytes{
     "Data received by the PHY in bytes (ethtool rx_bits_phy / 8); x8 gives the bit error rate's "
     "denominator.",
     kCounter};
+const FamilyDef kPhyTransmittedBytes{
+    "fabricmon_phy_transmitted_bytes_total",
+    "Bytes the port transmitted, every priority together (ice tx_bytes.nic); on NICs without "
+    "per-priority packet counters it tells a stalled port from a busy one.",
+    kCounter};
 const FamilyDef kPhyRxDiscards{
     "fabricmon_phy_receive_discards_total",
     "Received packets the port dropped, e.g. for lack of buffer (ethtool rx_discards_phy).",
@@ -138,6 +143,7 @@ const std::array kFamilies = {
     &kPhyPcsSymbol,
     &kPhyCorrectedBits,
     &kPhyReceivedBytes,
+    &kPhyTransmittedBytes,
     &kPhyRxDiscards,
     &kPhyTxDiscards,
     &kRxOutOfBuffer,

@@ -31,6 +31,7 @@ extern const FamilyDef kPhyCrc;
 extern const FamilyDef kPhyPcsSymbol;
 extern const FamilyDef kPhyCorrectedBits;
 extern const FamilyDef kPhyReceivedBytes;
+extern const FamilyDef kPhyTransmittedBytes;
 extern const FamilyDef kPhyRxDiscards;
 extern const FamilyDef kPhyTxDiscards;
 extern const FamilyDef kRxOutOfBuffer;

@@ -49,6 +49,7 @@ constexpr InputFamily kFamilies[] = {
     {"fabricmon_dcb_pfc_indications_total", {"interface", "priority", ""}, true, 0},
     {"fabricmon_dcb_pfc_requests_total", {"interface", "priority", ""}, true, 0},
     {"fabricmon_device_info", {"device", "", ""}, false, 0},
+    {"fabricmon_phy_transmitted_bytes_total", {"interface", "", ""}, true, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

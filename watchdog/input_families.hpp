@@ -51,6 +51,7 @@ enum class Fam : uint8_t {
   kDcbPfcIndications,   // {interface,priority} DCB ieee_pfc.indications: pause received (vendor-neutral)
   kDcbPfcRequests,      // {interface,priority} DCB ieee_pfc.requests: pause sent
   kDeviceInfo,          // {device} = 1, with hca_type and board_id: the NIC model
+  kPhyTxBytes,          // {interface} bytes the port transmitted, all priorities
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -19,6 +19,8 @@ constexpr std::string_view kDrivers[] = {"ice"};
 const Row kExact[] = {
     {"link_xoff_rx.nic", &kGlobalPauseRx, {}, {}, 1},
     {"link_xoff_tx.nic", &kGlobalPauseTx, {}, {}, 1},
+    // ICE_PF_STAT("tx_bytes.nic", stats.eth.tx_bytes): the port's good transmitted octets.
+    {"tx_bytes.nic", &kPhyTransmittedBytes, {}, {}, 1},
 };
 
 StatMapping map(std::string_view name) {

@@ -206,6 +206,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fresh and 1 s refresh at a 1 s poll only")
     ap.add_argument("--jobs", type=int, default=3)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--pivot", action="store_true", help="markdown, one row per case, one column per cadence")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     for binary in ("sim/fabricsim", "daemon/fabricmon"):
@@ -247,7 +248,34 @@ def main():
                      " ".join(r["false"])))
 
     header = ("case", "vendor", "NIC refresh", "poll", "result", "latency / budget (s)", "false findings")
-    if args.markdown:
+    if args.pivot:
+        # One row per case and vendor, one column per cadence: latency (s), "silent", or what went wrong.
+        columns = []
+        for row in rows:
+            if (row[2], row[3]) not in columns:
+                columns.append((row[2], row[3]))
+        print("| case | vendor | " + " | ".join(f"{r} / {p}" for r, p in columns) + " |")
+        print("|---|---|" + "---|" * len(columns))
+        keys = []
+        for row in rows:
+            if (row[0], row[1]) not in keys:
+                keys.append((row[0], row[1]))
+        for case, vendor in keys:
+            cells = []
+            for col in columns:
+                match = [r for r in rows if (r[0], r[1]) == (case, vendor) and (r[2], r[3]) == col]
+                if not match:
+                    cells.append("")
+                    continue
+                r = match[0]
+                if r[4] == "detected":
+                    cells.append(r[5].split(" / ")[0])
+                elif r[4] == "silent":
+                    cells.append("silent")
+                else:
+                    cells.append(f"**{r[4]}** {r[6]}".strip())
+            print(f"| {case} | {vendor} | " + " | ".join(cells) + " |")
+    elif args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for row in rows:

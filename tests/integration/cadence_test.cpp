@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Cadence{"mlx5", 0, 0.25}, Cadence{"mlx5", 0, 1}, Cadence{"mlx5", 0.2, 0.25},
                       Cadence{"mlx5", 0.2, 1}, Cadence{"mlx5", 1, 0.25}, Cadence{"mlx5", 1, 1},
                       Cadence{"mlx5", 2, 0.25}, Cadence{"mlx5", 2, 1}, Cadence{"bnxt", -1, 0.25},
-                      Cadence{"bnxt", -1, 1}),
+                      Cadence{"bnxt", -1, 1}, Cadence{"ice", -1, 1}),
     [](const auto& info) {
       const Cadence& c = info.param;
       std::string name = std::string(c.vendor) + "_refresh" +

@@ -62,8 +62,23 @@ Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressF
   return d;
 }
 
+// Where a NIC counts no packets per priority (ice), the paused side's progress is read from the
+// whole port's transmitted bytes: a port whose peer keeps pausing it and that sends under 1 % of
+// its line rate is stalled (PFC pause is only sent to a port that fills the switch's buffer, so a
+// paused port with little to send is not what makes pause frames keep coming). -1 when unknown.
+constexpr double kStalledLineShare = 0.01;
+
+double portProgress(const RuleContext& ctx, std::string_view interface, Nanos from, Nanos to) {
+  const Tracked* bytes = ctx.history.find(Fam::kPhyTxBytes, interface);
+  const PortRef* port = ctx.join.byInterface(interface);
+  const Tracked* rate = port != nullptr ? ctx.history.find(Fam::kPortRate, port->device, port->port) : nullptr;
+  if (!ctx.rated(bytes) || !ctx.ready(rate) || rate->raw <= 0) return -1;
+  if (!bytes->increasedIn(from, to)) return 0;
+  return bytes->rate >= kStalledLineShare * rate->raw ? bytes->rateIncrease : 0;
+}
+
 // SONiC's detector for NICs without pause-time counters: pause frames keep arriving at every
-// counter refresh while the paused side moves nothing. Needs the progress counter: frames alone
+// counter refresh while the paused side moves nothing. Needs a progress counter: frames alone
 // are what a busy, healthy lossless port sees too.
 Direction byFrames(const RuleContext& ctx, const Tracked* frames, Fam progressFam, bool linkDown) {
   Direction d;
@@ -72,6 +87,10 @@ Direction byFrames(const RuleContext& ctx, const Tracked* frames, Fam progressFa
   d.frames = true;
   d.frameCount = frames->rateIncrease;
   d.progress = progressIn(ctx, progressFam, frames->label("interface"), frames->label("priority"), d.from, d.stamp);
+  // Our own transmit is the paused side of received pause: the port's bytes can stand in for it.
+  if (d.progress < 0 && progressFam == Fam::kPrioTxPackets) {
+    d.progress = portProgress(ctx, frames->label("interface"), d.from, d.stamp);
+  }
   const bool rising = frames->rateIncrease > 0;
   d.storming = !linkDown && rising && d.progress == 0;
   d.quiet = linkDown || !rising;

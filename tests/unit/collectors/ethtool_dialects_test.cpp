@@ -221,6 +221,7 @@ TEST(DialectFixtureTest, Ice) {
       {R"(fabricmon_global_pause_frames_transmitted_total{interface="eth0"})", 4},
       {R"(fabricmon_pfc_pause_frames_received_total{interface="eth0",priority="3"})", 1417},
       {R"(fabricmon_pfc_pause_frames_transmitted_total{interface="eth0",priority="3"})", 655},
+      {R"(fabricmon_phy_transmitted_bytes_total{interface="eth0"})", 18223456789},
   };
   const auto got = collectAs("ice", "ice");
   for (const auto& [key, value] : want) {
@@ -228,7 +229,7 @@ TEST(DialectFixtureTest, Ice) {
     ASSERT_NE(it, got.end()) << key;
     EXPECT_DOUBLE_EQ(it->second, value) << key;
   }
-  EXPECT_EQ(got.size(), 8u * 2 + 2);
+  EXPECT_EQ(got.size(), 8u * 2 + 2 + 1);
   // No duration counter in ice: the family is absent, not zero.
   for (const auto& [key, value] : got) EXPECT_EQ(key.find("pause_seconds"), std::string::npos) << key;
 }

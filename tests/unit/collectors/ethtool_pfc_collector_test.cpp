@@ -219,7 +219,7 @@ TEST(EthtoolPfcCollectorTest, FamiliesAreTheEthtoolGroup) {
     EXPECT_EQ(f->type, f->name.ends_with("_total") ? MetricType::kCounter : MetricType::kGauge)
         << f->name;
   }
-  EXPECT_EQ(names.size(), 30u);
+  EXPECT_EQ(names.size(), 31u);
   for (const char* must :
        {"fabricmon_pfc_pause_seconds_total", "fabricmon_ethtool_stat_total",
         "fabricmon_pci_outbound_stalled_ratio", "fabricmon_priority_discards_total"}) {

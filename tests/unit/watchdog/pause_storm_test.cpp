@@ -294,3 +294,37 @@ TEST(FrameDetector, DurationDecidesWhenBothExist) {
 
 }  // namespace
 }  // namespace fabricmon::testing
+
+namespace fabricmon::testing {
+namespace {
+
+// ice counts no packets per priority: the port's transmitted bytes against its line rate stand in.
+TEST(FrameDetector, WholePortBytesStandInForPerPriorityProgress) {
+  for (const bool stalled : {true, false}) {
+    TestNode n;
+    healthyRoce(n);
+    n.drop("ethtool_pfc", "direction", "rx");
+    n.drop("ethtool_pfc", "direction", "tx");
+    n.drop("ethtool_pfc", "priority", "3");  // no per-priority packet counters at all
+    const Labels prio3{{"interface", "eth0"}, {"priority", "3"}};
+    const Labels port{{"interface", "eth0"}};
+    n.set("ethtool_pfc", "fabricmon_pfc_pause_frames_received_total", prio3, 0);
+    n.set("ethtool_pfc", "fabricmon_phy_transmitted_bytes_total", port, 0);
+    for (int i = 0; i < 5; ++i) {
+      n.add("ethtool_pfc", "fabricmon_phy_transmitted_bytes_total", port, 0.3 * k400G);
+      n.tick();
+    }
+    for (int i = 0; i < 4; ++i) {
+      n.add("ethtool_pfc", "fabricmon_pfc_pause_frames_received_total", prio3, 50000);
+      // Stalled: TCP on priority 0 only, 0.05 % of the line. Busy: 30 % of the line still goes out.
+      n.add("ethtool_pfc", "fabricmon_phy_transmitted_bytes_total", port, (stalled ? 0.0005 : 0.3) * k400G);
+      n.tick();
+    }
+    EXPECT_EQ(describe(n.findings()),
+              stalled ? std::vector<std::string>{"pause_storm/storm/eth0/3"} : std::vector<std::string>{})
+        << (stalled ? "stalled" : "busy");
+  }
+}
+
+}  // namespace
+}  // namespace fabricmon::testing
