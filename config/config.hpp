@@ -136,6 +136,9 @@ struct DcqcnMisconfigRule {
   bool enabled = true;
   Duration window = 60s;             ///< for the counter-based checks (ECN without CNP, ...)
   double pfcWithoutEcnPauseFraction = 0.01;
+  /// The counter signatures (ECN marks with no CNP sent, CNPs ignored with none handled) need at
+  /// least this many marks (ignored CNPs) in the window: a few at its edge prove nothing.
+  unsigned minSignaturePackets = 100;
 
   bool operator==(const DcqcnMisconfigRule&) const = default;
 };

@@ -266,6 +266,8 @@ class Loader {
         {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
         {"pfc_without_ecn_pause_fraction",
          [&](const Field& v) { r_.readNumber(v, rule.pfcWithoutEcnPauseFraction, kFraction); }},
+        {"min_signature_packets",
+         [&](const Field& v) { r_.readUnsigned(v, rule.minSignaturePackets, 1, kMaxCount); }},
     };
     r_.readMap(f, entries);
   }

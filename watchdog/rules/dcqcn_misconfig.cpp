@@ -72,7 +72,7 @@ void npDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
     v.stamp = std::max({v.stamp, marks.stamp, cnps.stamp});
     v.evidence.add("ecn_marked_packets", marks.increase);
     v.evidence.add("cnp_sent", cnps.increase);
-    if (marks.increase > 0 && cnps.increase == 0) v.fire = true;
+    if (marks.increase >= ctx.config.dcqcnMisconfig.minSignaturePackets && cnps.increase == 0) v.fire = true;
   }
   if (v.fire) {
     v.summary = configOff ? fmt::format("{}: ECN notification point disabled on RoCE priority {}", iface,
@@ -94,7 +94,7 @@ void rpDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
     v.stamp = std::max({v.stamp, ignored.stamp, handled.stamp});
     v.evidence.add("cnp_ignored", ignored.increase);
     v.evidence.add("cnp_handled", handled.increase);
-    if (ignored.increase > 0 && handled.increase == 0) v.fire = true;
+    if (ignored.increase >= ctx.config.dcqcnMisconfig.minSignaturePackets && handled.increase == 0) v.fire = true;
   }
   if (v.fire) {
     v.summary = configOff ? fmt::format("{}: ECN reaction point disabled on RoCE priority {}", iface,

@@ -88,6 +88,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"dcqcn_misconfig:\n      enabled: true", "dcqcn_misconfig:\n      enabled: false"},
       {"      window: 60s", "      window: 61s"},
       {"pfc_without_ecn_pause_fraction: 0.01", "pfc_without_ecn_pause_fraction: 0.02"},
+      {"min_signature_packets: 100", "min_signature_packets: 101"},
       {"link_flap:\n      enabled: true", "link_flap:\n      enabled: false"},
       {"down_events: 3", "down_events: 4"},
       {"      window: 10m", "      window: 11m"},
