@@ -24,7 +24,10 @@ find_bin() {
 free_port() {
   local port
   for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 40000))
+    # Below the kernel's ephemeral range (ip_local_port_range, 32768-60999 by default): a port
+    # picked there can be taken by an outgoing connection, or by a test daemon on port 0, before the
+    # server this is for binds it.
+    port=$((20000 + RANDOM % 12000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0
