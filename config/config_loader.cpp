@@ -1,8 +1,5 @@
 #include "config/config_loader.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -27,7 +24,6 @@ constexpr std::string_view kTextfileSuffix = ".prom";
 // Each write is an fsync and a rename; node_exporter reads the file at scrape time (15s or more),
 // so rewriting it more often than once a second only costs disk I/O.
 constexpr Duration kMinTextfileInterval = 1s;
-constexpr std::size_t kMaxFileBytes = 1 << 20;
 // Fewer than 4 slots leave no room for a scraper beside a browser and a curl; above 10000 the
 // descriptors would crowd out the counter files (docs/configuration.md, web.max_connections).
 constexpr unsigned kMinConnections = 4;
@@ -364,39 +360,7 @@ ConfigError fileError(const std::string& path, std::string message) {
   return ConfigError{path, 0, 0, "", std::move(message)};
 }
 
-std::string errnoText(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return std::string(std::strerror(errnum)) + " (" +
-         (name != nullptr ? name : std::to_string(errnum)) + ")";
-}
-
 }  // namespace
-
-Result<int> openRegularFile(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Error{errnoText(errno), errno};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Error{errnoText(err), err};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a regular file";
-    const int err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    return Error{std::string("not a regular file (") + kind + "): " + strerrorname_np(err), err};
-  }
-  // Regular files never block; clear O_NONBLOCK anyway so reads behave as documented.
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
-}
 
 std::string ConfigError::format() const {
   std::string out = file;
@@ -454,37 +418,13 @@ std::vector<ConfigError> validateConfig(const Config& config, const ConfigSchema
 }
 
 ConfigLoad loadConfigFile(const std::string& path, const ConfigSchema& schema) {
-  auto opened = openRegularFile(path);
-  if (!opened) {
+  auto text = readRegularFile(path, "config file");
+  if (!text) {
     ConfigLoad load;
-    load.errors.push_back(fileError(path, "cannot open config file: " + opened.error().message));
+    load.errors.push_back(fileError(path, text.error().message));
     return load;
   }
-  const int fd = *opened;
-  std::string text;
-  std::string failure;
-  char buf[16384];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      failure = "cannot read config file: " + errnoText(errno);
-      break;
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxFileBytes) {
-      failure = "config file is larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
-      break;
-    }
-  }
-  ::close(fd);
-  if (!failure.empty()) {
-    ConfigLoad load;
-    load.errors.push_back(fileError(path, std::move(failure)));
-    return load;
-  }
-  return loadConfigText(text, path, schema);
+  return loadConfigText(*text, path, schema);
 }
 
 }  // namespace fabricmon

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/regular_file.hpp"
 #include "model/result.hpp"
 
 namespace fabricmon {
@@ -36,11 +37,6 @@ struct ConfigLoad {
 /// Reads and validates a file. A file that cannot be read gives one error naming the file and the
 /// reason. Throws nothing.
 ConfigLoad loadConfigFile(const std::string& path, const ConfigSchema& schema);
-
-/// Opens a file the daemon reads whole at start or reload (config, web-config, certificates):
-/// O_RDONLY|O_CLOEXEC, without blocking, and only if it is a regular file, so a FIFO, a device or
-/// a directory is refused at once with a message saying what it is. The caller closes the fd.
-Result<int> openRegularFile(const std::string& path);
 
 /// Validates YAML text; `fileName` only labels the errors, `schema` names the rules and collectors
 /// (daemon/config_schema.hpp builds it from their tables). Empty or comment-only text gives the
