@@ -1,5 +1,7 @@
 #include "model/sample.hpp"
 
+#include <atomic>
+
 namespace fabricmon {
 
 std::string_view Series::label(std::string_view name) const {
@@ -28,7 +30,9 @@ SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
       if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') plain = false;
     }
   }
-  return std::make_shared<const Series>(Series{&family, std::move(labels), std::move(key), plain});
+  static std::atomic<uint64_t> nextId{1};
+  const uint64_t id = nextId.fetch_add(1, std::memory_order_relaxed);
+  return std::make_shared<const Series>(Series{&family, std::move(labels), std::move(key), plain, id});
 }
 
 }  // namespace fabricmon

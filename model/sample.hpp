@@ -34,6 +34,9 @@ struct Series {
   /// The label values are printable ASCII without `\` or `"`: `key` is then, byte for byte, the
   /// series' line head in the text format (no escaping, valid UTF-8), and the renderer copies it.
   bool plainKey = false;
+  /// Unique per makeSeries call and never reused: the identity other components key per-series
+  /// state by (the watchdog's history), instead of rebuilding a string from the labels per sample.
+  uint64_t id = 0;
 
   std::string_view label(std::string_view name) const;  ///< "" when absent
 };

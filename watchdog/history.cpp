@@ -176,6 +176,7 @@ bool History::ingest(const Snapshot& snapshot) {
   }
   // A series its collector no longer reports (device vanished) or whose collector left the snapshot
   // (stale) is forgotten: no history is kept, and no rule can judge it.
+  bool erased = false;
   for (auto it = series_.begin(); it != series_.end();) {
     const auto& c = collectors_[it->second.collector];
     bool gone = !c.present ||
@@ -185,10 +186,12 @@ bool History::ingest(const Snapshot& snapshot) {
       it = series_.erase(it);
       indexDirty_ = true;
       changed = true;
+      erased = true;
     } else {
       ++it;
     }
   }
+  if (erased || ++passesSinceIdSweep_ >= 64) forgetStaleIds(fresh);
   for (auto& c : collectors_) {
     if (!c.present) c.last.reset();
   }
@@ -205,6 +208,19 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
   const Nanos t = nanos(batch.monotonic);
   for (const auto& sample : batch.samples) {
     if (!sample.series) continue;
+    auto [known, first] = byId_.try_emplace(sample.series->id);
+    SeenSeries& seen = known->second;
+    seen.collector = collector;
+    seen.epoch = epoch;
+    if (!first) {
+      if (seen.tracked == nullptr) continue;  // not an input of any rule
+      Tracked& s = *seen.tracked;
+      s.collector = collector;
+      s.seenEpoch = epoch;
+      update(s, t, sample.value);
+      continue;
+    }
+    // First sight of this series object: find (or create) what it feeds, once.
     auto fam = inputFamilyByName(sample.series->family->name);
     if (!fam) continue;
     const auto& def = inputFamily(*fam);
@@ -227,8 +243,24 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (s.series != sample.series) s.series = sample.series;  // labels beyond the key may change
     s.collector = collector;
     s.seenEpoch = epoch;
+    seen.tracked = &s;  // unordered_map nodes never move: the pointer stays valid until erased
     update(s, t, sample.value);
   }
+}
+
+// Ids of series objects no longer reported (their collector published without them, or left the
+// snapshot). Every id that fed an erased Tracked is among them: a Tracked is erased only when no
+// series fed it in its collector's latest batch. Run whenever a Tracked was erased (no dangling
+// pointer survives the pass), and now and then for ids that fed nothing (a re-created device's
+// old series objects).
+void History::forgetStaleIds(const std::vector<uint16_t>& fresh) {
+  for (auto it = byId_.begin(); it != byId_.end();) {
+    const auto& c = collectors_[it->second.collector];
+    const bool gone = !c.present || (std::find(fresh.begin(), fresh.end(), it->second.collector) != fresh.end() &&
+                                     it->second.epoch != c.epoch);
+    it = gone ? byId_.erase(it) : std::next(it);
+  }
+  passesSinceIdSweep_ = 0;
 }
 
 void History::update(Tracked& s, Nanos t, double v) {

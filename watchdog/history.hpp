@@ -178,6 +178,9 @@ class History {
   /// A series by its key-label values (in InputFamily::keyLabels order).
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {}) const;
   size_t size() const { return series_.size(); }
+  /// Series objects remembered by id (tracked or known to be no rule's input); bounded by the
+  /// series the collectors report now plus those of the last 64 passes.
+  size_t seriesObjects() const { return byId_.size(); }
   /// The NIC sources seen, indexed by Tracked::group.
   const std::vector<Group>& groups() const { return groups_; }
 
@@ -191,8 +194,19 @@ class History {
   void shape(Tracked& s) const;
   static void buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c);
 
+  void forgetStaleIds(const std::vector<uint16_t>& fresh);
+
   HistoryPlan plan_;
   std::unordered_map<std::string, Tracked> series_;
+  /// Series objects seen, by Series::id: the Tracked each feeds (nullptr: not an input of any rule),
+  /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
+  struct SeenSeries {
+    Tracked* tracked = nullptr;
+    uint16_t collector = 0;
+    uint32_t epoch = 0;
+  };
+  std::unordered_map<uint64_t, SeenSeries> byId_;
+  unsigned passesSinceIdSweep_ = 0;
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
   struct CollectorSeen {

@@ -5,6 +5,8 @@
 //   BM_FloorPlus           the floor plus the per-poll syscalls the design requires (see below)
 //   BM_Collector/<name>    one collector alone; BM_Floor/<name> the files that collector reads
 //   BM_Render*             renderPrometheusText + makePayload of the full snapshot
+//   BM_WatchdogPass        one watchdog pass over a fresh snapshot of every collector's batch: history
+//                          ingest (series lookup, rates) and every rule, as the pipeline runs it
 //
 // A summary with the ratios and the targets is printed after the Google Benchmark table. The numbers
 // are printed, never asserted: speed is not a test (the ctest entry only checks that it runs).
@@ -39,6 +41,7 @@
 #include "exporters/payload.hpp"
 #include "exporters/prometheus_text.hpp"
 #include "sim/simulator.hpp"
+#include "watchdog/watchdog.hpp"
 
 namespace fabricmon::bench {
 namespace {
@@ -377,6 +380,48 @@ void BM_RenderAndPayload(benchmark::State& state) {
   state.counters["gzip_bytes"] = static_cast<double>(gRig->gzipBytes);
 }
 
+// Snapshots of the warm-up batches one poll interval apart: the same series (as the collectors
+// reuse them), values grown by a step each round, so every counter moves and every rule judges.
+std::vector<Snapshot> watchdogRounds(const Rig& rig, size_t first, size_t count) {
+  std::vector<Snapshot> rounds;
+  const auto base = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  for (size_t r = first; r < first + count; ++r) {
+    Snapshot snap;
+    snap.generation = r + 1;
+    for (const BatchPtr& b : rig.snapshot) {
+      auto copy = std::make_shared<Batch>(*b);
+      copy->monotonic = base + rig.config.poll.interval * r;
+      for (Sample& sample : copy->samples) {
+        if (sample.series->family->type == MetricType::kCounter) sample.value += 1000.0 * double(r);
+      }
+      snap.batches[copy->collector] = std::move(copy);
+    }
+    rounds.push_back(std::move(snap));
+  }
+  return rounds;
+}
+
+void BM_WatchdogPass(benchmark::State& state) {
+  Watchdog watchdog(gRig->config.watchdog, gRig->config.qos);
+  constexpr size_t kRounds = 64;
+  size_t next = 0;
+  std::vector<Snapshot> rounds = watchdogRounds(*gRig, next, kRounds);
+  size_t i = 0;
+  const auto wall = std::chrono::system_clock::now();
+  for (auto _ : state) {
+    if (i == rounds.size()) {
+      state.PauseTiming();
+      next += kRounds;
+      rounds = watchdogRounds(*gRig, next, kRounds);
+      i = 0;
+      state.ResumeTiming();
+    }
+    const Snapshot& snap = rounds[i++];
+    watchdog.evaluate(snap, snap.batches.begin()->second->monotonic, wall);
+  }
+  state.counters["series"] = static_cast<double>(gRig->seriesCount);
+}
+
 // ---- the summary after the table ----
 
 /// Keeps the CPU time of every run (in µs) so the ratios can be printed at the end.
@@ -462,6 +507,11 @@ void printSummary(const Rig& rig, const SummaryReporter& rep) {
     std::printf("target full poll <= %.1f x pread floor: %s (%.2f)\n", kTargetRatio,
                 ratio <= kTargetRatio ? "met" : "MISSED", ratio);
   }
+  const double pass = rep.us("BM_WatchdogPass");
+  if (pass >= 0) {
+    std::printf("watchdog pass (history ingest + every rule) per poll: %.1f us for %zu series\n", pass,
+                rig.seriesCount);
+  }
   const double render = rep.us("BM_RenderAndPayload");
   if (render >= 0) {
     std::printf("render text + gzip payload: %.1f us (text only %.1f us) for %zu series, %zu bytes (%zu gzip)\n",
@@ -496,6 +546,7 @@ int main(int argc, char** argv) {
   }
   benchmark::RegisterBenchmark("BM_RenderText", BM_RenderText)->Unit(unit);
   benchmark::RegisterBenchmark("BM_RenderAndPayload", BM_RenderAndPayload)->Unit(unit);
+  benchmark::RegisterBenchmark("BM_WatchdogPass", BM_WatchdogPass)->Unit(unit);
 
   // Colour only on a terminal, as the default reporter does with --benchmark_color=auto.
   SummaryReporter reporter(::isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_ColorTabular
