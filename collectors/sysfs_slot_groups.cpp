@@ -193,4 +193,13 @@ void listRdmaDevices(const Topology& topology, std::vector<SlotGroup>& groups) {
   }
 }
 
+void listNetdevs(const Topology& topology, std::vector<SlotGroup>& groups) {
+  for (const auto& n : topology.netdevs) {
+    SlotGroup g;
+    g.name = n.name;
+    g.dirRel = "class/net/" + n.name;
+    groups.push_back(std::move(g));
+  }
+}
+
 }  // namespace fabricmon

@@ -130,5 +130,7 @@ std::string slotKey(std::string_view group, std::string_view rest);
 /// One group per RDMA device of the topology, rooted at class/infiniband/<dev>: the Lister of every
 /// collector that reads a device's files.
 void listRdmaDevices(const Topology& topology, std::vector<SlotGroup>& groups);
+/// One group per network interface in the topology (class/net/<interface>).
+void listNetdevs(const Topology& topology, std::vector<SlotGroup>& groups);
 
 }  // namespace fabricmon

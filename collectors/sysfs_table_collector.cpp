@@ -7,15 +7,6 @@ namespace fabricmon {
 
 namespace {
 
-void listNetdevs(const Topology& topology, std::vector<SlotGroup>& groups) {
-  for (const auto& n : topology.netdevs) {
-    SlotGroup g;
-    g.name = n.name;
-    g.dirRel = "class/net/" + n.name;
-    groups.push_back(std::move(g));
-  }
-}
-
 class SysfsTableCollector final : public Collector {
  public:
   SysfsTableCollector(std::string_view name, const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs)
