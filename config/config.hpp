@@ -179,6 +179,9 @@ struct RocePacketLossRule {
   Duration window = 5min;
   double localAckTimeoutCriticalPerSecond = 1.0;
   Duration criticalWindow = 10s;     ///< window of the local-ACK-timeout rate (critical)
+  /// Out-of-sequence packets with no sequence error, ACK timeout or retransmission are reordering
+  /// (adaptive routing), not loss; true warns on them anyway (fabrics without adaptive routing).
+  bool outOfSequenceAloneIsLoss = false;
 
   bool operator==(const RocePacketLossRule&) const = default;
 };
@@ -190,9 +193,74 @@ struct LosslessDropRule {
   bool operator==(const LosslessDropRule&) const = default;
 };
 
+struct PortDownRule {
+  bool enabled = true;
+  /// A port that was ACTIVE (or is expected) and has not been ACTIVE this long is down. Longer than an
+  /// InfiniBand port's LinkUp -> Active bring-up by the subnet manager and a RoCE link retrain
+  /// (docs/rules.md, port_down).
+  Duration hold = 60s;
+  /// "device/port" of ports that must be ACTIVE even if never seen ACTIVE since start.
+  std::vector<std::string> expectedPorts;
+  /// Regexes on "device/port": ports never judged (an unused auxiliary port, a port kept down).
+  std::vector<std::string> exclude;
+
+  bool operator==(const PortDownRule&) const = default;
+};
+
+struct DeviceMissingRule {
+  bool enabled = true;
+  /// A device (or port) absent this long is missing; a driver reload or firmware reset that empties
+  /// class/infiniband for less than this raises nothing (docs/rules.md, device_missing).
+  Duration grace = 60s;
+  std::vector<std::string> expectedDevices;  ///< RDMA device names that must be present
+  std::optional<unsigned> expectedDeviceCount;  ///< at least this many RDMA devices
+  std::optional<unsigned> expectedPortCount;    ///< at least this many RDMA ports, all devices together
+
+  bool operator==(const DeviceMissingRule&) const = default;
+};
+
+struct PfcProtectionOffRule {
+  bool enabled = true;
+  /// Also warn when the NIC reports no storm-prevention timeout at all (the driver has no
+  /// pfc-prevention-tout tunable) on an interface with PFC on: for fleets whose NICs all have it.
+  bool requireSupport = false;
+
+  bool operator==(const PfcProtectionOffRule&) const = default;
+};
+
+struct GlobalPauseRule {
+  bool enabled = true;
+  Duration window = 60s;      ///< pause frames within this window; quiet this long clears it
+  unsigned minFrames = 1;     ///< frames in the window that make a finding
+
+  bool operator==(const GlobalPauseRule&) const = default;
+};
+
+struct LosslessClassSharedRule {
+  bool enabled = true;
+  Duration window = 60s;           ///< bytes are compared over this window
+  double maxNonRdmaShare = 0.10;   ///< non-RDMA share of the lossless priority's bytes above this fires
+  /// Below this rate (bytes/s) on the lossless priority there is too little traffic to judge a share.
+  double minBytesPerSecond = 1e6;
+  /// DSCP values besides qos.roce_dscp allowed on the lossless priority; unset = the RoCE DSCP's
+  /// class-selector group (roce_dscp & ~7 .. +7), which the mlx5 default trust-dscp map puts there.
+  std::optional<std::vector<unsigned>> allowedDscps;
+
+  bool operator==(const LosslessClassSharedRule&) const = default;
+};
+
+/// A finding of the same rule and subject that starts `count` times within `window` is recurring.
+struct RecurrenceConfig {
+  unsigned count = 3;
+  Duration window = 1h;
+
+  bool operator==(const RecurrenceConfig&) const = default;
+};
+
 struct WatchdogConfig {
   Duration peakWindow = 60s;  ///< window of the peak pause-fraction / ECN / CNP gauges
   unsigned minSamples = 2;    ///< samples a series needs before any rule judges it
+  RecurrenceConfig recurrence;
   PauseStormRule pauseStorm;
   DcqcnMisconfigRule dcqcnMisconfig;
   LinkFlapRule linkFlap;
@@ -200,6 +268,11 @@ struct WatchdogConfig {
   PortDegradedRule portDegraded;
   RocePacketLossRule rocePacketLoss;
   LosslessDropRule losslessDrop;
+  PortDownRule portDown;
+  DeviceMissingRule deviceMissing;
+  PfcProtectionOffRule pfcProtectionOff;
+  GlobalPauseRule globalPause;
+  LosslessClassSharedRule losslessClassShared;
 
   bool operator==(const WatchdogConfig&) const = default;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "config/duration.hpp"
@@ -224,6 +225,7 @@ class Loader {
     const Entry entries[] = {
         {"peak_window", [&](const Field& v) { r_.readDuration(v, w.peakWindow); }},
         {"min_samples", [&](const Field& v) { r_.readUnsigned(v, w.minSamples, 1, kMaxCount); }},
+        {"recurrence", [&](const Field& v) { recurrence(v, w.recurrence); }},
         {"rules", [&](const Field& v) { rules(v); }},
     };
     r_.readMap(f, entries);
@@ -239,6 +241,132 @@ class Loader {
         {"port_degraded", [&](const Field& v) { portDegraded(v, w.portDegraded); }},
         {"roce_packet_loss", [&](const Field& v) { rocePacketLoss(v, w.rocePacketLoss); }},
         {"lossless_drop", [&](const Field& v) { losslessDrop(v, w.losslessDrop); }},
+        {"port_down", [&](const Field& v) { portDown(v, w.portDown); }},
+        {"device_missing", [&](const Field& v) { deviceMissing(v, w.deviceMissing); }},
+        {"pfc_protection_off", [&](const Field& v) { pfcProtectionOff(v, w.pfcProtectionOff); }},
+        {"global_pause", [&](const Field& v) { globalPause(v, w.globalPause); }},
+        {"lossless_class_shared",
+         [&](const Field& v) { losslessClassShared(v, w.losslessClassShared); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void recurrence(const Field& f, RecurrenceConfig& rec) {
+    const Entry entries[] = {
+        // 1 would mark every finding recurring at its first start.
+        {"count", [&](const Field& v) { r_.readUnsigned(v, rec.count, 2, kMaxCount); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rec.window); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  // "mlx5_0/1": an RDMA device name (class/infiniband/<name>, no '/') and a port number >= 1.
+  static std::string checkPortName(const std::string& text) {
+    const auto slash = text.find('/');
+    if (slash == std::string::npos || slash == 0 || text.find('/', slash + 1) != std::string::npos) {
+      return "expected \"<device>/<port>\" such as \"mlx5_0/1\", got \"" + text + "\"";
+    }
+    const std::string port = text.substr(slash + 1);
+    unsigned n = 0;
+    const auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
+    if (ec != std::errc() || ptr != port.data() + port.size() || n == 0) {
+      return "the port of \"" + text + "\" must be a number from 1 (sysfs ports/<N>)";
+    }
+    return {};
+  }
+
+  static std::string checkDeviceName(const std::string& text) {
+    if (text.find('/') != std::string::npos || text == "." || text == "..") {
+      return "expected an RDMA device name as in /sys/class/infiniband (\"mlx5_0\"), got \"" + text + "\"";
+    }
+    return {};
+  }
+
+  void portDown(const Field& f, PortDownRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"hold", [&](const Field& v) { r_.readDuration(v, rule.hold); }},
+        {"expected_ports",
+         [&](const Field& v) { r_.readStringList(v, rule.expectedPorts, checkPortName); }},
+        {"exclude", [&](const Field& v) { r_.readRegexList(v, rule.exclude); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void deviceMissing(const Field& f, DeviceMissingRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"grace", [&](const Field& v) { r_.readDuration(v, rule.grace); }},
+        {"expected_devices",
+         [&](const Field& v) { r_.readStringList(v, rule.expectedDevices, checkDeviceName); }},
+        {"expected_device_count",
+         [&](const Field& v) {
+           unsigned n = 0;
+           if (v.node.IsNull()) {
+             rule.expectedDeviceCount.reset();
+           } else if (r_.readUnsigned(v, n, 1, kMaxCount)) {
+             rule.expectedDeviceCount = n;
+           }
+         }},
+        {"expected_port_count",
+         [&](const Field& v) {
+           unsigned n = 0;
+           if (v.node.IsNull()) {
+             rule.expectedPortCount.reset();
+           } else if (r_.readUnsigned(v, n, 1, kMaxCount)) {
+             rule.expectedPortCount = n;
+           }
+         }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void pfcProtectionOff(const Field& f, PfcProtectionOffRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"require_support", [&](const Field& v) { r_.readBool(v, rule.requireSupport); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void globalPause(const Field& f, GlobalPauseRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
+        {"min_frames", [&](const Field& v) { r_.readUnsigned(v, rule.minFrames, 1, kMaxCount); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void losslessClassShared(const Field& f, LosslessClassSharedRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
+        {"max_non_rdma_share",
+         [&](const Field& v) { r_.readNumber(v, rule.maxNonRdmaShare, kFraction); }},
+        {"min_bytes_per_second",
+         [&](const Field& v) { r_.readNumber(v, rule.minBytesPerSecond, kNonNegative); }},
+        {"allowed_dscps",
+         [&](const Field& v) {
+           std::vector<std::string> items;
+           // The DSCP field is 6 bits (RFC 2474).
+           auto check = [](const std::string& text) -> std::string {
+             unsigned n = 0;
+             const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+             if (ec != std::errc() || ptr != text.data() + text.size() || n > 63) {
+               return "expected a DSCP value from 0 to 63, got \"" + text + "\"";
+             }
+             return {};
+           };
+           if (v.node.IsNull()) {  // "~": the default group
+             rule.allowedDscps.reset();
+             return;
+           }
+           if (!r_.readStringList(v, items, check)) return;
+           std::vector<unsigned> dscps;
+           for (const auto& item : items) dscps.push_back(static_cast<unsigned>(std::stoul(item)));
+           rule.allowedDscps = std::move(dscps);
+         }},
     };
     r_.readMap(f, entries);
   }
@@ -321,6 +449,8 @@ class Loader {
            r_.readNumber(v, rule.localAckTimeoutCriticalPerSecond, kPositive);
          }},
         {"critical_window", [&](const Field& v) { r_.readDuration(v, rule.criticalWindow); }},
+        {"out_of_sequence_alone_is_loss",
+         [&](const Field& v) { r_.readBool(v, rule.outOfSequenceAloneIsLoss); }},
     };
     r_.readMap(f, entries);
   }
@@ -379,11 +509,22 @@ class CrossChecks {
         {"watchdog.rules.roce_packet_loss.window", w.rocePacketLoss.window},
         {"watchdog.rules.roce_packet_loss.critical_window", w.rocePacketLoss.criticalWindow},
         {"watchdog.rules.link_errors.window", w.linkErrors.window},
+        {"watchdog.rules.global_pause.window", w.globalPause.window},
+        {"watchdog.rules.lossless_class_shared.window", w.losslessClassShared.window},
+        {"watchdog.rules.port_down.hold", w.portDown.hold},
     };
     for (const auto& [key, window] : windows) {
       mustExceed(key, window, "poll.interval", p.interval,
                  "a shorter window holds fewer than two samples");
     }
+    // A device is only seen to be gone or back at a discovery rescan: a grace no longer than the
+    // rescan interval would report every driver reload it happens to straddle.
+    mustExceed("watchdog.rules.device_missing.grace", w.deviceMissing.grace, "poll.discovery_interval",
+               p.discoveryInterval, "a device is seen to leave or return only at a discovery rescan");
+    // Recurrence counts findings that start, clear and start again: the window must hold more than
+    // one poll.
+    mustExceed("watchdog.recurrence.window", w.recurrence.window, "poll.interval", p.interval,
+               "a shorter window cannot hold two starts of a finding");
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -54,8 +55,18 @@ class FindingTracker {
   FindingTracker();
   static const FamilyDef kActiveFamily;
   static const FamilyDef kTransitionsFamily;
-  static constexpr std::string_view kRules[] = {"pause_storm",  "dcqcn_misconfig",  "link_flap",    "link_errors",
-                                                "port_degraded", "roce_packet_loss", "lossless_drop"};
+  static const FamilyDef kRecurringFamily;
+  static constexpr std::string_view kRules[] = {
+      "pause_storm",   "dcqcn_misconfig",    "link_flap",    "link_errors",          "port_degraded",
+      "roce_packet_loss", "lossless_drop",   "port_down",    "device_missing",       "pfc_protection_off",
+      "global_pause",  "lossless_class_shared"};
+
+  /// A finding whose subject starts `count` times within `window` (of its evaluation stamps) is
+  /// recurring: the fault was reset, not fixed (docs/rules.md, "Recurring findings").
+  void setRecurrence(unsigned count, Nanos window) {
+    recurrenceCount_ = count;
+    recurrenceWindow_ = window;
+  }
 
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
   void beginRound(std::chrono::system_clock::time_point wallNow);
@@ -82,7 +93,11 @@ class FindingTracker {
     unsigned hits = 0;
     Nanos condSince = kNever;
     Nanos clearSince = kNever;
+    std::deque<Nanos> starts;  ///< stamps of recent starts, at most recurrenceCount_ of them
+    bool recurring = false;
+    SeriesPtr recurringGauge;  ///< fabricmon_watchdog_recurring, built when it first recurs
   };
+  void updateRecurrence(State& st, Nanos stamp) const;
   void start(State& st, const Verdict& v);
   void stop(State& st, std::string_view why);
   size_t ruleIndex(std::string_view rule) const;
@@ -93,6 +108,8 @@ class FindingTracker {
   std::array<SeriesPtr, std::size(kRules)> transitionSeries_;
   mutable std::string scratch_;
   std::chrono::system_clock::time_point wallNow_{};
+  unsigned recurrenceCount_ = 3;
+  Nanos recurrenceWindow_ = 3600 * kSecond;
 };
 
 }  // namespace fabricmon::watchdog

@@ -35,8 +35,10 @@ const FamilyDef kCnpHandledRatePeak{
     MetricType::kGauge};
 
 const FamilyDef* const kFamilies[] = {&FindingTracker::kActiveFamily, &FindingTracker::kTransitionsFamily,
-                                      &History::kRefreshFamily,        &kPauseFractionPeak, &kEcnMarkedRatePeak, &kCnpSentRatePeak,
-                                      &kCnpHandledRatePeak};
+                                      &FindingTracker::kRecurringFamily, &History::kRefreshFamily,
+                                      &kPauseFractionPeak,               &kEcnMarkedRatePeak,
+                                      &kCnpSentRatePeak,                 &kCnpHandledRatePeak,
+                                      &kPortIgnoredFamily};
 
 struct PeakOutput {
   Fam fam;
@@ -77,6 +79,10 @@ HistoryPlan planFor(const WatchdogConfig& c) {
     need(f, c.rocePacketLoss.enabled, c.rocePacketLoss.window);
   }
   need(Fam::kRoceLocalAckTimeouts, c.rocePacketLoss.enabled, c.rocePacketLoss.criticalWindow);
+  for (Fam f : {Fam::kGlobalPauseRx, Fam::kGlobalPauseTx}) need(f, c.globalPause.enabled, c.globalPause.window);
+  for (Fam f : {Fam::kPrioRxBytes, Fam::kPrioTxBytes, Fam::kRdmaVportBytes}) {
+    need(f, c.losslessClassShared.enabled, c.losslessClassShared.window);
+  }
   for (const auto& p : kPeaks) plan.peak[static_cast<size_t>(p.fam)] = true;
   plan.peakWindow = std::max<Nanos>(toNanos(c.peakWindow), 1);
   return plan;
@@ -95,6 +101,13 @@ const RuleEntry kRuleTable[] = {
     {"port_degraded", [](const WatchdogConfig& c) { return c.portDegraded.enabled; }, evaluatePortDegraded},
     {"roce_packet_loss", [](const WatchdogConfig& c) { return c.rocePacketLoss.enabled; }, evaluateRocePacketLoss},
     {"lossless_drop", [](const WatchdogConfig& c) { return c.losslessDrop.enabled; }, evaluateLosslessDrop},
+    {"port_down", [](const WatchdogConfig& c) { return c.portDown.enabled; }, evaluatePortDown},
+    {"device_missing", [](const WatchdogConfig& c) { return c.deviceMissing.enabled; }, evaluateDeviceMissing},
+    {"pfc_protection_off", [](const WatchdogConfig& c) { return c.pfcProtectionOff.enabled; },
+     evaluatePfcProtectionOff},
+    {"global_pause", [](const WatchdogConfig& c) { return c.globalPause.enabled; }, evaluateGlobalPause},
+    {"lossless_class_shared", [](const WatchdogConfig& c) { return c.losslessClassShared.enabled; },
+     evaluateLosslessClassShared},
 };
 
 }  // namespace
@@ -109,16 +122,18 @@ class Engine {
     qos_ = std::move(qos);
     history_.setPlan(planFor(config_));
     storms_.setWindow(toNanos(config_.dcqcnMisconfig.window));
+    tracker_.setRecurrence(config_.recurrence.count, toNanos(config_.recurrence.window));
+    if (!config_.portDown.enabled) memory_.ports.clear();
     for (const auto& rule : kRuleTable) {
       if (!rule.enabled(config_)) tracker_.clearRule(rule.name);
     }
   }
 
-  void evaluate(const Snapshot& snapshot, std::chrono::system_clock::time_point wallNow) {
+  void evaluate(const Snapshot& snapshot, Nanos now, std::chrono::system_clock::time_point wallNow) {
     history_.ingest(snapshot);
     join_.build(history_);
-    RuleContext ctx{history_, config_, qos_, join_, tracker_, storms_, portBestRate_, std::to_string(qos_.rocePriority),
-                    std::to_string(qos_.cnpPriority)};
+    RuleContext ctx{history_,      config_, qos_, join_, tracker_, storms_, portBestRate_, std::to_string(qos_.rocePriority),
+                    std::to_string(qos_.cnpPriority), memory_, now};
     tracker_.beginRound(wallNow);
     for (const auto& rule : kRuleTable) {
       if (rule.enabled(config_)) rule.evaluate(ctx);
@@ -128,6 +143,7 @@ class Engine {
 
   void appendSamples(std::vector<Sample>& out, Nanos now) {
     tracker_.appendSamples(out);
+    if (config_.portDown.enabled) appendPortIgnored(memory_, out);
     for (const auto& g : history_.groups()) {
       if (g.live && g.refresh > 0) out.push_back(Sample{g.gauge, double(g.refresh) / kSecond});
     }
@@ -155,6 +171,7 @@ class Engine {
   FindingTracker tracker_;
   StormLedger storms_;
   std::map<std::string, double, std::less<>> portBestRate_;
+  RuleMemory memory_;
 };
 
 }  // namespace watchdog
@@ -174,7 +191,7 @@ void Watchdog::reconfigure(WatchdogConfig config, QosConfig qos) {
 
 void Watchdog::evaluate(const Snapshot& snapshot, std::chrono::steady_clock::time_point now,
                         std::chrono::system_clock::time_point wallNow) {
-  engine_->evaluate(snapshot, wallNow);
+  engine_->evaluate(snapshot, watchdog::toNs(now), wallNow);
   publish(now, wallNow);
 }
 

@@ -11,6 +11,7 @@
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
+#include "watchdog/rules/rule_memory.hpp"
 #include "watchdog/storm_ledger.hpp"
 
 namespace fabricmon::watchdog {
@@ -28,6 +29,9 @@ struct RuleContext {
   std::map<std::string, double, std::less<>>& portBestRate;
   std::string rocePriority;  ///< qos.rocePriority as a label value
   std::string cnpPriority;
+  /// port_down and device_missing: what outlives a series (ports ever ACTIVE, devices last seen).
+  RuleMemory& memory;
+  Nanos now = kNever;        ///< time of this evaluation (the snapshot's)
 
   /// A series with enough samples to be judged (counters need two for a delta).
   bool ready(const Tracked* s) const {
@@ -51,9 +55,19 @@ void evaluateLinkErrors(RuleContext& ctx);
 void evaluatePortDegraded(RuleContext& ctx);
 void evaluateRocePacketLoss(RuleContext& ctx);
 void evaluateLosslessDrop(RuleContext& ctx);
+void evaluatePortDown(RuleContext& ctx);
+void evaluateDeviceMissing(RuleContext& ctx);
+void evaluatePfcProtectionOff(RuleContext& ctx);
+void evaluateGlobalPause(RuleContext& ctx);
+void evaluateLosslessClassShared(RuleContext& ctx);
+
+/// port_down's info series of the ports it does not judge (fabricmon_watchdog_port_ignored_info).
+extern const FamilyDef kPortIgnoredFamily;
+void appendPortIgnored(RuleMemory& memory, std::vector<Sample>& out);
 
 /// PortState values (Documentation/ABI/stable/sysfs-class-infiniband).
 inline constexpr double kPortActive = 4;
 inline constexpr double kPhysLinkUp = 5;
+inline constexpr double kPhysDisabled = 3;
 
 }  // namespace fabricmon::watchdog

@@ -67,7 +67,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"discovery_interval: 10s", "discovery_interval: 11s"},
       {"stale_after: 30s", "stale_after: 31s"},
       {"devices:\n  include: []", "devices:\n  include: [x]"},
-      {"exclude: []", "exclude: [x]"},
+      {"  exclude: []                      # regexes; a device", "  exclude: [x] # a device"},
       {"netdev:\n  include: []", "netdev:\n  include: [x]"},
       {"collectors: {}", "collectors: {rdma_port: {}}"},
       {"stats_include: []", "stats_include: [x]"},
@@ -107,6 +107,29 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"      window: 5m", "      window: 6m"},
       {"local_ack_timeout_critical_per_second: 1", "local_ack_timeout_critical_per_second: 2"},
       {"lossless_drop:\n      enabled: true", "lossless_drop:\n      enabled: false"},
+      {"clear_after: 5m", "clear_after: 6m"},
+      {"out_of_sequence_alone_is_loss: false", "out_of_sequence_alone_is_loss: true"},
+      {"    count: 3\n", "    count: 4\n"},
+      {"    window: 1h", "    window: 2h"},
+      {"port_down:\n      enabled: true", "port_down:\n      enabled: false"},
+      {" hold: 60s", " hold: 61s"},
+      {"expected_ports: []", "expected_ports: [mlx5_0/1]"},
+      {"exclude: []                  # regexes on", "exclude: [x] # regexes on"},
+      {"device_missing:\n      enabled: true", "device_missing:\n      enabled: false"},
+      {"grace: 60s", "grace: 61s"},
+      {"expected_devices: []", "expected_devices: [mlx5_0]"},
+      {"expected_device_count: ~", "expected_device_count: 8"},
+      {"expected_port_count: ~", "expected_port_count: 8"},
+      {"pfc_protection_off:\n      enabled: true", "pfc_protection_off:\n      enabled: false"},
+      {"require_support: false", "require_support: true"},
+      {"global_pause:\n      enabled: true\n      window: 1m", "global_pause:\n      enabled: false\n      window: 1m"},
+      {"window: 1m                   # 802.3x", "window: 2m # 802.3x"},
+      {"min_frames: 1", "min_frames: 2"},
+      {"lossless_class_shared:\n      enabled: true", "lossless_class_shared:\n      enabled: false"},
+      {"window: 1m                   # the priority's", "window: 2m # the priority's"},
+      {"max_non_rdma_share: 0.1", "max_non_rdma_share: 0.2"},
+      {"min_bytes_per_second: 1e6", "min_bytes_per_second: 2e6"},
+      {"allowed_dscps: ~", "allowed_dscps: [24]"},
   };
   for (const auto& e : edits) {
     const std::string_view from(e.from);
@@ -188,6 +211,9 @@ log:
 watchdog:
   peak_window: 2m
   min_samples: 4
+  recurrence:
+    count: 5
+    window: 2h
   rules:
     pause_storm:
       enabled: false
@@ -221,8 +247,33 @@ watchdog:
       enabled: false
       window: 15m
       local_ack_timeout_critical_per_second: 0.5
+      out_of_sequence_alone_is_loss: true
     lossless_drop:
       enabled: false
+    port_down:
+      enabled: false
+      hold: 2m
+      expected_ports: [mlx5_0/1, mlx5_1/1]
+      exclude: ['mlx5_9/.*']
+    device_missing:
+      enabled: false
+      grace: 5m
+      expected_devices: [mlx5_0, mlx5_1]
+      expected_device_count: 8
+      expected_port_count: 9
+    pfc_protection_off:
+      enabled: false
+      require_support: true
+    global_pause:
+      enabled: false
+      window: 5m
+      min_frames: 10
+    lossless_class_shared:
+      enabled: false
+      window: 2m
+      max_non_rdma_share: 0.25
+      min_bytes_per_second: 1e7
+      allowed_dscps: [24, 25]
 )";
 
 TEST(FullFile, SetsEveryField) {
@@ -249,8 +300,14 @@ TEST(FullFile, SetsEveryField) {
   want.watchdog.linkFlap = {false, 5, 30min, 1h};
   want.watchdog.linkErrors = {false, 100, 20, 30.5, 40, 1e-15, 1h};
   want.watchdog.portDegraded = {false, 400.0, 1min};
-  want.watchdog.rocePacketLoss = {false, 15min, 0.5};
+  want.watchdog.rocePacketLoss = {false, 15min, 0.5, 10s, true};
+  want.watchdog.recurrence = {5, 2h};
   want.watchdog.losslessDrop = {false};
+  want.watchdog.portDown = {false, 2min, {"mlx5_0/1", "mlx5_1/1"}, {"mlx5_9/.*"}};
+  want.watchdog.deviceMissing = {false, 5min, {"mlx5_0", "mlx5_1"}, 8u, 9u};
+  want.watchdog.pfcProtectionOff = {false, true};
+  want.watchdog.globalPause = {false, 5min, 10};
+  want.watchdog.losslessClassShared = {false, 2min, 0.25, 1e7, std::vector<unsigned>{24, 25}};
 
   // Section by section first, so a failure names the section.
   EXPECT_EQ(c.web, want.web);
@@ -270,6 +327,11 @@ TEST(FullFile, SetsEveryField) {
   EXPECT_EQ(c.watchdog.portDegraded, want.watchdog.portDegraded);
   EXPECT_EQ(c.watchdog.rocePacketLoss, want.watchdog.rocePacketLoss);
   EXPECT_EQ(c.watchdog.losslessDrop, want.watchdog.losslessDrop);
+  EXPECT_EQ(c.watchdog.portDown, want.watchdog.portDown);
+  EXPECT_EQ(c.watchdog.deviceMissing, want.watchdog.deviceMissing);
+  EXPECT_EQ(c.watchdog.pfcProtectionOff, want.watchdog.pfcProtectionOff);
+  EXPECT_EQ(c.watchdog.globalPause, want.watchdog.globalPause);
+  EXPECT_EQ(c.watchdog.losslessClassShared, want.watchdog.losslessClassShared);
   EXPECT_EQ(c, want);
 }
 
@@ -334,6 +396,25 @@ TEST(FullFile, EveryValueDiffersFromItsDefault) {
   EXPECT_NE(w.rocePacketLoss.localAckTimeoutCriticalPerSecond,
             dw.rocePacketLoss.localAckTimeoutCriticalPerSecond);
   EXPECT_NE(w.losslessDrop.enabled, dw.losslessDrop.enabled);
+  EXPECT_NE(w.recurrence.count, dw.recurrence.count);
+  EXPECT_NE(w.recurrence.window, dw.recurrence.window);
+  EXPECT_NE(w.rocePacketLoss.outOfSequenceAloneIsLoss, dw.rocePacketLoss.outOfSequenceAloneIsLoss);
+  EXPECT_NE(w.portDown, dw.portDown);
+  EXPECT_NE(w.portDown.hold, dw.portDown.hold);
+  EXPECT_NE(w.portDown.expectedPorts, dw.portDown.expectedPorts);
+  EXPECT_NE(w.portDown.exclude, dw.portDown.exclude);
+  EXPECT_NE(w.deviceMissing.grace, dw.deviceMissing.grace);
+  EXPECT_NE(w.deviceMissing.expectedDevices, dw.deviceMissing.expectedDevices);
+  EXPECT_NE(w.deviceMissing.expectedDeviceCount, dw.deviceMissing.expectedDeviceCount);
+  EXPECT_NE(w.deviceMissing.expectedPortCount, dw.deviceMissing.expectedPortCount);
+  EXPECT_NE(w.pfcProtectionOff.enabled, dw.pfcProtectionOff.enabled);
+  EXPECT_NE(w.pfcProtectionOff.requireSupport, dw.pfcProtectionOff.requireSupport);
+  EXPECT_NE(w.globalPause.window, dw.globalPause.window);
+  EXPECT_NE(w.globalPause.minFrames, dw.globalPause.minFrames);
+  EXPECT_NE(w.losslessClassShared.window, dw.losslessClassShared.window);
+  EXPECT_NE(w.losslessClassShared.maxNonRdmaShare, dw.losslessClassShared.maxNonRdmaShare);
+  EXPECT_NE(w.losslessClassShared.minBytesPerSecond, dw.losslessClassShared.minBytesPerSecond);
+  EXPECT_NE(w.losslessClassShared.allowedDscps, dw.losslessClassShared.allowedDscps);
 }
 
 TEST(FullFile, AnEmptyValueUnsetsAnOptionalKey) {

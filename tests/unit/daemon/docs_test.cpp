@@ -2,6 +2,7 @@
 // CONTRACT §5 must be documented in docs/rules.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -10,6 +11,7 @@
 
 #include "collectors/registry.hpp"
 #include "daemon/self_metrics.hpp"
+#include "watchdog/finding_tracker.hpp"
 #include "watchdog/watchdog.hpp"
 
 namespace fabricmon {
@@ -71,9 +73,23 @@ TEST(DocsTest, RegistryNamesMatchTheConfigsKnownCollectorNames) {
 
 TEST(DocsTest, EveryContractRuleIsDocumented) {
   const std::string rules = readFile(FABRICMON_SOURCE_DIR "/docs/rules.md");
-  for (const char* rule : {"pause_storm", "dcqcn_misconfig", "link_flap", "link_errors", "port_degraded",
-                           "roce_packet_loss", "lossless_drop"}) {
-    EXPECT_NE(rules.find(std::string("## ") + rule), std::string::npos) << rule;
+  for (std::string_view rule : watchdog::FindingTracker::kRules) {
+    EXPECT_NE(rules.find("## " + std::string(rule)), std::string::npos) << rule;
+  }
+  // Every rule has a runbook section whose anchor is the rule's name ("### Port down" -> #port-down),
+  // which its alert's runbook_url links to.
+  std::set<std::string> anchors;
+  std::istringstream runbook(readFile(FABRICMON_SOURCE_DIR "/docs/runbook.md"));
+  for (std::string line; std::getline(runbook, line);) {
+    if (line.rfind("### ", 0) != 0) continue;
+    std::string anchor;
+    for (char c : line.substr(4)) anchor += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    anchors.insert(anchor);
+  }
+  for (std::string_view rule : watchdog::FindingTracker::kRules) {
+    std::string anchor(rule);
+    std::replace(anchor.begin(), anchor.end(), '_', '-');
+    EXPECT_TRUE(anchors.count(anchor)) << "docs/runbook.md has no section \"### ...\" for #" << anchor;
   }
 }
 
