@@ -1,7 +1,5 @@
 #include "watchdog/finding_tracker.hpp"
 
-#include <cassert>
-
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -37,41 +35,31 @@ const FamilyDef FindingTracker::kActiveFamily{
     "fabricmon_watchdog_active",
     "1 while a watchdog finding is active, 0 after it cleared (until its subject disappears); see docs/rules.md.",
     MetricType::kGauge};
-const FamilyDef FindingTracker::kTransitionsFamily{
-    "fabricmon_watchdog_transitions_total", "Number of times a finding of this watchdog rule started.",
-    MetricType::kCounter};
-
 const FamilyDef FindingTracker::kRecurringFamily{
     "fabricmon_watchdog_recurring",
     "1 while a watchdog finding of this rule and subject has started at least watchdog.recurrence.count times "
     "within watchdog.recurrence.window (the fault keeps being reset, not fixed), 0 after; see docs/rules.md.",
     MetricType::kGauge};
+const FamilyDef FindingTracker::kTransitionsFamily{
+    "fabricmon_watchdog_transitions_total", "Number of times a finding of this watchdog rule started.",
+    MetricType::kCounter};
 
-FindingTracker::FindingTracker() {
-  for (size_t i = 0; i < std::size(kRules); ++i) {
-    transitionSeries_[i] = makeSeries(kTransitionsFamily, {{"rule", std::string(kRules[i])}});
+FindingTracker::FindingTracker(std::vector<std::string_view> rules)
+    : rules_(std::move(rules)), transitions_(rules_.size(), 0.0) {
+  for (std::string_view rule : rules_) {
+    transitionSeries_.push_back(makeSeries(kTransitionsFamily, {{"rule", std::string(rule)}}));
   }
 }
 
-size_t FindingTracker::ruleIndex(std::string_view rule) const {
-  for (size_t i = 0; i < std::size(kRules); ++i) {
-    if (kRules[i] == rule) return i;
-  }
-  // Rule names are the constants of CONTRACT §5, written by the rules themselves: a miss is a bug.
-  assert(false && "unknown watchdog rule");
-  return 0;
-}
-
-void FindingTracker::keyOf(std::string& out, std::string_view rule, std::string_view reason,
-                           const Subject& subject) {
+void FindingTracker::keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const {
   out.clear();
-  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority}) {
+  for (std::string_view part : {rules_.at(rule), reason, subject.device, subject.port, subject.interface, subject.priority}) {
     out.append(part);
     out.push_back('\x1f');
   }
 }
 
-bool FindingTracker::isActive(std::string_view rule, std::string_view reason, const Subject& subject) const {
+bool FindingTracker::isActive(size_t rule, std::string_view reason, const Subject& subject) const {
   keyOf(scratch_, rule, reason, subject);
   auto it = states_.find(scratch_);
   return it != states_.end() && it->second.active;
@@ -82,7 +70,7 @@ void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow) {
   for (auto& [key, st] : states_) st.seen = false;
 }
 
-void FindingTracker::observe(std::string_view rule, std::string_view reason, Severity severity,
+void FindingTracker::observe(size_t rule, std::string_view reason, Severity severity,
                              const Subject& subject, const Policy& policy, const Verdict& v) {
   keyOf(scratch_, rule, reason, subject);
   auto it = states_.find(scratch_);
@@ -91,8 +79,8 @@ void FindingTracker::observe(std::string_view rule, std::string_view reason, Sev
     if (!v.judged || !v.fire) return;
     it = states_.emplace(scratch_, State{}).first;
     State& st = it->second;
-    st.rule = std::string(rule);
-    st.finding.rule = st.rule;
+    st.rule = rule;
+    st.finding.rule = std::string(rules_[rule]);
     st.finding.severity = severity;
     auto add = [&](const char* name, std::string_view value) {
       if (!value.empty()) st.finding.labels.emplace_back(name, std::string(value));
@@ -165,7 +153,7 @@ void FindingTracker::start(State& st, const Verdict& v) {
                                       st.starts.size(), double(recurrenceWindow_) / kSecond / 60);
   }
   if (!st.gauge) {
-    Labels labels{{"rule", st.rule}, {"severity", std::string(severityName(st.finding.severity))}};
+    Labels labels{{"rule", st.finding.rule}, {"severity", std::string(severityName(st.finding.severity))}};
     for (const char* name : {"device", "port", "interface", "priority", "reason"}) {
       std::string value;
       for (const auto& [k, val] : st.finding.labels) {
@@ -179,9 +167,9 @@ void FindingTracker::start(State& st, const Verdict& v) {
     Labels labels = st.gauge->labels;
     st.recurringGauge = makeSeries(kRecurringFamily, std::move(labels));
   }
-  transitions_[ruleIndex(st.rule)] += 1;
+  transitions_[st.rule] += 1;
   auto level = st.finding.severity == Severity::kInfo ? spdlog::level::info : spdlog::level::warn;
-  spdlog::log(level, "watchdog finding started rule={} severity={}{} summary=\"{}\" evidence=\"{}\"", st.rule,
+  spdlog::log(level, "watchdog finding started rule={} severity={}{} summary=\"{}\" evidence=\"{}\"", st.finding.rule,
               severityName(st.finding.severity), formatLabels(st.finding), st.finding.summary,
               formatEvidence(st.finding));
 }
@@ -192,7 +180,7 @@ void FindingTracker::stop(State& st, std::string_view why) {
   st.condSince = kNever;
   st.clearSince = kNever;
   auto lasted = std::chrono::duration<double>(wallNow_ - st.finding.since).count();
-  spdlog::info("watchdog finding cleared rule={} severity={}{} why=\"{}\" active_seconds={:.0f}", st.rule,
+  spdlog::info("watchdog finding cleared rule={} severity={}{} why=\"{}\" active_seconds={:.0f}", st.finding.rule,
                severityName(st.finding.severity), formatLabels(st.finding), why, std::max(0.0, lasted));
 }
 
@@ -207,7 +195,7 @@ void FindingTracker::endRound() {
   }
 }
 
-void FindingTracker::clearRule(std::string_view rule) {
+void FindingTracker::clearRule(size_t rule) {
   for (auto& [key, st] : states_) {
     if (st.rule == rule && st.active) stop(st, "rule switched off");
   }
@@ -226,7 +214,7 @@ void FindingTracker::appendSamples(std::vector<Sample>& out) const {
     if (st.gauge) out.push_back(Sample{st.gauge, st.active ? 1.0 : 0.0});
     if (st.recurringGauge) out.push_back(Sample{st.recurringGauge, st.recurring ? 1.0 : 0.0});
   }
-  for (size_t i = 0; i < std::size(kRules); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
+  for (size_t i = 0; i < rules_.size(); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
 }
 
 }  // namespace fabricmon::watchdog

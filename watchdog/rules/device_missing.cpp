@@ -9,17 +9,27 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/device_missing.hpp"
 #include "watchdog/rules/rules.hpp"
+
+namespace fabricmon {
+
+std::string DeviceMissingRule::checkDeviceName(const std::string& text) {
+  if (text.find('/') != std::string::npos || text == "." || text == "..") {
+    return "expected an RDMA device name as in /sys/class/infiniband (\"mlx5_0\"), got \"" + text + "\"";
+  }
+  return {};
+}
+
+}  // namespace fabricmon
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "device_missing";
-
 /// One device or port: present now, or absent since `since`.
 void judgePresence(RuleContext& ctx, std::string_view reason, const Subject& subject, bool present, Nanos since,
                    bool expected) {
-  const Nanos grace = toNanos(ctx.config.deviceMissing.grace);
+  const Nanos grace = toNanos(ctx.settings<DeviceMissingRule>().grace);
   Verdict v;
   v.judged = true;
   v.stamp = ctx.now;
@@ -37,13 +47,13 @@ void judgePresence(RuleContext& ctx, std::string_view reason, const Subject& sub
                     : fmt::format("{} vanished {:.0f}s ago and has not come back (driver reset, PCIe link loss?)",
                                   what, absent);
   }
-  ctx.tracker.observe(kRule, reason, Severity::kCritical, subject, Policy{}, v);
+  ctx.observe(reason, Severity::kCritical, subject, Policy{}, v);
 }
 
 void judgeCount(RuleContext& ctx, std::string_view reason, size_t present, std::optional<unsigned> expected,
                 std::string_view what) {
   if (!expected) return;
-  const Nanos grace = toNanos(ctx.config.deviceMissing.grace);
+  const Nanos grace = toNanos(ctx.settings<DeviceMissingRule>().grace);
   Verdict v;
   v.judged = true;
   v.stamp = ctx.now;
@@ -54,13 +64,13 @@ void judgeCount(RuleContext& ctx, std::string_view reason, size_t present, std::
   if (v.fire) v.summary = fmt::format("{} {} present, {} expected", present, what, *expected);
   // The count is below expectation for at least `grace` before it counts (the start-up scan and a
   // driver reload both take a moment).
-  ctx.tracker.observe(kRule, reason, Severity::kCritical, Subject{}, Policy{1, grace, 0}, v);
+  ctx.observe(reason, Severity::kCritical, Subject{}, Policy{1, grace, 0}, v);
 }
 
 }  // namespace
 
-void evaluateDeviceMissing(RuleContext& ctx) {
-  const auto& rule = ctx.config.deviceMissing;
+void evaluateDeviceMissing(RuleContext& ctx, const DeviceMissingRule& /*rule*/) {
+  const auto& rule = ctx.settings<DeviceMissingRule>();
   RuleMemory& mem = ctx.memory;
   if (mem.startedAt == kNever) mem.startedAt = ctx.now;
 
@@ -109,5 +119,14 @@ void evaluateDeviceMissing(RuleContext& ctx) {
   judgeCount(ctx, "too_few_devices", devices.size(), rule.expectedDeviceCount, "RDMA devices");
   judgeCount(ctx, "too_few_ports", ports.size(), rule.expectedPortCount, "RDMA ports");
 }
+
+namespace {
+
+void planDeviceMissing(const DeviceMissingRule& /*rule*/, EnginePlan& /*plan*/) {
+}
+
+}  // namespace
+
+const RuleDef kDeviceMissingRule = defineRule<DeviceMissingRule, planDeviceMissing, evaluateDeviceMissing>("device_missing");
 
 }  // namespace fabricmon::watchdog

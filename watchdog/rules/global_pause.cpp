@@ -8,17 +8,16 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/global_pause.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "global_pause";
-
 }  // namespace
 
-void evaluateGlobalPause(RuleContext& ctx) {
-  const auto& rule = ctx.config.globalPause;
+void evaluateGlobalPause(RuleContext& ctx, const GlobalPauseRule& /*rule*/) {
+  const auto& rule = ctx.settings<GlobalPauseRule>();
   const Nanos window = toNanos(rule.window);
   std::set<std::string_view> pfcOn;
   for (const Tracked* s : ctx.history.family(Fam::kPfcEnabled)) {
@@ -48,8 +47,18 @@ void evaluateGlobalPause(RuleContext& ctx) {
                               "(global pause stalls every priority)",
                               iface, frames, double(window) / kSecond);
     }
-    ctx.tracker.observe(kRule, {}, Severity::kWarning, Subject{{}, {}, iface, {}}, Policy{}, v);
+    ctx.observe({}, Severity::kWarning, Subject{{}, {}, iface, {}}, Policy{}, v);
   }
 }
+
+namespace {
+
+void planGlobalPause(const GlobalPauseRule& rule, EnginePlan& plan) {
+  needHistory(plan, {Fam::kGlobalPauseRx, Fam::kGlobalPauseTx}, rule.window);
+}
+
+}  // namespace
+
+const RuleDef kGlobalPauseRule = defineRule<GlobalPauseRule, planGlobalPause, evaluateGlobalPause>("global_pause");
 
 }  // namespace fabricmon::watchdog

@@ -11,15 +11,14 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "lossless_class_shared";
-
 void nonRdmaBytes(RuleContext& ctx, std::string_view iface) {
-  const auto& rule = ctx.config.losslessClassShared;
+  const auto& rule = ctx.settings<LosslessClassSharedRule>();
   const Nanos window = toNanos(rule.window);
   Verdict v;
   double worst = 0;
@@ -50,12 +49,12 @@ void nonRdmaBytes(RuleContext& ctx, std::string_view iface) {
                             "(other traffic classified onto the RoCE priority)",
                             iface, ctx.rocePriority, worst * 100, double(window) / kSecond);
   }
-  ctx.tracker.observe(kRule, "non_rdma_bytes", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority}, Policy{},
+  ctx.observe("non_rdma_bytes", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority}, Policy{},
                       v);
 }
 
 void dscpMap(RuleContext& ctx, std::string_view iface) {
-  const auto& rule = ctx.config.losslessClassShared;
+  const auto& rule = ctx.settings<LosslessClassSharedRule>();
   const Tracked* trust = ctx.history.find(Fam::kTrustDscp, iface);
   // With trust pcp the DSCP map classifies nothing (dcqcn_misconfig's trust_not_dscp says so).
   if (trust != nullptr && trust->raw == 0) return;
@@ -90,12 +89,12 @@ void dscpMap(RuleContext& ctx, std::string_view iface) {
     v.summary = fmt::format("{}: DSCP {} mapped to lossless priority {} besides the RoCE DSCP {}", iface, others,
                             ctx.rocePriority, ctx.qos.roceDscp);
   }
-  ctx.tracker.observe(kRule, "dscp_map", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority}, Policy{}, v);
+  ctx.observe("dscp_map", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority}, Policy{}, v);
 }
 
 }  // namespace
 
-void evaluateLosslessClassShared(RuleContext& ctx) {
+void evaluateLosslessClassShared(RuleContext& ctx, const LosslessClassSharedRule& /*rule*/) {
   std::set<std::string_view> interfaces;
   for (const PortRef& p : ctx.join.ports()) {
     if (p.roce()) interfaces.insert(p.interface);
@@ -105,5 +104,15 @@ void evaluateLosslessClassShared(RuleContext& ctx) {
     dscpMap(ctx, iface);
   }
 }
+
+namespace {
+
+void planLosslessClassShared(const LosslessClassSharedRule& rule, EnginePlan& plan) {
+  needHistory(plan, {Fam::kPrioRxBytes, Fam::kPrioTxBytes, Fam::kRdmaVportBytes}, rule.window);
+}
+
+}  // namespace
+
+const RuleDef kLosslessClassSharedRule = defineRule<LosslessClassSharedRule, planLosslessClassShared, evaluateLosslessClassShared>("lossless_class_shared");
 
 }  // namespace fabricmon::watchdog

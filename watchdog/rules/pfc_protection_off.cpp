@@ -7,17 +7,16 @@
 // of dcqcn_misconfig: it is about the pause machinery, whether or not DCQCN is meant to run.
 #include <fmt/format.h>
 
+#include "watchdog/rules/pfc_protection_off.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "pfc_protection_off";
-
 }  // namespace
 
-void evaluatePfcProtectionOff(RuleContext& ctx) {
-  const auto& rule = ctx.config.pfcProtectionOff;
+void evaluatePfcProtectionOff(RuleContext& ctx, const PfcProtectionOffRule& /*rule*/) {
+  const auto& rule = ctx.settings<PfcProtectionOffRule>();
   // Interfaces with PFC on any priority, and the mask of those priorities.
   std::map<std::string_view, std::pair<double, Nanos>> pfc;
   for (const Tracked* s : ctx.history.family(Fam::kPfcEnabled)) {
@@ -55,8 +54,17 @@ void evaluatePfcProtectionOff(RuleContext& ctx) {
                                     "(pfc-prevention-tout 0): a stalled receiver would pause the fabric indefinitely",
                                     iface, unsigned(mask));
     }
-    ctx.tracker.observe(kRule, reason, Severity::kWarning, Subject{{}, {}, iface, {}}, Policy{}, v);
+    ctx.observe(reason, Severity::kWarning, Subject{{}, {}, iface, {}}, Policy{}, v);
   }
 }
+
+namespace {
+
+void planPfcProtectionOff(const PfcProtectionOffRule& /*rule*/, EnginePlan& /*plan*/) {
+}
+
+}  // namespace
+
+const RuleDef kPfcProtectionOffRule = defineRule<PfcProtectionOffRule, planPfcProtectionOff, evaluatePfcProtectionOff>("pfc_protection_off");
 
 }  // namespace fabricmon::watchdog

@@ -6,11 +6,31 @@
 // physical state is Disabled (taken down on purpose: `ip link set down`, ibportstate disable) and
 // excluded ports are not judged; they are listed in fabricmon_watchdog_port_ignored_info instead.
 #include <algorithm>
+#include <charconv>
 #include <regex>
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/port_down.hpp"
 #include "watchdog/rules/rules.hpp"
+
+namespace fabricmon {
+
+std::string PortDownRule::checkPortName(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || text.find('/', slash + 1) != std::string::npos) {
+    return "expected \"<device>/<port>\" such as \"mlx5_0/1\", got \"" + text + "\"";
+  }
+  const std::string port = text.substr(slash + 1);
+  unsigned n = 0;
+  const auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
+  if (ec != std::errc() || ptr != port.data() + port.size() || n == 0) {
+    return "the port of \"" + text + "\" must be a number from 1 (sysfs ports/<N>)";
+  }
+  return {};
+}
+
+}  // namespace fabricmon
 
 namespace fabricmon::watchdog {
 
@@ -22,8 +42,6 @@ const FamilyDef kPortIgnoredFamily{
     MetricType::kGauge};
 
 namespace {
-
-constexpr std::string_view kRule = "port_down";
 
 bool listed(const std::vector<std::string>& names, std::string_view key) {
   return std::find(names.begin(), names.end(), key) != names.end();
@@ -53,8 +71,8 @@ std::string_view physName(double v) {
 
 }  // namespace
 
-void evaluatePortDown(RuleContext& ctx) {
-  const auto& rule = ctx.config.portDown;
+void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
+  const auto& rule = ctx.settings<PortDownRule>();
   const Nanos hold = toNanos(rule.hold);
   for (auto& [key, mem] : ctx.memory.ports) mem.ignored.clear();
   for (const PortRef& p : ctx.join.ports()) {
@@ -91,7 +109,7 @@ void evaluatePortDown(RuleContext& ctx) {
     }
     // An ignored port clears: a port taken down on purpose after the fault is no longer a fault.
     v.clear = !v.fire;
-    ctx.tracker.observe(kRule, {}, Severity::kCritical, Subject{p.device, p.port, p.interface, {}},
+    ctx.observe({}, Severity::kCritical, Subject{p.device, p.port, p.interface, {}},
                         Policy{1, hold, 0}, v);
   }
   // Ports whose series vanished with their device are device_missing's: forget their info series
@@ -114,5 +132,14 @@ void appendPortIgnored(RuleMemory& memory, std::vector<Sample>& out) {
     out.push_back(Sample{mem.ignoredSeries, 1});
   }
 }
+
+namespace {
+
+void planPortDown(const PortDownRule& /*rule*/, EnginePlan& /*plan*/) {
+}
+
+}  // namespace
+
+const RuleDef kPortDownRule = defineRule<PortDownRule, planPortDown, evaluatePortDown>("port_down");
 
 }  // namespace fabricmon::watchdog

@@ -6,6 +6,19 @@
 #include <iterator>
 
 #include "config/config_loader.hpp"
+#include "daemon/config_schema.hpp"
+#include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/device_missing.hpp"
+#include "watchdog/rules/global_pause.hpp"
+#include "watchdog/rules/link_errors.hpp"
+#include "watchdog/rules/link_flap.hpp"
+#include "watchdog/rules/lossless_class_shared.hpp"
+#include "watchdog/rules/lossless_drop.hpp"
+#include "watchdog/rules/pause_storm.hpp"
+#include "watchdog/rules/pfc_protection_off.hpp"
+#include "watchdog/rules/port_degraded.hpp"
+#include "watchdog/rules/port_down.hpp"
+#include "watchdog/rules/roce_packet_loss.hpp"
 
 namespace fabricmon {
 namespace {
@@ -33,14 +46,14 @@ TEST(Defaults, MatchTheDocumentedValues) {
 TEST(Defaults, EmptyOrCommentOnlyTextGivesTheDefaults) {
   for (const char* text :
        {"", "\n\n", "# nothing here\n   # still nothing\n", "---\n", "~\n", "poll:\nqos:\n"}) {
-    const ConfigLoad load = loadConfigText(text, "empty.yaml");
+    const ConfigLoad load = loadConfigText(text, "empty.yaml", configSchema());
     EXPECT_TRUE(load.ok()) << "text: \"" << text << "\"\n" << allErrors(load);
     EXPECT_EQ(load.config, Config{}) << "text: \"" << text << "\"";
   }
 }
 
 TEST(Defaults, TheShippedFileLoadsToExactlyTheBuiltInDefaults) {
-  const ConfigLoad load = loadConfigFile(FABRICMON_DEFAULT_CONFIG_FILE);
+  const ConfigLoad load = loadConfigFile(FABRICMON_DEFAULT_CONFIG_FILE, configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   EXPECT_EQ(load.config, Config{});
 }
@@ -138,7 +151,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
     ASSERT_EQ(text.find(from, at + 1), std::string::npos) << e.from << " is ambiguous";
     std::string edited = text;
     edited.replace(at, from.size(), e.to);
-    const ConfigLoad changed = loadConfigText(edited, "edited.yaml");
+    const ConfigLoad changed = loadConfigText(edited, "edited.yaml", configSchema());
     ASSERT_TRUE(changed.ok()) << e.to << "\n" << allErrors(changed);
     EXPECT_NE(changed.config, Config{}) << e.from << " is not read from the file";
   }
@@ -146,7 +159,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
 
 TEST(Defaults, AnEmptyCollectorEntryKeepsItsDefaults) {
   const ConfigLoad load =
-      loadConfigText("collectors:\n  hw_counters:\n  dcb_config: {enabled: false}\n", "c.yaml");
+      loadConfigText("collectors:\n  hw_counters:\n  dcb_config: {enabled: false}\n", "c.yaml", configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   ASSERT_EQ(load.config.collectors.size(), 2u);
   const CollectorConfig* hw = load.config.collector("hw_counters");
@@ -163,10 +176,10 @@ TEST(Defaults, BooleansAcceptTheYamlSpellings) {
     const ConfigLoad load = loadConfigText(
         std::string("qos:\n  dcqcn_enabled: ") + (yes[0] == 't' || yes[0] == 'T' ? "false" : "no") +
             "\nwatchdog:\n  rules:\n    lossless_drop:\n      enabled: " + yes + "\n",
-        "b.yaml");
+        "b.yaml", configSchema());
     ASSERT_TRUE(load.ok()) << yes << "\n" << allErrors(load);
     EXPECT_FALSE(load.config.qos.dcqcnEnabled);
-    EXPECT_TRUE(load.config.watchdog.losslessDrop.enabled) << yes;
+    EXPECT_TRUE(load.config.watchdog.rules.get<LosslessDropRule>().enabled) << yes;
   }
 }
 
@@ -277,7 +290,7 @@ watchdog:
 )";
 
 TEST(FullFile, SetsEveryField) {
-  const ConfigLoad load = loadConfigText(kFullFile, "full.yaml");
+  const ConfigLoad load = loadConfigText(kFullFile, "full.yaml", configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   const Config& c = load.config;
 
@@ -295,19 +308,19 @@ TEST(FullFile, SetsEveryField) {
   want.log.level = "debug";
   want.watchdog.peakWindow = 2min;
   want.watchdog.minSamples = 4;
-  want.watchdog.pauseStorm = {false, 0.95, 3, 5s, 0.2, 10min};
-  want.watchdog.dcqcnMisconfig = {false, 2min, 0.05};
-  want.watchdog.linkFlap = {false, 5, 30min, 1h};
-  want.watchdog.linkErrors = {false, 100, 20, 30.5, 40, 1e-15, 1h};
-  want.watchdog.portDegraded = {false, 400.0, 1min};
-  want.watchdog.rocePacketLoss = {false, 15min, 0.5, 10s, true};
+  want.watchdog.rules.get<PauseStormRule>() = {false, 0.95, 3, 5s, 0.2, 10min};
+  want.watchdog.rules.get<DcqcnMisconfigRule>() = {false, 2min, 0.05};
+  want.watchdog.rules.get<LinkFlapRule>() = {false, 5, 30min, 1h};
+  want.watchdog.rules.get<LinkErrorsRule>() = {false, 100, 20, 30.5, 40, 1e-15, 1h};
+  want.watchdog.rules.get<PortDegradedRule>() = {false, 400.0, 1min};
+  want.watchdog.rules.get<RocePacketLossRule>() = {false, 15min, 0.5, 10s, true};
+  want.watchdog.rules.get<LosslessDropRule>() = {false};
   want.watchdog.recurrence = {5, 2h};
-  want.watchdog.losslessDrop = {false};
-  want.watchdog.portDown = {false, 2min, {"mlx5_0/1", "mlx5_1/1"}, {"mlx5_9/.*"}};
-  want.watchdog.deviceMissing = {false, 5min, {"mlx5_0", "mlx5_1"}, 8u, 9u};
-  want.watchdog.pfcProtectionOff = {false, true};
-  want.watchdog.globalPause = {false, 5min, 10};
-  want.watchdog.losslessClassShared = {false, 2min, 0.25, 1e7, std::vector<unsigned>{24, 25}};
+  want.watchdog.rules.get<PortDownRule>() = {false, 2min, {"mlx5_0/1", "mlx5_1/1"}, {"mlx5_9/.*"}};
+  want.watchdog.rules.get<DeviceMissingRule>() = {false, 5min, {"mlx5_0", "mlx5_1"}, 8u, 9u};
+  want.watchdog.rules.get<PfcProtectionOffRule>() = {false, true};
+  want.watchdog.rules.get<GlobalPauseRule>() = {false, 5min, 10};
+  want.watchdog.rules.get<LosslessClassSharedRule>() = {false, 2min, 0.25, 1e7, std::vector<unsigned>{24, 25}};
 
   // Section by section first, so a failure names the section.
   EXPECT_EQ(c.web, want.web);
@@ -320,25 +333,26 @@ TEST(FullFile, SetsEveryField) {
   EXPECT_EQ(c.ethtool, want.ethtool);
   EXPECT_EQ(c.qos, want.qos);
   EXPECT_EQ(c.log, want.log);
-  EXPECT_EQ(c.watchdog.pauseStorm, want.watchdog.pauseStorm);
-  EXPECT_EQ(c.watchdog.dcqcnMisconfig, want.watchdog.dcqcnMisconfig);
-  EXPECT_EQ(c.watchdog.linkFlap, want.watchdog.linkFlap);
-  EXPECT_EQ(c.watchdog.linkErrors, want.watchdog.linkErrors);
-  EXPECT_EQ(c.watchdog.portDegraded, want.watchdog.portDegraded);
-  EXPECT_EQ(c.watchdog.rocePacketLoss, want.watchdog.rocePacketLoss);
-  EXPECT_EQ(c.watchdog.losslessDrop, want.watchdog.losslessDrop);
-  EXPECT_EQ(c.watchdog.portDown, want.watchdog.portDown);
-  EXPECT_EQ(c.watchdog.deviceMissing, want.watchdog.deviceMissing);
-  EXPECT_EQ(c.watchdog.pfcProtectionOff, want.watchdog.pfcProtectionOff);
-  EXPECT_EQ(c.watchdog.globalPause, want.watchdog.globalPause);
-  EXPECT_EQ(c.watchdog.losslessClassShared, want.watchdog.losslessClassShared);
+  EXPECT_EQ(c.watchdog.rules.get<PauseStormRule>(), want.watchdog.rules.get<PauseStormRule>());
+  EXPECT_EQ(c.watchdog.rules.get<DcqcnMisconfigRule>(), want.watchdog.rules.get<DcqcnMisconfigRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LinkFlapRule>(), want.watchdog.rules.get<LinkFlapRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LinkErrorsRule>(), want.watchdog.rules.get<LinkErrorsRule>());
+  EXPECT_EQ(c.watchdog.rules.get<PortDegradedRule>(), want.watchdog.rules.get<PortDegradedRule>());
+  EXPECT_EQ(c.watchdog.rules.get<RocePacketLossRule>(), want.watchdog.rules.get<RocePacketLossRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LosslessDropRule>(), want.watchdog.rules.get<LosslessDropRule>());
+  EXPECT_EQ(c.watchdog.recurrence, want.watchdog.recurrence);
+  EXPECT_EQ(c.watchdog.rules.get<PortDownRule>(), want.watchdog.rules.get<PortDownRule>());
+  EXPECT_EQ(c.watchdog.rules.get<DeviceMissingRule>(), want.watchdog.rules.get<DeviceMissingRule>());
+  EXPECT_EQ(c.watchdog.rules.get<PfcProtectionOffRule>(), want.watchdog.rules.get<PfcProtectionOffRule>());
+  EXPECT_EQ(c.watchdog.rules.get<GlobalPauseRule>(), want.watchdog.rules.get<GlobalPauseRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LosslessClassSharedRule>(), want.watchdog.rules.get<LosslessClassSharedRule>());
   EXPECT_EQ(c, want);
 }
 
 TEST(FullFile, EveryValueDiffersFromItsDefault) {
   // Guards the test above: a field left at its default in both the file and `want` would pass
   // unnoticed. Set each section of a default Config from the full file and check it changed.
-  const Config full = loadConfigText(kFullFile, "full.yaml").config;
+  const Config full = loadConfigText(kFullFile, "full.yaml", configSchema()).config;
   const Config d;
   EXPECT_NE(full.web.listen, d.web.listen);
   EXPECT_NE(full.web.configFile, d.web.configFile);
@@ -366,68 +380,80 @@ TEST(FullFile, EveryValueDiffersFromItsDefault) {
   const WatchdogConfig& dw = d.watchdog;
   EXPECT_NE(w.peakWindow, dw.peakWindow);
   EXPECT_NE(w.minSamples, dw.minSamples);
-  EXPECT_NE(w.pauseStorm.enabled, dw.pauseStorm.enabled);
-  EXPECT_NE(w.pauseStorm.pauseFraction, dw.pauseStorm.pauseFraction);
-  EXPECT_NE(w.pauseStorm.forSamples, dw.pauseStorm.forSamples);
-  EXPECT_NE(w.pauseStorm.restoration, dw.pauseStorm.restoration);
-  EXPECT_NE(w.pauseStorm.sustainedFraction, dw.pauseStorm.sustainedFraction);
-  EXPECT_NE(w.pauseStorm.sustainedWindow, dw.pauseStorm.sustainedWindow);
-  EXPECT_NE(w.dcqcnMisconfig.enabled, dw.dcqcnMisconfig.enabled);
-  EXPECT_NE(w.dcqcnMisconfig.window, dw.dcqcnMisconfig.window);
-  EXPECT_NE(w.dcqcnMisconfig.pfcWithoutEcnPauseFraction,
-            dw.dcqcnMisconfig.pfcWithoutEcnPauseFraction);
-  EXPECT_NE(w.linkFlap.enabled, dw.linkFlap.enabled);
-  EXPECT_NE(w.linkFlap.downEvents, dw.linkFlap.downEvents);
-  EXPECT_NE(w.linkFlap.window, dw.linkFlap.window);
-  EXPECT_NE(w.linkFlap.quiet, dw.linkFlap.quiet);
-  EXPECT_NE(w.linkErrors.enabled, dw.linkErrors.enabled);
-  EXPECT_NE(w.linkErrors.symbolErrorsPerHour, dw.linkErrors.symbolErrorsPerHour);
-  EXPECT_NE(w.linkErrors.linkErrorRecoveryPerHour, dw.linkErrors.linkErrorRecoveryPerHour);
-  EXPECT_NE(w.linkErrors.receiveErrorsPerHour, dw.linkErrors.receiveErrorsPerHour);
-  EXPECT_NE(w.linkErrors.localLinkIntegrityErrorsPerHour,
-            dw.linkErrors.localLinkIntegrityErrorsPerHour);
-  EXPECT_NE(w.linkErrors.berLimit, dw.linkErrors.berLimit);
-  EXPECT_NE(w.linkErrors.berWindow, dw.linkErrors.berWindow);
-  EXPECT_NE(w.portDegraded.enabled, dw.portDegraded.enabled);
-  EXPECT_NE(w.portDegraded.expectedRateGbps, dw.portDegraded.expectedRateGbps);
-  EXPECT_NE(w.portDegraded.notActiveFor, dw.portDegraded.notActiveFor);
-  EXPECT_NE(w.rocePacketLoss.enabled, dw.rocePacketLoss.enabled);
-  EXPECT_NE(w.rocePacketLoss.window, dw.rocePacketLoss.window);
-  EXPECT_NE(w.rocePacketLoss.localAckTimeoutCriticalPerSecond,
-            dw.rocePacketLoss.localAckTimeoutCriticalPerSecond);
-  EXPECT_NE(w.losslessDrop.enabled, dw.losslessDrop.enabled);
+  EXPECT_NE(w.rules.get<PauseStormRule>().enabled, dw.rules.get<PauseStormRule>().enabled);
+  EXPECT_NE(w.rules.get<PauseStormRule>().pauseFraction, dw.rules.get<PauseStormRule>().pauseFraction);
+  EXPECT_NE(w.rules.get<PauseStormRule>().forSamples, dw.rules.get<PauseStormRule>().forSamples);
+  EXPECT_NE(w.rules.get<PauseStormRule>().restoration, dw.rules.get<PauseStormRule>().restoration);
+  EXPECT_NE(w.rules.get<PauseStormRule>().sustainedFraction, dw.rules.get<PauseStormRule>().sustainedFraction);
+  EXPECT_NE(w.rules.get<PauseStormRule>().sustainedWindow, dw.rules.get<PauseStormRule>().sustainedWindow);
+  EXPECT_NE(w.rules.get<DcqcnMisconfigRule>().enabled, dw.rules.get<DcqcnMisconfigRule>().enabled);
+  EXPECT_NE(w.rules.get<DcqcnMisconfigRule>().window, dw.rules.get<DcqcnMisconfigRule>().window);
+  EXPECT_NE(w.rules.get<DcqcnMisconfigRule>().pfcWithoutEcnPauseFraction,
+            dw.rules.get<DcqcnMisconfigRule>().pfcWithoutEcnPauseFraction);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().enabled, dw.rules.get<LinkFlapRule>().enabled);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().downEvents, dw.rules.get<LinkFlapRule>().downEvents);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().window, dw.rules.get<LinkFlapRule>().window);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().quiet, dw.rules.get<LinkFlapRule>().quiet);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().enabled, dw.rules.get<LinkErrorsRule>().enabled);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().symbolErrorsPerHour, dw.rules.get<LinkErrorsRule>().symbolErrorsPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().linkErrorRecoveryPerHour, dw.rules.get<LinkErrorsRule>().linkErrorRecoveryPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().receiveErrorsPerHour, dw.rules.get<LinkErrorsRule>().receiveErrorsPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().localLinkIntegrityErrorsPerHour,
+            dw.rules.get<LinkErrorsRule>().localLinkIntegrityErrorsPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().berLimit, dw.rules.get<LinkErrorsRule>().berLimit);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().berWindow, dw.rules.get<LinkErrorsRule>().berWindow);
+  EXPECT_NE(w.rules.get<PortDegradedRule>().enabled, dw.rules.get<PortDegradedRule>().enabled);
+  EXPECT_NE(w.rules.get<PortDegradedRule>().expectedRateGbps, dw.rules.get<PortDegradedRule>().expectedRateGbps);
+  EXPECT_NE(w.rules.get<PortDegradedRule>().notActiveFor, dw.rules.get<PortDegradedRule>().notActiveFor);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().enabled, dw.rules.get<RocePacketLossRule>().enabled);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().window, dw.rules.get<RocePacketLossRule>().window);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().localAckTimeoutCriticalPerSecond,
+            dw.rules.get<RocePacketLossRule>().localAckTimeoutCriticalPerSecond);
+  EXPECT_NE(w.rules.get<LosslessDropRule>().enabled, dw.rules.get<LosslessDropRule>().enabled);
   EXPECT_NE(w.recurrence.count, dw.recurrence.count);
   EXPECT_NE(w.recurrence.window, dw.recurrence.window);
-  EXPECT_NE(w.rocePacketLoss.outOfSequenceAloneIsLoss, dw.rocePacketLoss.outOfSequenceAloneIsLoss);
-  EXPECT_NE(w.portDown, dw.portDown);
-  EXPECT_NE(w.portDown.hold, dw.portDown.hold);
-  EXPECT_NE(w.portDown.expectedPorts, dw.portDown.expectedPorts);
-  EXPECT_NE(w.portDown.exclude, dw.portDown.exclude);
-  EXPECT_NE(w.deviceMissing.grace, dw.deviceMissing.grace);
-  EXPECT_NE(w.deviceMissing.expectedDevices, dw.deviceMissing.expectedDevices);
-  EXPECT_NE(w.deviceMissing.expectedDeviceCount, dw.deviceMissing.expectedDeviceCount);
-  EXPECT_NE(w.deviceMissing.expectedPortCount, dw.deviceMissing.expectedPortCount);
-  EXPECT_NE(w.pfcProtectionOff.enabled, dw.pfcProtectionOff.enabled);
-  EXPECT_NE(w.pfcProtectionOff.requireSupport, dw.pfcProtectionOff.requireSupport);
-  EXPECT_NE(w.globalPause.window, dw.globalPause.window);
-  EXPECT_NE(w.globalPause.minFrames, dw.globalPause.minFrames);
-  EXPECT_NE(w.losslessClassShared.window, dw.losslessClassShared.window);
-  EXPECT_NE(w.losslessClassShared.maxNonRdmaShare, dw.losslessClassShared.maxNonRdmaShare);
-  EXPECT_NE(w.losslessClassShared.minBytesPerSecond, dw.losslessClassShared.minBytesPerSecond);
-  EXPECT_NE(w.losslessClassShared.allowedDscps, dw.losslessClassShared.allowedDscps);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().outOfSequenceAloneIsLoss,
+            dw.rules.get<RocePacketLossRule>().outOfSequenceAloneIsLoss);
+  {
+    const auto& a = w.rules.get<PortDownRule>();
+    const auto& b = dw.rules.get<PortDownRule>();
+    EXPECT_NE(a.enabled, b.enabled);
+    EXPECT_NE(a.hold, b.hold);
+    EXPECT_NE(a.expectedPorts, b.expectedPorts);
+    EXPECT_NE(a.exclude, b.exclude);
+  }
+  {
+    const auto& a = w.rules.get<DeviceMissingRule>();
+    const auto& b = dw.rules.get<DeviceMissingRule>();
+    EXPECT_NE(a.grace, b.grace);
+    EXPECT_NE(a.expectedDevices, b.expectedDevices);
+    EXPECT_NE(a.expectedDeviceCount, b.expectedDeviceCount);
+    EXPECT_NE(a.expectedPortCount, b.expectedPortCount);
+  }
+  EXPECT_NE(w.rules.get<PfcProtectionOffRule>().requireSupport, dw.rules.get<PfcProtectionOffRule>().requireSupport);
+  EXPECT_NE(w.rules.get<GlobalPauseRule>().window, dw.rules.get<GlobalPauseRule>().window);
+  EXPECT_NE(w.rules.get<GlobalPauseRule>().minFrames, dw.rules.get<GlobalPauseRule>().minFrames);
+  {
+    const auto& a = w.rules.get<LosslessClassSharedRule>();
+    const auto& b = dw.rules.get<LosslessClassSharedRule>();
+    EXPECT_NE(a.window, b.window);
+    EXPECT_NE(a.maxNonRdmaShare, b.maxNonRdmaShare);
+    EXPECT_NE(a.minBytesPerSecond, b.minBytesPerSecond);
+    EXPECT_NE(a.allowedDscps, b.allowedDscps);
+  }
 }
 
 TEST(FullFile, AnEmptyValueUnsetsAnOptionalKey) {
   const ConfigLoad load = loadConfigText(
       "web:\n  config_file:\ntextfile:\n  path: ~\nsources:\n  ethtool_dir:\n  dcb_dir: ~\nwatchdog:\n  rules:\n    port_degraded:\n      "
       "expected_rate_gbps: null\n",
-      "o.yaml");
+      "o.yaml", configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   EXPECT_FALSE(load.config.web.configFile.has_value());
   EXPECT_FALSE(load.config.textfile.path.has_value());
   EXPECT_FALSE(load.config.sources.ethtoolDir.has_value());
   EXPECT_FALSE(load.config.sources.dcbDir.has_value());
-  EXPECT_FALSE(load.config.watchdog.portDegraded.expectedRateGbps.has_value());
+  EXPECT_FALSE(load.config.watchdog.rules.get<PortDegradedRule>().expectedRateGbps.has_value());
 }
 
 }  // namespace

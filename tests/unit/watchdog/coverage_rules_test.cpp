@@ -5,6 +5,10 @@
 #include <algorithm>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/device_missing.hpp"
+#include "watchdog/rules/lossless_class_shared.hpp"
+#include "watchdog/rules/pfc_protection_off.hpp"
+#include "watchdog/rules/port_down.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -56,7 +60,7 @@ TEST(PortDown, ActivePortDownForTheHoldTimeIsCritical) {
 
 TEST(PortDown, HoldTimeIsConfigurable) {
   WatchdogConfig config;
-  config.portDown.hold = std::chrono::seconds(10);
+  config.rules.get<PortDownRule>().hold = std::chrono::seconds(10);
   TestNode n(config);
   healthyRoce(n);
   for (int i = 0; i < 5; ++i) n.tick();
@@ -103,7 +107,7 @@ TEST(PortDown, PortTakenDownOnPurposeIsListedNotJudged) {
 
 TEST(PortDown, ExpectedPortDownFromStartIsCritical) {
   WatchdogConfig config;
-  config.portDown.expectedPorts = {"mlx5_0/1"};
+  config.rules.get<PortDownRule>().expectedPorts = {"mlx5_0/1"};
   TestNode n(config);
   healthyRoce(n);
   portState(n, 1, 2);
@@ -113,7 +117,7 @@ TEST(PortDown, ExpectedPortDownFromStartIsCritical) {
 
 TEST(PortDown, ExcludedPortIsNeverJudged) {
   WatchdogConfig config;
-  config.portDown.exclude = {"mlx5_0/.*"};
+  config.rules.get<PortDownRule>().exclude = {"mlx5_0/.*"};
   TestNode n(config);
   healthyRoce(n);
   for (int i = 0; i < 5; ++i) n.tick();
@@ -163,7 +167,7 @@ TEST(DeviceMissing, DriverReloadWithinGraceRaisesNothingAndCountsNoFlap) {
 
 TEST(DeviceMissing, ExpectedDeviceNeverSeenIsCritical) {
   WatchdogConfig config;
-  config.deviceMissing.expectedDevices = {"mlx5_0", "mlx5_7"};
+  config.rules.get<DeviceMissingRule>().expectedDevices = {"mlx5_0", "mlx5_7"};
   TestNode n(config);
   healthyRoce(n);
   for (int i = 0; i < 59; ++i) n.tick();
@@ -174,8 +178,8 @@ TEST(DeviceMissing, ExpectedDeviceNeverSeenIsCritical) {
 
 TEST(DeviceMissing, FewerDevicesOrPortsThanExpected) {
   WatchdogConfig config;
-  config.deviceMissing.expectedDeviceCount = 2;
-  config.deviceMissing.expectedPortCount = 1;
+  config.rules.get<DeviceMissingRule>().expectedDeviceCount = 2;
+  config.rules.get<DeviceMissingRule>().expectedPortCount = 1;
   TestNode n(config);
   healthyRoce(n);
   for (int i = 0; i < 62; ++i) n.tick();
@@ -224,7 +228,7 @@ TEST(PfcProtectionOff, UnsupportedOnlyWhenRequired) {
   for (int i = 0; i < 5; ++i) quiet.tick();
   EXPECT_TRUE(rulesOnly(quiet.findings(), "pfc_protection_off").empty());
   WatchdogConfig config;
-  config.pfcProtectionOff.requireSupport = true;
+  config.rules.get<PfcProtectionOffRule>().requireSupport = true;
   TestNode n(config);
   healthyRoce(n);
   for (int i = 0; i < 5; ++i) n.tick();
@@ -360,7 +364,7 @@ TEST(LosslessClassShared, TheDefaultMapsNeighboursAreAllowed) {
 
 TEST(LosslessClassShared, AllowedDscpsAreConfigurable) {
   WatchdogConfig config;
-  config.losslessClassShared.allowedDscps = std::vector<unsigned>{};
+  config.rules.get<LosslessClassSharedRule>().allowedDscps = std::vector<unsigned>{};
   TestNode n(config);
   healthyRoce(n);
   n.set("dcb_config", "fabricmon_dcb_dscp_priority", {{"interface", "eth0"}, {"dscp", "27"}}, 3);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/roce_packet_loss.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -57,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(RocePacketLoss, OutOfSequenceAloneWarnsWhenConfiguredForFabricsWithoutAdaptiveRouting) {
   WatchdogConfig config;
-  config.rocePacketLoss.outOfSequenceAloneIsLoss = true;
+  config.rules.get<RocePacketLossRule>().outOfSequenceAloneIsLoss = true;
   TestNode n(config);
   healthyRoce(n);
   for (int i = 0; i < 15; ++i) n.tick();
