@@ -112,9 +112,19 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
+/// A finding of the same rule and subject that starts `count` times within `window` is recurring
+/// (docs/rules.md, "Recurring findings").
+struct RecurrenceConfig {
+  unsigned count = 3;
+  Duration window = 1h;
+
+  bool operator==(const RecurrenceConfig&) const = default;
+};
+
 struct WatchdogConfig {
   Duration peakWindow = 60s;  ///< window of the peak pause-fraction / ECN / CNP gauges
   unsigned minSamples = 2;    ///< samples a series needs before any rule judges it
+  RecurrenceConfig recurrence;
   /// Each rule's settings, defined by the rule itself (watchdog/rules/<rule>.hpp); docs/rules.md
   /// gives the source of every default.
   RuleSettingsSet rules;

@@ -2,6 +2,7 @@
 
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -29,8 +30,14 @@ constexpr Duration kMinTextfileInterval = 1s;
 constexpr unsigned kMinConnections = 4;
 constexpr unsigned kMaxConnections = 10000;
 
-/// Rule windows (dotted key → value) for the check that each exceeds poll.interval.
-using WindowKeys = std::vector<std::pair<std::string, const Duration*>>;
+/// Rule windows (dotted key → value) for the check that each exceeds poll.interval, or (rescan)
+/// poll.discovery_interval.
+struct WindowKey {
+  std::string key;
+  const Duration* value;
+  bool rescan = false;
+};
+using WindowKeys = std::vector<WindowKey>;
 
 // A rule's keys, as it declares them (config/rule_settings.hpp), turned into reader entries. The
 // values are bound by reference: the entries write straight into the rule's settings.
@@ -59,7 +66,51 @@ class RuleKeys final : public SettingsBinder {
   }
   void window(std::string_view key, Duration& v) override {
     duration(key, v);
-    if (windows_ != nullptr) windows_->emplace_back(prefix_ + std::string(key), &v);
+    if (windows_ != nullptr) windows_->push_back(WindowKey{prefix_ + std::string(key), &v, false});
+  }
+  void rescanWindow(std::string_view key, Duration& v) override {
+    duration(key, v);
+    if (windows_ != nullptr) windows_->push_back(WindowKey{prefix_ + std::string(key), &v, true});
+  }
+  void optionalCount(std::string_view key, std::optional<unsigned>& v, unsigned min, unsigned max) override {
+    add(key, [this, &v, min, max](const Field& f) {
+      if (f.node.IsNull()) {  // "~": unset
+        v.reset();
+        return;
+      }
+      unsigned n = 0;
+      if (r_.readUnsigned(f, n, min, max)) v = n;
+    });
+  }
+  void stringList(std::string_view key, std::vector<std::string>& v,
+                  std::string (*check)(const std::string&)) override {
+    add(key, [this, &v, check](const Field& f) { r_.readStringList(f, v, check); });
+  }
+  void regexList(std::string_view key, std::vector<std::string>& v) override {
+    add(key, [this, &v](const Field& f) { r_.readRegexList(f, v); });
+  }
+  void optionalCountList(std::string_view key, std::optional<std::vector<unsigned>>& v, unsigned min,
+                         unsigned max) override {
+    add(key, [this, &v, min, max](const Field& f) {
+      if (f.node.IsNull()) {  // "~": unset, the rule's own default applies
+        v.reset();
+        return;
+      }
+      std::vector<std::string> items;
+      const auto check = [min, max](const std::string& text) -> std::string {
+        unsigned n = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (ec != std::errc() || ptr != text.data() + text.size() || n < min || n > max) {
+          return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got \"" +
+                 text + "\"";
+        }
+        return {};
+      };
+      if (!r_.readStringList(f, items, check)) return;
+      std::vector<unsigned> values;
+      for (const auto& item : items) values.push_back(static_cast<unsigned>(std::stoul(item)));
+      v = std::move(values);
+    });
   }
 
  private:
@@ -260,7 +311,17 @@ class Loader {
     const Entry entries[] = {
         {"peak_window", [&](const Field& v) { r_.readDuration(v, w.peakWindow); }},
         {"min_samples", [&](const Field& v) { r_.readUnsigned(v, w.minSamples, 1, kMaxConfigCount); }},
+        {"recurrence", [&](const Field& v) { recurrence(v, w.recurrence); }},
         {"rules", [&](const Field& v) { rules(v); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void recurrence(const Field& f, RecurrenceConfig& rec) {
+    const Entry entries[] = {
+        // 1 would mark every finding recurring at its first start.
+        {"count", [&](const Field& v) { r_.readUnsigned(v, rec.count, 2, kMaxConfigCount); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rec.window); }},
     };
     r_.readMap(f, entries);
   }
@@ -318,11 +379,22 @@ class CrossChecks {
     }
     // A window no longer than the poll interval holds at most one sample: the rule could never
     // judge.
-    std::vector<std::pair<std::string, Duration>> windows{{"watchdog.peak_window", c_.watchdog.peakWindow}};
-    for (const auto& [key, window] : ruleWindows_) windows.emplace_back(key, *window);
+    std::vector<std::pair<std::string, Duration>> windows{{"watchdog.peak_window", c_.watchdog.peakWindow},
+                                                          {"watchdog.recurrence.window", c_.watchdog.recurrence.window}};
+    for (const WindowKey& w : ruleWindows_) {
+      if (!w.rescan) windows.emplace_back(w.key, *w.value);
+    }
     for (const auto& [key, window] : windows) {
       mustExceed(key, window, "poll.interval", p.interval,
                  "a shorter window holds fewer than two samples");
+    }
+    // A device is only seen to be gone or back at a discovery rescan: a grace no longer than the
+    // rescan interval would report every driver reload it happens to straddle.
+    for (const WindowKey& w : ruleWindows_) {
+      if (w.rescan) {
+        mustExceed(w.key, *w.value, "poll.discovery_interval", p.discoveryInterval,
+                   "a device is seen to leave or return only at a discovery rescan");
+      }
     }
   }
 

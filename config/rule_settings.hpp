@@ -47,6 +47,18 @@ class SettingsBinder {
   /// A duration the rule judges history over: it must exceed poll.interval, or it holds fewer
   /// than two samples and the rule could never judge.
   virtual void window(std::string_view key, Duration& value) = 0;
+  /// A duration that must exceed poll.discovery_interval: presence (a device, a port) is only
+  /// re-read at a discovery rescan.
+  virtual void rescanWindow(std::string_view key, Duration& value) = 0;
+  virtual void optionalCount(std::string_view key, std::optional<unsigned>& value, unsigned min, unsigned max) = 0;
+  /// A list of strings, each passed to `check` (returns an error message, "" = good); no duplicates.
+  virtual void stringList(std::string_view key, std::vector<std::string>& value,
+                          std::string (*check)(const std::string&)) = 0;
+  /// A list of ECMAScript regexes, each compiled to check it.
+  virtual void regexList(std::string_view key, std::vector<std::string>& value) = 0;
+  /// Unset (`~`) or a list of integers in [min, max], no duplicates.
+  virtual void optionalCountList(std::string_view key, std::optional<std::vector<unsigned>>& value, unsigned min,
+                                 unsigned max) = 0;
 };
 
 /// The settings of every rule, keyed by the settings type. A rule absent from the set reads as its

@@ -279,6 +279,47 @@ bool YamlReader::readRegexList(const Field& field, std::vector<std::string>& out
   return true;
 }
 
+bool YamlReader::readStringList(const Field& field, std::vector<std::string>& out,
+                                const std::function<std::string(const std::string&)>& check) {
+  if (field.node.IsNull()) {
+    out.clear();
+    remember(field);
+    return true;
+  }
+  if (!field.node.IsSequence()) {
+    error(field, "expected a list, got " + describeNode(field.node));
+    return false;
+  }
+  std::vector<std::string> items;
+  std::set<std::string> seen;
+  bool ok = true;
+  for (std::size_t i = 0; i < field.node.size(); ++i) {
+    const YAML::Node item = field.node[i];
+    const Field itemField{item, field.key + "[" + std::to_string(i) + "]",
+                          item.IsNull() ? field.mark : item.Mark()};
+    if (!item.IsScalar() || item.Scalar().empty()) {
+      error(itemField, "expected a non-empty string, got " + describeNode(item));
+      ok = false;
+      continue;
+    }
+    if (std::string why = check(item.Scalar()); !why.empty()) {
+      error(itemField, why);
+      ok = false;
+      continue;
+    }
+    if (!seen.insert(item.Scalar()).second) {
+      error(itemField, "duplicate entry " + quoted(item.Scalar()));
+      ok = false;
+      continue;
+    }
+    items.push_back(item.Scalar());
+  }
+  if (!ok) return false;
+  out = std::move(items);
+  remember(field);
+  return true;
+}
+
 }  // namespace fabricmon::config_detail
 
 namespace fabricmon {

@@ -65,6 +65,10 @@ class YamlReader {
   bool readOptionalDuration(const Field& field, std::optional<Duration>& out);
   /// A list of ECMAScript regexes, each compiled to check it; an empty value is an empty list.
   bool readRegexList(const Field& field, std::vector<std::string>& out);
+  /// A list of strings, each passed to `check`, which returns an error message for a bad item ("" =
+  /// good); an empty value is an empty list. Duplicates are errors.
+  bool readStringList(const Field& field, std::vector<std::string>& out,
+                      const std::function<std::string(const std::string&)>& check);
 
   /// "file:line:column" of a position, as errors print it.
   std::string position(const YAML::Mark& mark) const;

@@ -93,4 +93,9 @@ Status FileWriter::makeDirs(const fs::path& dir) {
   return {};
 }
 
+void FileWriter::forget(const std::filesystem::path& dir) {
+  const std::string prefix = dir.string() + "/";
+  std::erase_if(last_, [&](const auto& entry) { return entry.first.starts_with(prefix); });
+}
+
 }  // namespace fabricmon::sim

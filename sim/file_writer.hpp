@@ -26,6 +26,9 @@ class FileWriter {
   static Status symlink(const std::filesystem::path& target, const std::filesystem::path& link);
   static Status makeDirs(const std::filesystem::path& dir);
 
+  /// Forgets what was written below `dir` (it was removed): the next write there creates the file.
+  void forget(const std::filesystem::path& dir);
+
   /// Number of write(2) calls made so far (how much a tick really rewrote).
   uint64_t writes() const { return writes_; }
 

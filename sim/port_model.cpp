@@ -481,7 +481,10 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
   }
   tr.txPauseFrames = tr.txPauseMicros / kPauseMicrosPerFrame;
 
+  double bulkTx = 0, bulkRx = 0;
   if (port.roce) {
+    bulkTx = b.bulkTcpOnRocePriority * uniform(rng, 0.9, 1.1) * seconds;
+    bulkRx = b.bulkTcpOnRocePriority * uniform(rng, 0.9, 1.1) * seconds;
     tr.ipTxBytes = kIpBytesPerSecond * uniform(rng, 0.5, 1.5) * seconds;
     tr.ipRxBytes = kIpBytesPerSecond * uniform(rng, 0.5, 1.5) * seconds;
     tr.ipTxPackets = tr.ipTxBytes / kIpPacketBytes;
@@ -509,6 +512,7 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
   hw["rx_write_requests"].add(tr.rdmaRxPackets * 0.98);
   hw["rx_read_requests"].add(tr.rdmaRxPackets * 0.002);
   const double s = b.transportErrorScale * seconds;
+  if (b.reorderPerSecond > 0) hw["out_of_sequence"].add(b.reorderPerSecond * seconds * uniform(rng, 0.7, 1.3));
   if (s > 0) {
     hw["out_of_sequence"].add(kOutOfSequencePerSecond * s * uniform(rng, 0.7, 1.3));
     hw["packet_seq_err"].add(kPacketSeqErrPerSecond * s * uniform(rng, 0.7, 1.3));
@@ -526,6 +530,29 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
 
   applyEthtool(port, seconds, tr);
   StatTable& e = port.ethtool;
+  if (bulkTx > 0 || bulkRx > 0) {
+    // Host TCP through the netdev like the priority-0 traffic, but classified onto the RoCE priority.
+    const double txP = bulkTx / kIpPacketBytes, rxP = bulkRx / kIpPacketBytes;
+    for (const auto& [name, v] : std::initializer_list<std::pair<const char*, double>>{
+             {"tx_bytes", bulkTx}, {"rx_bytes", bulkRx}, {"tx_packets", txP},
+                                  {"rx_packets", rxP}, {"tx_vport_unicast_bytes", bulkTx},
+                                  {"rx_vport_unicast_bytes", bulkRx}, {"tx_vport_unicast_packets", txP},
+                                  {"rx_vport_unicast_packets", rxP}, {"tx_bytes_phy", bulkTx},
+                                  {"rx_bytes_phy", bulkRx}, {"tx_packets_phy", txP}, {"rx_packets_phy", rxP}}) {
+      e[name].add(v);
+    }
+    e[prio(kRocePriority, "_bytes", "tx")].add(bulkTx);
+    e[prio(kRocePriority, "_bytes")].add(bulkRx);
+    e[prio(kRocePriority, "_packets", "tx")].add(txP);
+    e[prio(kRocePriority, "_packets")].add(rxP);
+  }
+  if (b.globalPauseFramesPerSecond > 0) {
+    // The names exist only while link-level pause is on (mlx5 en_stats.c, the 802.3 group).
+    for (const char* name : {"rx_global_pause", "tx_global_pause"}) {
+      if (!e.has(name)) e.add(name);
+      e[name].add(b.globalPauseFramesPerSecond * seconds * uniform(rng, 0.8, 1.2));
+    }
+  }
   if (s > 0) {
     e[prio(kRocePriority, "_buf_discard")].add(kLosslessBufferDropsPerSecond * s * uniform(rng, 0.7, 1.3));
   }

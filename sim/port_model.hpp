@@ -28,6 +28,14 @@ struct PortBehaviour {
   double crcErrorsPerSecond = 0;
   double linkErrorRecoveriesPerSecond = 0;
   double transportErrorScale = 0;  ///< 1 = the `lossy` retransmission rates, 0 = none
+  /// Out-of-sequence packets per second with no loss behind them: adaptive routing spraying one
+  /// flow over several paths (no NAK, no timeout, no retransmission).
+  double reorderPerSecond = 0;
+  /// Bytes per second of bulk TCP the host sends and receives classified onto the RoCE priority (a
+  /// DSCP map that puts DSCP 0 on the lossless class), on top of the usual IP traffic on priority 0.
+  double bulkTcpOnRocePriority = 0;
+  /// IEEE 802.3x global pause frames per second received and sent (a peer with link-level pause on).
+  double globalPauseFramesPerSecond = 0;
 };
 
 struct PortModel {
@@ -44,6 +52,16 @@ struct PortModel {
   /// The NIC vendor of this port when it differs from the node's (a mixed node); empty = the node's.
   std::string vendor;
   bool linkUp = true;
+  /// While the link is down: taken down on purpose (physical state Disabled) rather than lost
+  /// (Polling: the port keeps trying to train, as with a pulled cable or a dead peer).
+  bool adminDisabled = false;
+  /// The RDMA device is gone from sysfs (driver unloaded, PCIe link lost): class/infiniband/<dev>
+  /// and the device directory are removed; the netdev stays.
+  bool removed = false;
+  /// DCB: PFC storm prevention timeout (ethtool tunable pfc-prevention-tout) in ms; 0 = off.
+  unsigned stormPreventionMs = 100;
+  /// DCB APP table: DSCP 0 (default TCP) mapped to the RoCE priority as well.
+  bool dscpZeroOnRocePriority = false;
   std::array<bool, 8> npEnabled{};  ///< ecn/roce_np/enable/<p>
   std::array<bool, 8> rpEnabled{};  ///< ecn/roce_rp/enable/<p>
   uint64_t nodeGuid = 0;

@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 12> kSpecs{{
+constexpr std::array<Spec, 21> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -46,6 +46,31 @@ constexpr std::array<Spec, 12> kSpecs{{
      "busy but healthy: priority 3 paused 45-55 % of the time, traffic still flowing, ECN marks and "
      "CNPs (DCQCN at work)",
      true, false},
+    {Scenario::kPortDown, "port-down",
+     "the link goes down 3 s after the onset and stays down (physical state Polling: cable, optic or peer)",
+     false, false},
+    {Scenario::kPortDisabled, "port-disabled",
+     "look-alike of port-down: the port is taken down on purpose 3 s after the onset (physical state Disabled)",
+     false, false},
+    {Scenario::kUnusedPort, "unused-port",
+     "look-alike of port-down: the port is down from the start and never comes up (an unused port)", false,
+     false},
+    {Scenario::kDeviceMissing, "device-missing",
+     "the RDMA device leaves /sys/class/infiniband 3 s after the onset and never comes back", false, false},
+    {Scenario::kDriverReload, "driver-reload",
+     "look-alike of device-missing: the RDMA device leaves sysfs for 4 s and comes back with fresh counters",
+     false, false},
+    {Scenario::kPfcProtectionOff, "pfc-protection-off",
+     "PFC on priority 3 with the PFC storm prevention timeout set to 0 (off)", false, false},
+    {Scenario::kGlobalPause, "global-pause",
+     "IEEE 802.3x global pause frames received and sent (50/s each) on a port that runs PFC", false, false},
+    {Scenario::kLosslessShared, "lossless-shared",
+     "DSCP 0 mapped to priority 3: 10 GB/s of bulk TCP each way shares the lossless RoCE priority", true,
+     false},
+    {Scenario::kReordering, "reordering",
+     "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
+     "retransmission",
+     false, false},
 }};
 
 constexpr std::array<std::string_view, kSpecs.size()> kNames = [] {
@@ -115,10 +140,26 @@ PortBehaviour affectedBehaviour(Scenario s) {
     case Scenario::kLossy:
       b.transportErrorScale = 1;
       break;
+    case Scenario::kReordering:
+      b.reorderPerSecond = 200;
+      break;
+    case Scenario::kGlobalPause:
+      b.globalPauseFramesPerSecond = 50;
+      break;
+    case Scenario::kLosslessShared:
+      // A checkpoint or dataset copy over TCP: about a fifth of the 400G port's bytes each way.
+      b.bulkTcpOnRocePriority = 10e9;
+      break;
     case Scenario::kHealthy:
     case Scenario::kLinkFlap:
     case Scenario::kDegradedPort:
     case Scenario::kCounterReset:
+    case Scenario::kPortDown:
+    case Scenario::kPortDisabled:
+    case Scenario::kUnusedPort:
+    case Scenario::kDeviceMissing:
+    case Scenario::kDriverReload:
+    case Scenario::kPfcProtectionOff:
       break;
   }
   return b;

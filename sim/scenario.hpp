@@ -22,6 +22,15 @@ enum class Scenario {
   kDegradedPort,
   kCounterReset,
   kBusyPause,
+  kPortDown,
+  kPortDisabled,
+  kUnusedPort,
+  kDeviceMissing,
+  kDriverReload,
+  kPfcProtectionOff,
+  kGlobalPause,
+  kLosslessShared,
+  kReordering,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).
@@ -51,5 +60,11 @@ inline constexpr double kFlapPeriod = 6.0;
 inline constexpr double kFlapDownAt = 4.0;
 inline constexpr double kResetAt = 10.0;
 inline constexpr double kStormWarningAt = 5.0;
+/// port-down, port-disabled, device-missing, driver-reload: the event happens this long after the
+/// fault onset, so the daemon has seen the port ACTIVE (the device present) first.
+inline constexpr double kPortEventAt = 3.0;
+/// driver-reload: the RDMA device is gone from sysfs this long, then back with fresh counters (a
+/// `modprobe -r mlx5_ib; modprobe mlx5_ib` or a devlink reload takes seconds).
+inline constexpr double kReloadGone = 4.0;
 
 }  // namespace fabricmon::sim

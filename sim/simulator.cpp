@@ -170,6 +170,16 @@ struct Simulator::State {
     }
   }
   void fireEvent();
+  /// The device leaves sysfs: its class/infiniband link and directory go; the files are written
+  /// again (and the link made again) when it comes back.
+  void removeDevice(PortModel& p) {
+    p.removed = true;
+    std::error_code ec;
+    fs::remove(sys() / "class" / "infiniband" / p.device, ec);
+    fs::remove_all(devDir(p), ec);
+    writer.forget(devDir(p));
+  }
+  bool pendingRestore = false;
   Status createTree();
   Status renderAll();
   Status renderPort(const PortModel& p);
@@ -193,6 +203,26 @@ void Simulator::State::fireEvent() {
       break;
     case Scenario::kCounterReset:
       buildTables(p);  // a driver reload: every counter of the device and its netdev starts again
+      break;
+    case Scenario::kPortDown:
+      linkDown(p);
+      break;
+    case Scenario::kPortDisabled:
+      p.adminDisabled = true;
+      linkDown(p);
+      break;
+    case Scenario::kDeviceMissing:
+      removeDevice(p);
+      break;
+    case Scenario::kDriverReload:
+      if (!p.removed) {
+        removeDevice(p);
+        nextEvent = options.faultAt + kPortEventAt + kReloadGone;
+        return;
+      }
+      buildTables(p);  // the driver comes back: its counters start again
+      p.removed = false;
+      pendingRestore = true;
       break;
     default:
       break;
@@ -268,7 +298,7 @@ Status Simulator::State::renderPort(const PortModel& p) {
   files.emplace_back(dev / "node_desc", line(std::string(kHostName) + " " + p.device));
 
   files.emplace_back(pd / "state", p.linkUp ? "4: ACTIVE\n" : "1: DOWN\n");
-  files.emplace_back(pd / "phys_state", p.linkUp ? "5: LinkUp\n" : "3: Disabled\n");
+  files.emplace_back(pd / "phys_state", p.linkUp ? "5: LinkUp\n" : p.adminDisabled ? "3: Disabled\n" : "2: Polling\n");
   files.emplace_back(pd / "rate", line(p.rateText));
   files.emplace_back(pd / "link_layer", p.roce ? "Ethernet\n" : "InfiniBand\n");
   files.emplace_back(pd / "lid", line(hex(p.lid)));
@@ -352,11 +382,16 @@ Status Simulator::State::renderPort(const PortModel& p) {
     }
     files.emplace_back(options.root / "ethtool" / p.netdev,
                        published ? published->ethtool : liveEthtool(p));
+    std::map<unsigned, unsigned> dscpMap{{26, kRocePriority}, {48, kCnpPriority}};
+    if (p.dscpZeroOnRocePriority) dscpMap[0] = kRocePriority;
     files.emplace_back(options.root / "dcb" / p.netdev,
-                       dcbYaml({kRocePriority}, "dscp", {{26, kRocePriority}, {48, kCnpPriority}}));
+                       dcbYaml({kRocePriority}, "dscp", dscpMap) +
+                           "storm_prevention_timeout_ms: " + std::to_string(p.stormPreventionMs) + "\n");
   }
 
+  const std::string devPrefix = dev.string() + "/";
   for (const auto& [path, text] : files) {
+    if (p.removed && (path == dev || path.string().starts_with(devPrefix))) continue;
     if (Status st = writer.write(path, text); !st) return st;
   }
   return {};
@@ -449,6 +484,13 @@ Status Simulator::init() {
     PortModel& first = st.ports.front();
     if (st.scenario == Scenario::kDcqcnNpDisabled) first.npEnabled[kRocePriority] = false;
     if (st.scenario == Scenario::kDcqcnRpDisabled) first.rpEnabled[kRocePriority] = false;
+    if (st.scenario == Scenario::kPfcProtectionOff) first.stormPreventionMs = 0;
+    if (st.scenario == Scenario::kLosslessShared) first.dscpZeroOnRocePriority = true;
+    if (st.scenario == Scenario::kUnusedPort) first.linkUp = false;
+    if (st.scenario == Scenario::kGlobalPause) {
+      // Link-level pause is on: the driver lists its counters from the start (at 0 so far).
+      for (const char* name : {"rx_global_pause", "tx_global_pause"}) first.ethtool.add(name);
+    }
     if (st.scenario == Scenario::kDegradedPort) {
       first.rateGbps = 200;
       first.rateText = "200 Gb/sec (2X NDR)";
@@ -463,6 +505,12 @@ Status Simulator::init() {
       break;
     case Scenario::kCounterReset:
       st.nextEvent = o.faultAt + kResetAt;
+      break;
+    case Scenario::kPortDown:
+    case Scenario::kPortDisabled:
+    case Scenario::kDeviceMissing:
+    case Scenario::kDriverReload:
+      st.nextEvent = o.faultAt + kPortEventAt;
       break;
     default:
       break;
@@ -504,6 +552,11 @@ Status Simulator::tick(std::chrono::duration<double> dt) {
   }
   st.advanceAll(target - st.now);
   st.now = target;
+  if (st.pendingRestore) {
+    // The device is back: its directories and class/infiniband link are made again.
+    st.pendingRestore = false;
+    if (Status s = st.createTree(); !s) return s;
+  }
   return st.renderAll();
 }
 

@@ -35,6 +35,11 @@ const FamilyDef FindingTracker::kActiveFamily{
     "fabricmon_watchdog_active",
     "1 while a watchdog finding is active, 0 after it cleared (until its subject disappears); see docs/rules.md.",
     MetricType::kGauge};
+const FamilyDef FindingTracker::kRecurringFamily{
+    "fabricmon_watchdog_recurring",
+    "1 while a watchdog finding of this rule and subject has started at least watchdog.recurrence.count times "
+    "within watchdog.recurrence.window (the fault keeps being reset, not fixed), 0 after; see docs/rules.md.",
+    MetricType::kGauge};
 const FamilyDef FindingTracker::kTransitionsFamily{
     "fabricmon_watchdog_transitions_total", "Number of times a finding of this watchdog rule started.",
     MetricType::kCounter};
@@ -90,6 +95,7 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
   st.seen = true;
   if (!v.judged || v.stamp <= st.lastStamp) return;
   st.lastStamp = v.stamp;
+  updateRecurrence(st, v.stamp);
 
   if (!st.active) {
     if (!v.fire) {
@@ -117,16 +123,34 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
   }
 }
 
+void FindingTracker::updateRecurrence(State& st, Nanos stamp) const {
+  while (!st.starts.empty() && (st.starts.size() > recurrenceCount_ || stamp - st.starts.front() > recurrenceWindow_)) {
+    st.starts.pop_front();
+  }
+  st.recurring = st.starts.size() >= recurrenceCount_;
+}
+
 void FindingTracker::start(State& st, const Verdict& v) {
   st.active = true;
   st.hits = 0;
   st.condSince = kNever;
   st.clearSince = kNever;
+  st.starts.push_back(v.stamp);
+  updateRecurrence(st, v.stamp);
   st.finding.since = wallNow_;
   st.finding.summary = v.summary;
   st.finding.evidence.clear();
   for (size_t i = 0; i < v.evidence.count; ++i) {
     st.finding.evidence.emplace_back(std::string(v.evidence.items[i].first), v.evidence.items[i].second);
+  }
+  std::erase_if(st.finding.labels, [](const auto& l) { return l.first == "recurring"; });
+  if (st.recurring) {
+    // The finding says so itself (JSON label, evidence, summary) besides the recurring gauge.
+    st.finding.labels.emplace_back("recurring", "true");
+    st.finding.evidence.emplace_back("starts_in_window", double(st.starts.size()));
+    st.finding.evidence.emplace_back("recurrence_window_seconds", double(recurrenceWindow_) / kSecond);
+    st.finding.summary += fmt::format(" [recurring: started {} times within {:.0f} min; the fault was reset, not fixed]",
+                                      st.starts.size(), double(recurrenceWindow_) / kSecond / 60);
   }
   if (!st.gauge) {
     Labels labels{{"rule", st.finding.rule}, {"severity", std::string(severityName(st.finding.severity))}};
@@ -138,6 +162,10 @@ void FindingTracker::start(State& st, const Verdict& v) {
       labels.emplace_back(name, std::move(value));
     }
     st.gauge = makeSeries(kActiveFamily, std::move(labels));
+  }
+  if (st.recurring && !st.recurringGauge) {
+    Labels labels = st.gauge->labels;
+    st.recurringGauge = makeSeries(kRecurringFamily, std::move(labels));
   }
   transitions_[st.rule] += 1;
   auto level = st.finding.severity == Severity::kInfo ? spdlog::level::info : spdlog::level::warn;
@@ -184,6 +212,7 @@ std::vector<Finding> FindingTracker::active() const {
 void FindingTracker::appendSamples(std::vector<Sample>& out) const {
   for (const auto& [key, st] : states_) {
     if (st.gauge) out.push_back(Sample{st.gauge, st.active ? 1.0 : 0.0});
+    if (st.recurringGauge) out.push_back(Sample{st.recurringGauge, st.recurring ? 1.0 : 0.0});
   }
   for (size_t i = 0; i < rules_.size(); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
 }

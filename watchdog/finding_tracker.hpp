@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -55,6 +56,14 @@ class FindingTracker {
   explicit FindingTracker(std::vector<std::string_view> rules);
   static const FamilyDef kActiveFamily;
   static const FamilyDef kTransitionsFamily;
+  static const FamilyDef kRecurringFamily;
+
+  /// A finding whose subject starts `count` times within `window` (of its evaluation stamps) is
+  /// recurring: the fault was reset, not fixed (docs/rules.md, "Recurring findings").
+  void setRecurrence(unsigned count, Nanos window) {
+    recurrenceCount_ = count;
+    recurrenceWindow_ = window;
+  }
 
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
   void beginRound(std::chrono::system_clock::time_point wallNow);
@@ -81,7 +90,11 @@ class FindingTracker {
     unsigned hits = 0;
     Nanos condSince = kNever;
     Nanos clearSince = kNever;
+    std::deque<Nanos> starts;  ///< stamps of recent starts, at most recurrenceCount_ of them
+    bool recurring = false;
+    SeriesPtr recurringGauge;  ///< fabricmon_watchdog_recurring, built when it first recurs
   };
+  void updateRecurrence(State& st, Nanos stamp) const;
   void start(State& st, const Verdict& v);
   void stop(State& st, std::string_view why);
   void keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const;
@@ -92,6 +105,8 @@ class FindingTracker {
   std::vector<SeriesPtr> transitionSeries_;
   mutable std::string scratch_;
   std::chrono::system_clock::time_point wallNow_{};
+  unsigned recurrenceCount_ = 3;
+  Nanos recurrenceWindow_ = 3600 * kSecond;
 };
 
 }  // namespace fabricmon::watchdog

@@ -50,6 +50,12 @@ constexpr InputFamily kFamilies[] = {
     {"fabricmon_dcb_pfc_requests_total", {"interface", "priority", ""}, true, 0},
     {"fabricmon_device_info", {"device", "", ""}, false, 0},
     {"fabricmon_phy_transmitted_bytes_total", {"interface", "", ""}, true, 0},
+    {"fabricmon_pfc_storm_prevention_timeout_seconds", {"interface", "", ""}, false, 0},
+    {"fabricmon_global_pause_frames_received_total", {"interface", "", ""}, true, 0},
+    {"fabricmon_global_pause_frames_transmitted_total", {"interface", "", ""}, true, 0},
+    {"fabricmon_priority_receive_bytes_total", {"interface", "priority", ""}, true, 0},
+    {"fabricmon_priority_transmit_bytes_total", {"interface", "priority", ""}, true, 0},
+    {"fabricmon_rdma_vport_bytes_total", {"interface", "direction", ""}, true, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

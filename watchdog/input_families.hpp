@@ -52,6 +52,12 @@ enum class Fam : uint8_t {
   kDcbPfcRequests,      // {interface,priority} DCB ieee_pfc.requests: pause sent
   kDeviceInfo,          // {device} = 1, with hca_type and board_id: the NIC model
   kPhyTxBytes,          // {interface} bytes the port transmitted, all priorities
+  kPfcStormTimeout,     // {interface} PFC storm prevention timeout, seconds (0 = off)
+  kGlobalPauseRx,       // {interface} 802.3x pause frames received
+  kGlobalPauseTx,       // {interface} 802.3x pause frames sent
+  kPrioRxBytes,         // {interface,priority}
+  kPrioTxBytes,         // {interface,priority}
+  kRdmaVportBytes,      // {interface,direction} RDMA unicast bytes of the vport (mlx5)
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

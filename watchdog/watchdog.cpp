@@ -6,6 +6,7 @@
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
+#include "watchdog/rules/port_down.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon {
@@ -35,8 +36,10 @@ const FamilyDef kCnpHandledRatePeak{
     MetricType::kGauge};
 
 const FamilyDef* const kFamilies[] = {&FindingTracker::kActiveFamily, &FindingTracker::kTransitionsFamily,
-                                      &History::kRefreshFamily,        &kPauseFractionPeak, &kEcnMarkedRatePeak, &kCnpSentRatePeak,
-                                      &kCnpHandledRatePeak};
+                                      &FindingTracker::kRecurringFamily, &History::kRefreshFamily,
+                                      &kPauseFractionPeak,               &kEcnMarkedRatePeak,
+                                      &kCnpSentRatePeak,                 &kCnpHandledRatePeak,
+                                      &kPortIgnoredFamily};
 
 struct PeakOutput {
   Fam fam;
@@ -83,17 +86,28 @@ class Engine {
     const EnginePlan plan = planFor(config_);
     history_.setPlan(plan.history);
     storms_.setWindow(plan.stormWindow);
+    tracker_.setRecurrence(config_.recurrence.count, toNanos(config_.recurrence.window));
+    if (!config_.rules.get<PortDownRule>().enabled) memory_.ports.clear();
     const auto rules = ruleTable();
     for (size_t i = 0; i < rules.size(); ++i) {
       if (!rules[i]->enabled(config_.rules)) tracker_.clearRule(i);
     }
   }
 
-  void evaluate(const Snapshot& snapshot, std::chrono::system_clock::time_point wallNow) {
+  void evaluate(const Snapshot& snapshot, Nanos now, std::chrono::system_clock::time_point wallNow) {
     history_.ingest(snapshot);
     join_.build(history_);
-    RuleContext ctx{history_, config_, qos_, join_, tracker_, storms_, portBestRate_, std::to_string(qos_.rocePriority),
-                    std::to_string(qos_.cnpPriority)};
+    RuleContext ctx{history_,
+                    config_,
+                    qos_,
+                    join_,
+                    tracker_,
+                    storms_,
+                    portBestRate_,
+                    std::to_string(qos_.rocePriority),
+                    std::to_string(qos_.cnpPriority),
+                    memory_,
+                    now};
     tracker_.beginRound(wallNow);
     const auto rules = ruleTable();
     for (size_t i = 0; i < rules.size(); ++i) {
@@ -106,6 +120,7 @@ class Engine {
 
   void appendSamples(std::vector<Sample>& out, Nanos now) {
     tracker_.appendSamples(out);
+    if (config_.rules.get<PortDownRule>().enabled) appendPortIgnored(memory_, out);
     for (const auto& g : history_.groups()) {
       if (g.live && g.refresh > 0) out.push_back(Sample{g.gauge, double(g.refresh) / kSecond});
     }
@@ -133,6 +148,7 @@ class Engine {
   FindingTracker tracker_{ruleNames()};
   StormLedger storms_;
   std::map<std::string, double, std::less<>> portBestRate_;
+  RuleMemory memory_;
 };
 
 }  // namespace watchdog
@@ -152,7 +168,7 @@ void Watchdog::reconfigure(WatchdogConfig config, QosConfig qos) {
 
 void Watchdog::evaluate(const Snapshot& snapshot, std::chrono::steady_clock::time_point now,
                         std::chrono::system_clock::time_point wallNow) {
-  engine_->evaluate(snapshot, wallNow);
+  engine_->evaluate(snapshot, watchdog::toNs(now), wallNow);
   publish(now, wallNow);
 }
 

@@ -76,6 +76,19 @@ const ScenarioCase kCases[] = {
      {},
      0},
     {"degraded-port", {{"port_degraded", "rate_below_peers", kIf}}, {}, 0},
+    // Issue #14: each fault and its look-alikes.
+    {"port-down", {{"port_down", "", kIf}}, {}, 0},
+    {"port-disabled", {}, {}, 20},  // taken down on purpose (physical state Disabled)
+    {"unused-port", {}, {}, 15},    // never up since start
+    {"device-missing", {{"device_missing", "vanished", "mlx5_0"}}, {}, 0},
+    {"driver-reload", {}, {}, 25},  // gone from sysfs for 4 s, then back with fresh counters
+    {"pfc-protection-off", {{"pfc_protection_off", "timeout_off", kIf}}, {}, 0},
+    {"global-pause", {{"global_pause", "", kIf}}, {}, 0},
+    {"lossless-shared",
+     {{"lossless_class_shared", "dscp_map", kIf}, {"lossless_class_shared", "non_rdma_bytes", kIf}},
+     {},
+     0},
+    {"reordering", {}, {}, 25},  // out-of-sequence without loss: adaptive routing
 };
 
 class ScenarioTest : public DaemonTest, public ::testing::WithParamInterface<ScenarioCase> {};
@@ -124,8 +137,9 @@ TEST_P(ScenarioTest, RaisesExactlyItsFindings) {
   const std::string metrics = httpGet(port_, "/metrics").body;
   ASSERT_NE(metrics.find("fabricmon_build_info"), std::string::npos);
   for (const auto& f : c.required) {
-    const std::regex active("fabricmon_watchdog_active\\{rule=\"" + f.rule + "\"[^}]*interface=\"" + f.subject +
-                            "\"[^}]*reason=\"" + f.reason + "\"\\} 1");
+    // The subject is the interface, or the device for findings without one (device_missing).
+    const std::regex active("fabricmon_watchdog_active\\{rule=\"" + f.rule + "\"[^}]*(interface|device)=\"" +
+                            f.subject + "\"[^}]*reason=\"" + f.reason + "\"\\} 1");
     EXPECT_TRUE(std::regex_search(metrics, active)) << f.rule << "/" << f.reason;
   }
   if (c.required.empty() && c.allowed.empty()) {

@@ -1,5 +1,9 @@
-// roce_packet_loss: the RoCE transport's own loss signals (mlx5 Q-counters): out-of-sequence
-// packets, sequence-error NAKs, local ACK timeouts and adaptive retransmissions.
+// roce_packet_loss: the RoCE transport's own loss signals (mlx5 Q-counters): sequence-error NAKs,
+// local ACK timeouts and adaptive retransmissions. Out-of-sequence packets alone are reordering, not
+// loss: with adaptive routing (InfiniBand NDR, Spectrum-X and other modern RoCE fabrics spray one
+// flow's packets over several paths) they arrive out of order and are put back in order by the
+// NIC; only a NAK, a timeout or a retransmission says a packet was lost. Fabrics without adaptive
+// routing can count them as loss again (out_of_sequence_alone_is_loss).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -26,8 +30,9 @@ void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject,
     std::string_view name;
   };
   const auto& h = ctx.history;
+  const Tracked* outOfSequence = h.find(Fam::kRoceOutOfSequence, p.device, p.port);
   const Src sources[] = {
-      {h.find(Fam::kRoceOutOfSequence, p.device, p.port), "out_of_sequence"},
+      {outOfSequence, "out_of_sequence"},
       {h.find(Fam::kRoceSeqErrors, p.device, p.port), "packet_seq_err"},
       {h.find(Fam::kRoceLocalAckTimeouts, p.device, p.port), "local_ack_timeout_err"},
       {h.find(Fam::kHwCounter, p.device, p.port, "roce_adp_retrans"), "roce_adp_retrans"},
@@ -40,15 +45,17 @@ void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject,
     v.stamp = std::max(v.stamp, src.s->t);
     auto w = src.s->over(window);
     v.evidence.add(src.name, w.increase);
-    if (src.s->increasedWithin(window) && src.s->lastIncreaseT > settledAt) rising = true;
+    const bool reorderOnly = src.s == outOfSequence && !rule.outOfSequenceAloneIsLoss;
+    if (!reorderOnly && src.s->increasedWithin(window) && src.s->lastIncreaseT > settledAt) rising = true;
   }
   if (ctx.portDown(p.device, p.port)) rising = false;
   v.fire = rising;
   v.clear = !rising;
   v.evidence.add("window_seconds", double(window) / kSecond);
   if (v.fire) {
-    v.summary = fmt::format("{} port {}: RoCE retransmission counters rising within the last {:.0f}s", p.device,
-                            p.port, double(window) / kSecond);
+    v.summary = fmt::format("{} port {}: RoCE loss counters (sequence-error NAKs, ACK timeouts or retransmissions) "
+                            "rising within the last {:.0f}s",
+                            p.device, p.port, double(window) / kSecond);
   }
   ctx.observe("retransmissions", Severity::kWarning, subject, Policy{}, v);
 }

@@ -13,12 +13,16 @@ struct RocePacketLossRule {
   Duration window = 5min;
   double localAckTimeoutCriticalPerSecond = 1.0;
   Duration criticalWindow = 10s;     ///< window of the local-ACK-timeout rate (critical)
+  /// Out-of-sequence packets with no sequence error, ACK timeout or retransmission are reordering
+  /// (adaptive routing), not loss; true warns on them anyway (fabrics without adaptive routing).
+  bool outOfSequenceAloneIsLoss = false;
 
   void bind(SettingsBinder& b) {
     b.flag("enabled", enabled);
     b.window("window", window);
     b.number("local_ack_timeout_critical_per_second", localAckTimeoutCriticalPerSecond, kPositive);
     b.window("critical_window", criticalWindow);
+    b.flag("out_of_sequence_alone_is_loss", outOfSequenceAloneIsLoss);
   }
 
   bool operator==(const RocePacketLossRule&) const = default;

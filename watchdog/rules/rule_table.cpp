@@ -3,11 +3,16 @@
 #include "watchdog/rules/rule.hpp"
 
 #include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/device_missing.hpp"
+#include "watchdog/rules/global_pause.hpp"
 #include "watchdog/rules/link_errors.hpp"
 #include "watchdog/rules/link_flap.hpp"
+#include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
 #include "watchdog/rules/pause_storm.hpp"
+#include "watchdog/rules/pfc_protection_off.hpp"
 #include "watchdog/rules/port_degraded.hpp"
+#include "watchdog/rules/port_down.hpp"
 #include "watchdog/rules/roce_packet_loss.hpp"
 
 namespace fabricmon::watchdog {
@@ -21,6 +26,11 @@ const RuleDef* const kRuleTable[] = {
     &kPortDegradedRule,
     &kRocePacketLossRule,
     &kLosslessDropRule,
+    &kPortDownRule,
+    &kDeviceMissingRule,
+    &kPfcProtectionOffRule,
+    &kGlobalPauseRule,
+    &kLosslessClassSharedRule,
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
 #include "watchdog/rules/rule.hpp"
+#include "watchdog/rules/rule_memory.hpp"
 #include "watchdog/storm_ledger.hpp"
 
 namespace fabricmon::watchdog {
@@ -30,6 +31,9 @@ struct RuleContext {
   std::map<std::string, double, std::less<>>& portBestRate;
   std::string rocePriority;  ///< qos.rocePriority as a label value
   std::string cnpPriority;
+  /// port_down and device_missing: what outlives a series (ports ever ACTIVE, devices last seen).
+  RuleMemory& memory;
+  Nanos now = kNever;        ///< time of this evaluation (the snapshot's)
   size_t rule = 0;           ///< index in ruleTable() of the rule being evaluated
 
   /// The settings of a rule (its own, or another's it depends on).
@@ -86,5 +90,6 @@ inline void needHistory(EnginePlan& plan, std::initializer_list<Fam> fams, Durat
 /// PortState values (Documentation/ABI/stable/sysfs-class-infiniband).
 inline constexpr double kPortActive = 4;
 inline constexpr double kPhysLinkUp = 5;
+inline constexpr double kPhysDisabled = 3;
 
 }  // namespace fabricmon::watchdog

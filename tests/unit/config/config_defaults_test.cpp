@@ -8,11 +8,16 @@
 #include "config/config_loader.hpp"
 #include "daemon/config_schema.hpp"
 #include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/device_missing.hpp"
+#include "watchdog/rules/global_pause.hpp"
 #include "watchdog/rules/link_errors.hpp"
 #include "watchdog/rules/link_flap.hpp"
+#include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
 #include "watchdog/rules/pause_storm.hpp"
+#include "watchdog/rules/pfc_protection_off.hpp"
 #include "watchdog/rules/port_degraded.hpp"
+#include "watchdog/rules/port_down.hpp"
 #include "watchdog/rules/roce_packet_loss.hpp"
 
 namespace fabricmon {
@@ -75,7 +80,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"discovery_interval: 10s", "discovery_interval: 11s"},
       {"stale_after: 30s", "stale_after: 31s"},
       {"devices:\n  include: []", "devices:\n  include: [x]"},
-      {"exclude: []", "exclude: [x]"},
+      {"  exclude: []                      # regexes; a device", "  exclude: [x] # a device"},
       {"netdev:\n  include: []", "netdev:\n  include: [x]"},
       {"collectors: {}", "collectors: {rdma_port: {}}"},
       {"stats_include: []", "stats_include: [x]"},
@@ -115,6 +120,29 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"      window: 5m", "      window: 6m"},
       {"local_ack_timeout_critical_per_second: 1", "local_ack_timeout_critical_per_second: 2"},
       {"lossless_drop:\n      enabled: true", "lossless_drop:\n      enabled: false"},
+      {"clear_after: 5m", "clear_after: 6m"},
+      {"out_of_sequence_alone_is_loss: false", "out_of_sequence_alone_is_loss: true"},
+      {"    count: 3\n", "    count: 4\n"},
+      {"    window: 1h", "    window: 2h"},
+      {"port_down:\n      enabled: true", "port_down:\n      enabled: false"},
+      {" hold: 60s", " hold: 61s"},
+      {"expected_ports: []", "expected_ports: [mlx5_0/1]"},
+      {"exclude: []                  # regexes on", "exclude: [x] # regexes on"},
+      {"device_missing:\n      enabled: true", "device_missing:\n      enabled: false"},
+      {"grace: 60s", "grace: 61s"},
+      {"expected_devices: []", "expected_devices: [mlx5_0]"},
+      {"expected_device_count: ~", "expected_device_count: 8"},
+      {"expected_port_count: ~", "expected_port_count: 8"},
+      {"pfc_protection_off:\n      enabled: true", "pfc_protection_off:\n      enabled: false"},
+      {"require_support: false", "require_support: true"},
+      {"global_pause:\n      enabled: true\n      window: 1m", "global_pause:\n      enabled: false\n      window: 1m"},
+      {"window: 1m                   # 802.3x", "window: 2m # 802.3x"},
+      {"min_frames: 1", "min_frames: 2"},
+      {"lossless_class_shared:\n      enabled: true", "lossless_class_shared:\n      enabled: false"},
+      {"window: 1m                   # the priority's", "window: 2m # the priority's"},
+      {"max_non_rdma_share: 0.1", "max_non_rdma_share: 0.2"},
+      {"min_bytes_per_second: 1e6", "min_bytes_per_second: 2e6"},
+      {"allowed_dscps: ~", "allowed_dscps: [24]"},
   };
   for (const auto& e : edits) {
     const std::string_view from(e.from);
@@ -196,6 +224,9 @@ log:
 watchdog:
   peak_window: 2m
   min_samples: 4
+  recurrence:
+    count: 5
+    window: 2h
   rules:
     pause_storm:
       enabled: false
@@ -229,8 +260,33 @@ watchdog:
       enabled: false
       window: 15m
       local_ack_timeout_critical_per_second: 0.5
+      out_of_sequence_alone_is_loss: true
     lossless_drop:
       enabled: false
+    port_down:
+      enabled: false
+      hold: 2m
+      expected_ports: [mlx5_0/1, mlx5_1/1]
+      exclude: ['mlx5_9/.*']
+    device_missing:
+      enabled: false
+      grace: 5m
+      expected_devices: [mlx5_0, mlx5_1]
+      expected_device_count: 8
+      expected_port_count: 9
+    pfc_protection_off:
+      enabled: false
+      require_support: true
+    global_pause:
+      enabled: false
+      window: 5m
+      min_frames: 10
+    lossless_class_shared:
+      enabled: false
+      window: 2m
+      max_non_rdma_share: 0.25
+      min_bytes_per_second: 1e7
+      allowed_dscps: [24, 25]
 )";
 
 TEST(FullFile, SetsEveryField) {
@@ -257,8 +313,14 @@ TEST(FullFile, SetsEveryField) {
   want.watchdog.rules.get<LinkFlapRule>() = {false, 5, 30min, 1h};
   want.watchdog.rules.get<LinkErrorsRule>() = {false, 100, 20, 30.5, 40, 1e-15, 1h};
   want.watchdog.rules.get<PortDegradedRule>() = {false, 400.0, 1min};
-  want.watchdog.rules.get<RocePacketLossRule>() = {false, 15min, 0.5};
+  want.watchdog.rules.get<RocePacketLossRule>() = {false, 15min, 0.5, 10s, true};
   want.watchdog.rules.get<LosslessDropRule>() = {false};
+  want.watchdog.recurrence = {5, 2h};
+  want.watchdog.rules.get<PortDownRule>() = {false, 2min, {"mlx5_0/1", "mlx5_1/1"}, {"mlx5_9/.*"}};
+  want.watchdog.rules.get<DeviceMissingRule>() = {false, 5min, {"mlx5_0", "mlx5_1"}, 8u, 9u};
+  want.watchdog.rules.get<PfcProtectionOffRule>() = {false, true};
+  want.watchdog.rules.get<GlobalPauseRule>() = {false, 5min, 10};
+  want.watchdog.rules.get<LosslessClassSharedRule>() = {false, 2min, 0.25, 1e7, std::vector<unsigned>{24, 25}};
 
   // Section by section first, so a failure names the section.
   EXPECT_EQ(c.web, want.web);
@@ -278,6 +340,12 @@ TEST(FullFile, SetsEveryField) {
   EXPECT_EQ(c.watchdog.rules.get<PortDegradedRule>(), want.watchdog.rules.get<PortDegradedRule>());
   EXPECT_EQ(c.watchdog.rules.get<RocePacketLossRule>(), want.watchdog.rules.get<RocePacketLossRule>());
   EXPECT_EQ(c.watchdog.rules.get<LosslessDropRule>(), want.watchdog.rules.get<LosslessDropRule>());
+  EXPECT_EQ(c.watchdog.recurrence, want.watchdog.recurrence);
+  EXPECT_EQ(c.watchdog.rules.get<PortDownRule>(), want.watchdog.rules.get<PortDownRule>());
+  EXPECT_EQ(c.watchdog.rules.get<DeviceMissingRule>(), want.watchdog.rules.get<DeviceMissingRule>());
+  EXPECT_EQ(c.watchdog.rules.get<PfcProtectionOffRule>(), want.watchdog.rules.get<PfcProtectionOffRule>());
+  EXPECT_EQ(c.watchdog.rules.get<GlobalPauseRule>(), want.watchdog.rules.get<GlobalPauseRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LosslessClassSharedRule>(), want.watchdog.rules.get<LosslessClassSharedRule>());
   EXPECT_EQ(c, want);
 }
 
@@ -342,6 +410,37 @@ TEST(FullFile, EveryValueDiffersFromItsDefault) {
   EXPECT_NE(w.rules.get<RocePacketLossRule>().localAckTimeoutCriticalPerSecond,
             dw.rules.get<RocePacketLossRule>().localAckTimeoutCriticalPerSecond);
   EXPECT_NE(w.rules.get<LosslessDropRule>().enabled, dw.rules.get<LosslessDropRule>().enabled);
+  EXPECT_NE(w.recurrence.count, dw.recurrence.count);
+  EXPECT_NE(w.recurrence.window, dw.recurrence.window);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().outOfSequenceAloneIsLoss,
+            dw.rules.get<RocePacketLossRule>().outOfSequenceAloneIsLoss);
+  {
+    const auto& a = w.rules.get<PortDownRule>();
+    const auto& b = dw.rules.get<PortDownRule>();
+    EXPECT_NE(a.enabled, b.enabled);
+    EXPECT_NE(a.hold, b.hold);
+    EXPECT_NE(a.expectedPorts, b.expectedPorts);
+    EXPECT_NE(a.exclude, b.exclude);
+  }
+  {
+    const auto& a = w.rules.get<DeviceMissingRule>();
+    const auto& b = dw.rules.get<DeviceMissingRule>();
+    EXPECT_NE(a.grace, b.grace);
+    EXPECT_NE(a.expectedDevices, b.expectedDevices);
+    EXPECT_NE(a.expectedDeviceCount, b.expectedDeviceCount);
+    EXPECT_NE(a.expectedPortCount, b.expectedPortCount);
+  }
+  EXPECT_NE(w.rules.get<PfcProtectionOffRule>().requireSupport, dw.rules.get<PfcProtectionOffRule>().requireSupport);
+  EXPECT_NE(w.rules.get<GlobalPauseRule>().window, dw.rules.get<GlobalPauseRule>().window);
+  EXPECT_NE(w.rules.get<GlobalPauseRule>().minFrames, dw.rules.get<GlobalPauseRule>().minFrames);
+  {
+    const auto& a = w.rules.get<LosslessClassSharedRule>();
+    const auto& b = dw.rules.get<LosslessClassSharedRule>();
+    EXPECT_NE(a.window, b.window);
+    EXPECT_NE(a.maxNonRdmaShare, b.maxNonRdmaShare);
+    EXPECT_NE(a.minBytesPerSecond, b.minBytesPerSecond);
+    EXPECT_NE(a.allowedDscps, b.allowedDscps);
+  }
 }
 
 TEST(FullFile, AnEmptyValueUnsetsAnOptionalKey) {

@@ -150,6 +150,26 @@ const ErrorCase kCases[] = {
      "collectors.hw_counters.interval", "must be at least 10ms"},
     {"window_not_above_poll", "watchdog:\n  rules:\n    dcqcn_misconfig:\n      window: 1s\n", 4,
      15, "watchdog.rules.dcqcn_misconfig.window", "fewer than two samples"},
+    // Issue #14's rules.
+    {"expected_port_without_port", "watchdog:\n  rules:\n    port_down:\n      expected_ports: [mlx5_0]\n", 4, 24,
+     "watchdog.rules.port_down.expected_ports[0]", "expected \"<device>/<port>\""},
+    {"expected_port_zero", "watchdog:\n  rules:\n    port_down:\n      expected_ports: [mlx5_0/1, mlx5_1/0]\n", 4,
+     34, "watchdog.rules.port_down.expected_ports[1]", "must be a number from 1"},
+    {"expected_device_twice", "watchdog:\n  rules:\n    device_missing:\n      expected_devices: [mlx5_0, mlx5_0]\n",
+     4, 34, "watchdog.rules.device_missing.expected_devices[1]", "duplicate entry \"mlx5_0\""},
+    {"expected_device_path", "watchdog:\n  rules:\n    device_missing:\n      expected_devices: [ib/mlx5_0]\n", 4,
+     26, "watchdog.rules.device_missing.expected_devices[0]", "expected an RDMA device name"},
+    {"expected_device_count_zero", "watchdog:\n  rules:\n    device_missing:\n      expected_device_count: 0\n", 4,
+     30, "watchdog.rules.device_missing.expected_device_count", "must be between 1 and 1000000, got 0"},
+    {"grace_not_above_discovery", "watchdog:\n  rules:\n    device_missing:\n      grace: 5s\n", 4, 14,
+     "watchdog.rules.device_missing.grace",
+     "watchdog.rules.device_missing.grace (5s) must be longer than poll.discovery_interval (10s)"},
+    {"dscp_out_of_range", "watchdog:\n  rules:\n    lossless_class_shared:\n      allowed_dscps: [24, 64]\n", 4,
+     27, "watchdog.rules.lossless_class_shared.allowed_dscps[1]", "expected an integer from 0 to 63, got \"64\""},
+    {"recurrence_count_one", "watchdog:\n  recurrence:\n    count: 1\n", 3, 12, "watchdog.recurrence.count",
+     "must be between 2 and 1000000, got 1"},
+    {"share_above_one", "watchdog:\n  rules:\n    lossless_class_shared:\n      max_non_rdma_share: 1.5\n", 4,
+     27, "watchdog.rules.lossless_class_shared.max_non_rdma_share", ""},
 };
 
 class LoaderError : public testing::TestWithParam<ErrorCase> {};

@@ -2,6 +2,7 @@
 // table) and collector (from the registry) must be documented.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -71,6 +72,23 @@ TEST(DocsTest, EveryRuleIsDocumented) {
     const std::string name(rule->name);
     EXPECT_NE(rules.find("## " + name), std::string::npos) << name << " has no section in docs/rules.md";
     EXPECT_NE(config.find(name), std::string::npos) << name << " is not in docs/configuration.md";
+  }
+}
+
+TEST(DocsTest, EveryRuleHasARunbookSection) {
+  // The anchor of "### Port down" is #port-down: each rule's alert links to the section named after it.
+  std::set<std::string> anchors;
+  std::istringstream runbook(readFile(FABRICMON_SOURCE_DIR "/docs/runbook.md"));
+  for (std::string line; std::getline(runbook, line);) {
+    if (line.rfind("### ", 0) != 0) continue;
+    std::string anchor;
+    for (char c : line.substr(4)) anchor += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    anchors.insert(anchor);
+  }
+  for (const watchdog::RuleDef* rule : watchdog::ruleTable()) {
+    std::string anchor(rule->name);
+    std::replace(anchor.begin(), anchor.end(), '_', '-');
+    EXPECT_TRUE(anchors.count(anchor)) << "docs/runbook.md has no section \"### ...\" for #" << anchor;
   }
 }
 

@@ -185,6 +185,64 @@ const ScenarioCase kCases[] = {
        EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "speed"), "200000");
        expectHealthyRoce(w, kLineBytes400G / 2);
      }},
+    {"port-down",
+     [](const Window& w, const fs::path& sys) {
+       const fs::path port = sys / "class/infiniband" / w.dev / "ports/1";
+       EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
+       EXPECT_EQ(readTrimmed(port / "phys_state"), "2: Polling") << "lost, trying to train";
+       EXPECT_EQ(w.net("carrier_down_count"), 1) << "down once, at 3 s, and stays down";
+       EXPECT_EQ(w.net("carrier_up_count"), 0);
+       EXPECT_EQ(w.pma("link_downed"), 1);
+       EXPECT_LT(w.pma("port_xmit_data") * 4, 0.86 * kLineBytes400G * 3.1) << "traffic only until 3 s";
+     }},
+    {"port-disabled",
+     [](const Window& w, const fs::path& sys) {
+       const fs::path port = sys / "class/infiniband" / w.dev / "ports/1";
+       EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
+       EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled") << "taken down on purpose";
+       EXPECT_EQ(w.net("carrier_down_count"), 1);
+     }},
+    {"unused-port",
+     [](const Window& w, const fs::path& sys) {
+       const fs::path port = sys / "class/infiniband" / w.dev / "ports/1";
+       EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
+       EXPECT_EQ(readTrimmed(port / "phys_state"), "2: Polling");
+       EXPECT_EQ(w.net("carrier_changes"), 0) << "never came up, so never went down";
+       EXPECT_EQ(w.pma("port_xmit_data"), 0);
+     }},
+    {"pfc-protection-off",
+     [](const Window& w, const fs::path& sys) {
+       const std::string dcb = readTrimmed(sys.parent_path() / "dcb" / w.ifc);
+       EXPECT_NE(dcb.find("storm_prevention_timeout_ms: 0"), std::string::npos) << dcb;
+       EXPECT_NE(dcb.find("pfc_enabled: [3]"), std::string::npos) << dcb;
+       expectHealthyRoce(w);
+     }},
+    {"global-pause",
+     [](const Window& w, const fs::path&) {
+       for (const char* n : {"rx_global_pause", "tx_global_pause"}) {
+         EXPECT_GT(w.eth(n) / kSeconds, 40) << n;
+         EXPECT_LT(w.eth(n) / kSeconds, 60) << n;
+       }
+       expectHealthyRoce(w);
+     }},
+    {"lossless-shared",
+     [](const Window& w, const fs::path& sys) {
+       const std::string dcb = readTrimmed(sys.parent_path() / "dcb" / w.ifc);
+       EXPECT_NE(dcb.find("0: 3"), std::string::npos) << "DSCP 0 on the RoCE priority: " << dcb;
+       // Priority 3 carries the RDMA bytes (port_xmit_data) and ~10 GB/s of TCP on top.
+       const double tcp = w.eth("tx_prio3_bytes") - w.pma("port_xmit_data") * 4;
+       EXPECT_GT(tcp / kSeconds, 8e9);
+       EXPECT_LT(tcp / kSeconds, 12e9);
+       EXPECT_NEAR(w.eth("tx_vport_rdma_unicast_bytes") / (w.pma("port_xmit_data") * 4), 1.0, 0.01);
+     }},
+    {"reordering",
+     [](const Window& w, const fs::path&) {
+       EXPECT_GT(w.hw("out_of_sequence") / kSeconds, 100);
+       for (const char* n : {"packet_seq_err", "local_ack_timeout_err", "roce_adp_retrans", "duplicate_request"}) {
+         EXPECT_EQ(w.hw(n), 0) << n << ": reordering is not loss";
+       }
+       EXPECT_EQ(w.eth("rx_prio3_buf_discard"), 0);
+     }},
 };
 
 // gtest prints parameters in test listings; the name says it all.
@@ -238,12 +296,13 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, ScenarioTest, ::testing::ValuesIn(kCases),
                            return n;
                          });
 
-TEST(ScenarioTable, CoversEveryScenarioButCounterReset) {
+TEST(ScenarioTable, CoversEveryScenarioButTheOnesThatRemoveOrResetTheDevice) {
   size_t covered = 0;
   for (auto name : Simulator::scenarios()) {
     bool found = false;
     for (const auto& c : kCases) found = found || c.name == name;
-    EXPECT_TRUE(found || name == "counter-reset") << name;
+    // Tested on their own below: their counters restart or their files vanish.
+    EXPECT_TRUE(found || name == "counter-reset" || name == "device-missing" || name == "driver-reload") << name;
     covered += found;
   }
   EXPECT_EQ(covered, std::size(kCases));
@@ -296,7 +355,7 @@ TEST(LinkFlap, DownStateLooksLikeAnMlx5PortWithoutCarrier) {
   EXPECT_EQ(readTrimmed(net / "carrier"), "0");
   EXPECT_EQ(readTrimmed(net / "speed"), "-1");
   EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
-  EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled");
+  EXPECT_EQ(readTrimmed(port / "phys_state"), "2: Polling");  // lost, not taken down on purpose
   const auto downA = snapshot(sim);
   ASSERT_TRUE(sim.tick(1s).ok());  // t = 5.5, still down: nothing moves on that port
   const auto downB = snapshot(sim);
@@ -361,6 +420,48 @@ TEST(CableErrors, NarrowPmaCountersSaturateInsteadOfWrapping) {
   ASSERT_TRUE(sim.tick(std::chrono::hours(4)).ok());                // ~6/s × 5 h > 65535
   EXPECT_EQ(readTrimmed(counters / "symbol_error"), "65535");       // 16 bits
   EXPECT_EQ(readTrimmed(counters / "link_error_recovery"), "255");
+}
+
+TEST(DeviceMissing, TheDeviceLeavesSysfsAndDoesNotComeBack) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "device-missing";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const fs::path link = sim.sysfsRoot() / "class/infiniband/mlx5_0";
+  ASSERT_TRUE(sim.tick(2s).ok());
+  EXPECT_TRUE(fs::exists(link / "ports/1/counters/port_xmit_data"));
+  ASSERT_TRUE(sim.tick(2s).ok());
+  EXPECT_FALSE(fs::exists(link)) << "gone at 3 s";
+  EXPECT_FALSE(fs::exists(sim.sysfsRoot() / "devices/pci0000:00/0000:18:00.0/infiniband/mlx5_0"));
+  EXPECT_TRUE(fs::exists(sim.sysfsRoot() / "class/net/enp24s0np0/operstate")) << "the netdev stays";
+  EXPECT_TRUE(fs::exists(sim.sysfsRoot() / "class/infiniband/mlx5_1/ports/1/state"));
+  ASSERT_TRUE(sim.tick(30s).ok());
+  EXPECT_FALSE(fs::exists(link));
+}
+
+TEST(DriverReload, TheDeviceIsGoneForFourSecondsAndComesBackWithFreshCounters) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "driver-reload";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const fs::path port = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1";
+  ASSERT_TRUE(sim.tick(2s).ok());
+  const auto before = test::readCounter(port / "counters/port_xmit_data").value();
+  EXPECT_GT(before, 1e12) << "days of traffic";
+  ASSERT_TRUE(sim.tick(2s).ok());  // t = 4: gone since 3
+  EXPECT_FALSE(fs::exists(port));
+  ASSERT_TRUE(sim.tick(2s).ok());  // t = 6: still gone
+  EXPECT_FALSE(fs::exists(port));
+  ASSERT_TRUE(sim.tick(2s).ok());  // t = 8: back since 7
+  ASSERT_TRUE(fs::exists(port / "counters/port_xmit_data"));
+  EXPECT_EQ(readTrimmed(port / "state"), "4: ACTIVE");
+  const auto after = test::readCounter(port / "counters/port_xmit_data").value();
+  EXPECT_LT(after, before) << "counters started again";
+  EXPECT_GT(after, 0u);
 }
 
 }  // namespace

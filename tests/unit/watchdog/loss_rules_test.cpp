@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/roce_packet_loss.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -39,8 +40,8 @@ const Labels kAdp{{"device", "mlx5_0"}, {"port", "1"}, {"counter", "roce_adp_ret
 INSTANTIATE_TEST_SUITE_P(
     Cases, RocePacketLossTable,
     ::testing::Values(
-        LossCase{"out_of_sequence", "fabricmon_roce_out_of_sequence_total", kPort, 1, 1, 3,
-                 {"roce_packet_loss/retransmissions/mlx5_0/1/eth0"}},
+        // Out-of-sequence alone is reordering (adaptive routing), not loss: no finding by default.
+        LossCase{"out_of_sequence_alone_is_reordering", "fabricmon_roce_out_of_sequence_total", kPort, 5, 1, 30, {}},
         LossCase{"sequence_errors", "fabricmon_roce_packet_sequence_errors_total", kPort, 1, 1, 3,
                  {"roce_packet_loss/retransmissions/mlx5_0/1/eth0"}},
         LossCase{"adaptive_retransmissions", "fabricmon_hw_stat_total", kAdp, 1, 1, 3,
@@ -55,11 +56,34 @@ INSTANTIATE_TEST_SUITE_P(
                  {"roce_packet_loss/retransmissions/mlx5_0/1/eth0"}}),
     [](const auto& info) { return std::string(info.param.name); });
 
+TEST(RocePacketLoss, OutOfSequenceAloneWarnsWhenConfiguredForFabricsWithoutAdaptiveRouting) {
+  WatchdogConfig config;
+  config.rules.get<RocePacketLossRule>().outOfSequenceAloneIsLoss = true;
+  TestNode n(config);
+  healthyRoce(n);
+  for (int i = 0; i < 15; ++i) n.tick();
+  n.add("hw_counters", "fabricmon_roce_out_of_sequence_total", kPort, 3);
+  n.tick();
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"roce_packet_loss/retransmissions/mlx5_0/1/eth0"});
+}
+
+TEST(RocePacketLoss, OutOfSequenceWithSequenceErrorsIsLoss) {
+  TestNode n;
+  healthyRoce(n);
+  for (int i = 0; i < 15; ++i) n.tick();
+  n.add("hw_counters", "fabricmon_roce_out_of_sequence_total", kPort, 30);
+  n.tick();
+  EXPECT_TRUE(n.findings().empty());
+  n.add("hw_counters", "fabricmon_roce_packet_sequence_errors_total", kPort, 2);
+  n.tick();
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"roce_packet_loss/retransmissions/mlx5_0/1/eth0"});
+}
+
 TEST(RocePacketLoss, ClearsAfterAQuietWindow) {
   TestNode n;
   healthyRoce(n);
   for (int i = 0; i < 15; ++i) n.tick();
-  n.add("hw_counters", "fabricmon_roce_out_of_sequence_total", kPort, 3);
+  n.add("hw_counters", "fabricmon_roce_packet_sequence_errors_total", kPort, 3);
   n.tick();
   ASSERT_EQ(n.findings().size(), 1u);
   EXPECT_EQ(n.findings()[0].severity, Severity::kWarning);

@@ -38,7 +38,8 @@ TEST(Watchdog, FamiliesAreTheAgreedNames) {
   EXPECT_EQ(names, (std::set<std::string_view>{"fabricmon_watchdog_active", "fabricmon_watchdog_transitions_total",
                                                "fabricmon_pause_fraction_peak", "fabricmon_ecn_marked_rate_peak",
                                                "fabricmon_counter_refresh_seconds",
-                                               "fabricmon_cnp_sent_rate_peak", "fabricmon_cnp_handled_rate_peak"}));
+                                               "fabricmon_cnp_sent_rate_peak", "fabricmon_cnp_handled_rate_peak",
+                                               "fabricmon_watchdog_recurring", "fabricmon_watchdog_port_ignored_info"}));
 }
 
 TEST(Watchdog, ActiveGaugeGoesBackToZeroAndTransitionsCount) {
