@@ -14,6 +14,7 @@
 #include "daemon/logging.hpp"
 #include "daemon/version.hpp"
 #include "exporters/http_security.hpp"
+#include "triage/command.hpp"
 
 using namespace fabricmon;
 
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
       std::printf("%s: ok\n", cli->configPath->c_str());
       return 0;
     }
+    case Command::kTriage:
+      return triage::runTriage(cli->triageArgs);
     case Command::kRun:
     case Command::kDemo:
       break;
