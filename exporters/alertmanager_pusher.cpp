@@ -216,7 +216,7 @@ AlertmanagerPusher::Clock::time_point AlertmanagerPusher::deliver(Clock::time_po
       }
       u.failing = true;
       u.backoff = u.backoff.count() == 0 ? kFirstRetry : std::min(2 * u.backoff, kMaxRetry);
-      u.retryAt = Clock::now() + u.backoff;
+      u.retryAt = now + u.backoff;
     }
   }
   // A resolved alert every Alertmanager has acknowledged is done.
