@@ -18,7 +18,8 @@ const CHARTS = [
                "fabricmon_roce_out_of_sequence_total", "fabricmon_roce_local_ack_timeouts_total",
                "fabricmon_priority_discards_total"],
     name: (s) => s.name.replace("fabricmon_", "").replace("_total", "") +
-                 (s.labels.priority ? " prio " + s.labels.priority : "") },
+                 (s.labels.priority ? " prio " + s.labels.priority : "") +
+                 (s.labels.direction ? " " + s.labels.direction : "") },
 ];
 
 function text(el, value) { el.textContent = value; return el; }
@@ -143,7 +144,7 @@ function drawCharts(windows) {
         div.className = "chart";
         wrap.appendChild(div);
         row.appendChild(wrap);
-        entry = { div, graph: new Dygraph(div, data, { labels, connectSeparatedPoints: true, legend: "always",
+        entry = { div, graph: new Dygraph(div, data, { labels, connectSeparatedPoints: true, legend: "onmouseover",
                                                        labelsSeparateLines: false, includeZero: true }) };
         graphs.set(key, entry);
       } else {
