@@ -350,8 +350,8 @@ void App::applyPush(std::optional<AlertmanagerTarget> target) {
     }
   }
   if (old) {
-    spdlog::info("Alertmanager push stopped");
     old->stop();
+    spdlog::info("Alertmanager push stopped");  // after the thread ended: its time says how long that took
   }
 }
 

@@ -193,6 +193,7 @@ AlertmanagerPusher::Clock::time_point AlertmanagerPusher::deliver(Clock::time_po
     lock.unlock();
     const Status st = sender(url, body);
     lock.lock();
+    if (stopping_) break;  // the request was abandoned for shutdown: not a failure of Alertmanager's
     if (urlsEpoch_ != epoch) break;  // reconfigured meanwhile: the next round starts afresh
     PerUrl& u = urls_[i];
     if (st) {

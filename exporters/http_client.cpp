@@ -30,13 +30,6 @@ size_t writeBody(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-// libcurl calls this about once a second even while nothing moves (and more often while data
-// flows); a non-zero return aborts the transfer.
-int progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
-  return cancel->load() ? 1 : 0;
-}
-
 }  // namespace
 
 Result<HttpResponse> httpRequest(const std::string& method, const std::string& url,
@@ -60,11 +53,6 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &writeBody);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(h, CURLOPT_USERAGENT, "fabricmon");
-  if (cancel != nullptr) {
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel));
-  }
   if (options.caFile) curl_easy_setopt(h, CURLOPT_CAINFO, options.caFile->c_str());
   if (options.certFile) curl_easy_setopt(h, CURLOPT_SSLCERT, options.certFile->c_str());
   if (options.keyFile) curl_easy_setopt(h, CURLOPT_SSLKEY, options.keyFile->c_str());
@@ -91,7 +79,28 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
   } else if (method != "GET") {
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
   }
-  const CURLcode rc = curl_easy_perform(h);
+  CURLcode rc = CURLE_OK;
+  if (cancel == nullptr) {
+    rc = curl_easy_perform(h);
+  } else {
+    // The multi interface, so that a cancel is seen within kCancelPoll rather than at libcurl's
+    // next progress callback (about once a second while a server says nothing).
+    constexpr int kCancelPollMs = 50;
+    std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)> multi(curl_multi_init(), &curl_multi_cleanup);
+    if (!multi) return Error{"http client: curl_multi_init failed", ENOMEM};
+    curl_multi_add_handle(multi.get(), h);
+    int running = 1;
+    while (running > 0 && !cancel->load()) {
+      if (curl_multi_perform(multi.get(), &running) != CURLM_OK) break;
+      if (running > 0) curl_multi_poll(multi.get(), nullptr, 0, kCancelPollMs, nullptr);
+    }
+    rc = CURLE_ABORTED_BY_CALLBACK;
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+      if (msg->msg == CURLMSG_DONE) rc = msg->data.result;
+    }
+    curl_multi_remove_handle(multi.get(), h);
+  }
   if (sink.overflow) {
     return Error{method + " " + url + ": response larger than " + std::to_string(maxBody) + " bytes", EMSGSIZE};
   }

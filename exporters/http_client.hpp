@@ -35,7 +35,7 @@ struct HttpResponse {
 
 /// One request. A transport failure (refused, timed out, TLS) is an error naming the URL; any
 /// HTTP status is a response. The body is capped at `maxBody` bytes (an error beyond it). When
-/// `cancel` becomes true the request is abandoned within about a second (shutdown).
+/// `cancel` becomes true the request is abandoned within 50 ms (shutdown).
 Result<HttpResponse> httpRequest(const std::string& method, const std::string& url,
                                  const HttpClientOptions& options, const std::string& body = {},
                                  const std::string& contentType = {},
