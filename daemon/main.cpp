@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/config_loader.hpp"
+#include "daemon/alertmanager_target.hpp"
 #include "daemon/app.hpp"
 #include "daemon/cli.hpp"
 #include "daemon/logging.hpp"
@@ -57,6 +58,13 @@ int main(int argc, char** argv) {
       if (auto options = serverOptions(load.config); !options) {
         std::fprintf(stderr, "%s\n", options.error().message.c_str());
         return 2;
+      }
+      // So are the Alertmanager push's secret files.
+      if (load.config.alertmanager.enabled()) {
+        if (auto target = alertmanagerTarget(load.config, 0); !target) {
+          std::fprintf(stderr, "%s\n", target.error().message.c_str());
+          return 2;
+        }
       }
       std::printf("%s: ok\n", cli->configPath->c_str());
       return 0;

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <fstream>
+#include <future>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -175,6 +178,39 @@ TEST(AlertmanagerPusher, EachAlertmanagerAcknowledgesOnItsOwn) {
   EXPECT_EQ(ok.posts.size(), 1u) << "am1 already has it";
   EXPECT_EQ(down.posts.size(), 2u);
   EXPECT_EQ(p.alertCount(), 0u);
+}
+
+// The pipeline thread calls update() every pass: it must return while the sender thread is stuck in
+// a request that never ends (a hung Alertmanager).
+TEST(AlertmanagerPusher, UpdateNeverWaitsForARequestInFlight) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool inFlight = false, release = false;
+  AlertmanagerPusher p(target(), [&](const std::string&, const std::string&) -> Status {
+    std::unique_lock lock(m);
+    inFlight = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+    return {};
+  });
+  p.start();
+  const auto wall = WallClock::now();
+  p.update(std::vector<Finding>{storm("eth0", wall)}, wall);
+  {
+    std::unique_lock lock(m);
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return inFlight; })) << "the sender thread never sent";
+  }
+  auto updates = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 100; ++i) p.update(std::vector<Finding>{storm("eth" + std::to_string(i % 3), wall)}, wall);
+    (void)p.metricsBatch();
+  });
+  EXPECT_EQ(updates.wait_for(10s), std::future_status::ready) << "update() blocked behind the request";
+  {
+    std::lock_guard lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  p.stop();
 }
 
 TEST(AlertmanagerPusher, TheQueueIsBounded) {
