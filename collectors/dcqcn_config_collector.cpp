@@ -1,9 +1,5 @@
 #include "collectors/dcqcn_config_collector.hpp"
 
-#include <sys/inotify.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <string>
@@ -11,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/parse.hpp"
 #include "collectors/sources/sysfs.hpp"
 
@@ -46,70 +43,6 @@ Result<double> parseValue(std::string_view text) {
   if (!v) return v.error();
   return negative ? -static_cast<double>(*v) : static_cast<double>(*v);
 }
-
-// What identifies one state of a tree's top directory: its inode (a re-created kernfs or debugfs
-// directory gets a new one) and its mtime, which changes when an entry is added, removed or renamed
-// in it.
-struct DirStamp {
-  uint64_t inode = 0;
-  int64_t mtimeSec = 0;
-  int64_t mtimeNsec = 0;
-  bool operator==(const DirStamp&) const = default;
-};
-
-// A directory's stamp; false when it is absent or not a directory.
-bool stampPath(const std::string& abs, DirStamp& stamp) {
-  struct stat st {};
-  if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-  stamp = DirStamp{static_cast<uint64_t>(st.st_ino), static_cast<int64_t>(st.st_mtim.tv_sec),
-                   static_cast<int64_t>(st.st_mtim.tv_nsec)};
-  return true;
-}
-
-// Entries added, removed or renamed in the listed directories (a fixture file replaced by rename,
-// as `sed -i` does, leaves the kept descriptor on the old file). One inotify instance for all of
-// them, so a poll without changes costs one read() that returns EAGAIN instead of an fstat per
-// directory. kernfs sends no such events for entries the kernel adds or removes; there a change
-// means a re-created tree, which the per-poll stat of the tree's top directory sees.
-class DirWatcher {
- public:
-  DirWatcher() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
-  ~DirWatcher() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  DirWatcher(const DirWatcher&) = delete;
-  DirWatcher& operator=(const DirWatcher&) = delete;
-
-  /// A watch descriptor, or -1 when changes below `abs` cannot be watched.
-  int add(const std::string& abs) {
-    if (fd_ < 0) return -1;
-    return ::inotify_add_watch(fd_, abs.c_str(),
-                               IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                                   IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
-  }
-  void remove(int wd) {
-    if (fd_ >= 0 && wd >= 0) ::inotify_rm_watch(fd_, wd);  // EINVAL once the directory is gone
-  }
-  /// The watch descriptors with events since the last call (-1 when events were lost).
-  void drain(std::vector<int>& changed) {
-    changed.clear();
-    if (fd_ < 0) return;
-    alignas(struct inotify_event) char buf[4096];
-    for (;;) {
-      const ssize_t n = ::read(fd_, buf, sizeof(buf));
-      if (n <= 0) return;  // EAGAIN: nothing (more) happened
-      for (ssize_t off = 0; off < n;) {
-        const auto* ev = reinterpret_cast<const struct inotify_event*>(buf + off);
-        off += static_cast<ssize_t>(sizeof(struct inotify_event) + ev->len);
-        if ((ev->mask & IN_IGNORED) != 0) continue;  // a removed watch (ours, or its directory's)
-        changed.push_back((ev->mask & IN_Q_OVERFLOW) != 0 ? -1 : ev->wd);
-      }
-    }
-  }
-
- private:
-  int fd_;
-};
 
 // One parameter or enable file, kept open between polls.
 struct ValueSlot {
@@ -154,8 +87,7 @@ class DcqcnConfigCollector final : public Collector {
     if (!sysfs_) return CollectStatus::kFailed;
     followTopology(topology);
     markChangedTrees();
-    DirStamp ignored;
-    const bool debugfs = stampPath(debugfsRoot_, ignored);  // one stat when there is no debugfs
+    const bool debugfs = stampDir(debugfsRoot_).has_value();  // one stat when there is no debugfs
     bool anyTree = false;
     for (Interface& itf : interfaces_) {
       anyTree |= pollTree(itf, itf.ofed, true, out);
@@ -233,11 +165,12 @@ class DcqcnConfigCollector final : public Collector {
 
   bool pollTree(const Interface& itf, Tree& tree, bool mayExist, CollectOutput& out) {
     if (tree.rel.empty()) return false;
-    DirStamp stamp;
-    if (!mayExist || !stampPath(tree.abs, stamp)) {
+    const std::optional<DirStamp> now = mayExist ? stampDir(tree.abs) : std::nullopt;
+    if (!now) {
       if (tree.listed) clearTree(tree);
       return false;  // no tree: not an error
     }
+    const DirStamp& stamp = *now;
     if (!tree.listed || tree.relist || stamp != tree.stamp) {
       if (&tree == &itf.ofed)
         listOfed(itf, tree, stamp, out);

@@ -6,4 +6,5 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/pma_counter_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hw_counter_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/netdev_link_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sysfs_table_collector.cpp
 )

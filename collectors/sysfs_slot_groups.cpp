@@ -1,7 +1,5 @@
 #include "collectors/sysfs_slot_groups.hpp"
 
-#include <sys/stat.h>
-
 #include <spdlog/spdlog.h>
 
 #include <unordered_map>
@@ -12,18 +10,6 @@ namespace fabricmon {
 
 namespace {
 
-SlotGroup::DirStamp stampOf(const std::string& path) {
-  SlotGroup::DirStamp stamp;
-  stamp.path = path;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    stamp.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-    stamp.ctimeNs = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
-    stamp.inode = static_cast<uint64_t>(st.st_ino);
-  }
-  return stamp;
-}
-
 // Groups the slots by directory; called once per (re)build.
 void indexDirs(SlotGroup& group) {
   group.dirs.clear();
@@ -32,7 +18,7 @@ void indexDirs(SlotGroup& group) {
     const std::string& path = slot.file.path();
     const std::string dir = path.substr(0, path.rfind('/'));
     auto [it, inserted] = index.try_emplace(dir, group.dirs.size());
-    if (inserted) group.dirs.push_back(stampOf(dir));
+    if (inserted) group.dirs.push_back(SlotGroup::Dir{dir, stampDir(dir).value_or(DirStamp{})});
     slot.dir = it->second;
   }
 }
@@ -82,16 +68,6 @@ void SlotGroup::clear() {
   infos.clear();
 }
 
-Result<uint64_t> sysfsIdentity(const std::string& absPath) {
-  struct stat st {};
-  if (::stat(absPath.c_str(), &st) != 0) return sysError("stat " + absPath, errno);
-  return static_cast<uint64_t>(st.st_ino);
-}
-
-Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel) {
-  return sysfsIdentity(sysfs.path(rel));
-}
-
 std::string slotKey(std::string_view group, std::string_view rest) {
   std::string key(group);
   key += '/';
@@ -138,15 +114,14 @@ void SlotGroupCache::readGroup(SlotGroup& group, CollectOutput& out) {
   // A file renamed over or deleted changes its directory's stamp: only then do the kept
   // descriptors of that directory compare themselves with their paths.
   for (size_t d = 0; d < group.dirs.size(); ++d) {
-    SlotGroup::DirStamp now = stampOf(group.dirs[d].path);
-    const SlotGroup::DirStamp& before = group.dirs[d];
-    if (now.mtimeNs == before.mtimeNs && now.ctimeNs == before.ctimeNs && now.inode == before.inode) {
+    const DirStamp now = stampDir(group.dirs[d].path).value_or(DirStamp{});
+    if (now == group.dirs[d].stamp) {
       continue;
     }
     for (auto& slot : group.slots) {
       if (slot.dir == d) slot.file.checkIdentity();
     }
-    group.dirs[d] = std::move(now);
+    group.dirs[d].stamp = now;
   }
 
   // All counter files of the group back-to-back: the kernel refreshes hw_counters at most once per

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectors/collector.hpp"
+#include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "collectors/topology.hpp"
 #include "model/result.hpp"
@@ -86,19 +87,15 @@ struct SlotGroup {
   /// The directories holding the slots' files, stat()ed once per poll: a change of their mtime,
   /// ctime or inode (an entry renamed over, added or deleted) makes the kept descriptors of their
   /// files check their identity. One stat per directory instead of one per file.
-  struct DirStamp {
+  struct Dir {
     std::string path;
-    int64_t mtimeNs = 0, ctimeNs = 0;
-    uint64_t inode = 0;
+    DirStamp stamp;  ///< all zero while the directory is absent
   };
-  std::vector<DirStamp> dirs;
+  std::vector<Dir> dirs;
 
   void clear();
 };
 
-/// Identity of a sysfs directory: its inode. kernfs gives a re-created object a new inode number.
-Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel);
-Result<uint64_t> sysfsIdentity(const std::string& absPath);
 
 /// Keeps the groups of one collector. Groups are listed again only when the topology generation
 /// changes; a group's files are (re)built only when it appears or is re-created.

@@ -13,6 +13,7 @@
 #include "config/config_loader.hpp"
 #include "config/listen_address.hpp"
 #include "daemon/alertmanager_target.hpp"
+#include "daemon/config_schema.hpp"
 #include "daemon/demo_node.hpp"
 #include "daemon/status_json.hpp"
 #include "exporters/status_page.hpp"
@@ -403,7 +404,7 @@ void App::reload() {
   const std::string path = cli_.configPath.value_or(std::string(kDefaultConfigPath));
   ConfigLoad load;
   if (cli_.configPath || std::filesystem::exists(path)) {
-    load = loadConfigFile(path);
+    load = loadConfigFile(path, configSchema());
   }
   if (!load.ok()) {
     std::string why = std::to_string(load.errors.size()) + " error(s) in " + path + ": ";
@@ -416,6 +417,11 @@ void App::reload() {
   Config next = std::move(load.config);
   applyOverrides(cli_.overrides, next);
   if (demo_) demo_->applyTo(next);
+  // The flags stay in force over the new file: together they must still pass the cross-field checks.
+  if (Status st = checkOverridden(next, configSchema()); !st) {
+    rejectReload(st.error().message);
+    return;
+  }
   // The web-config file is re-read on every reload; a broken one rejects the whole reload.
   auto options = serverOptions(next);
   if (!options) {

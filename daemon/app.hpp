@@ -13,7 +13,7 @@
 #include "daemon/cli.hpp"
 #include "daemon/collector_runner.hpp"
 #include "daemon/pipeline.hpp"
-#include "exporters/asio.hpp"
+#include "model/asio.hpp"
 #include "exporters/http_server.hpp"
 
 namespace fabricmon {

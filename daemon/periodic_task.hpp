@@ -10,7 +10,7 @@
 #include <string>
 
 #include "config/config.hpp"
-#include "exporters/asio.hpp"
+#include "model/asio.hpp"
 
 namespace fabricmon {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "exporters/asio.hpp"
+#include "model/asio.hpp"
 
 namespace fabricmon {
 

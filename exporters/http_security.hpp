@@ -4,7 +4,7 @@
 #include <string>
 
 #include "exporters/http_server.hpp"
-#include "exporters/web_config.hpp"
+#include "config/web_config.hpp"
 #include "model/result.hpp"
 
 namespace fabricmon {

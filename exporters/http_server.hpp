@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "exporters/asio.hpp"
+#include "model/asio.hpp"
 #include "exporters/payload.hpp"
 #include "exporters/request_durations.hpp"
 #include "model/result.hpp"

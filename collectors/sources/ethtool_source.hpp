@@ -21,8 +21,8 @@ struct EthtoolStats {
   /// in `stats`. Always empty for the ioctl source.
   std::vector<std::string> issues;
   /// Set by a readInto() that checked the names are, in order, the ones `out` held before the
-  /// call, so a consumer that keyed work by position may keep it. False means "not known" (the
-  /// ioctl source and the default readInto never set it): compare the names yourself.
+  /// call, so a consumer that keyed work by position may keep it. Both sources' readInto set it;
+  /// false means changed or "not known" (the default readInto): compare the names yourself.
   bool namesUnchanged = false;
 };
 

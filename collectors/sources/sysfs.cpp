@@ -237,4 +237,14 @@ Result<uint64_t> CounterFile::readU64() {
   return *value;
 }
 
+Result<uint64_t> sysfsIdentity(const std::string& absPath) {
+  struct stat st {};
+  if (::stat(absPath.c_str(), &st) != 0) return sysError("stat " + absPath, errno);
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel) {
+  return sysfsIdentity(sysfs.path(rel));
+}
+
 }  // namespace fabricmon

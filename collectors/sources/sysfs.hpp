@@ -95,4 +95,8 @@ Result<int> openForRead(const std::string& absPath);
 /// Same, and gives the file's device and inode.
 Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino);
 
+/// Identity of a sysfs directory: its inode. kernfs gives a re-created object a new inode number.
+Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel);
+Result<uint64_t> sysfsIdentity(const std::string& absPath);
+
 }  // namespace fabricmon

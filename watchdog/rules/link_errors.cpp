@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/link_errors.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "link_errors";
 constexpr double kHour = 3600;
 
 struct Count {
@@ -57,11 +57,11 @@ void limitCheck(RuleContext& ctx, const Subject& subject, std::string_view reaso
                             subject.port.empty() ? "" : " port ", subject.port, c.errors, reason, c.seconds, limit,
                             double(window) / kSecond);
   }
-  ctx.tracker.observe(kRule, reason, Severity::kWarning, subject, Policy{}, v);
+  ctx.observe(reason, Severity::kWarning, subject, Policy{}, v);
 }
 
 void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* rate) {
-  const auto& rule = ctx.config.linkErrors;
+  const auto& rule = ctx.settings<LinkErrorsRule>();
   Verdict v;
   // Judged over a fully observed window only, at a known line rate.
   if (c.judged && c.full && ctx.ready(rate) && rate->raw > 0 && c.seconds > 0) {
@@ -81,13 +81,10 @@ void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* 
                               subject.port.empty() ? "" : " port ", subject.port, ber, c.seconds, rule.berLimit);
     }
   }
-  ctx.tracker.observe(kRule, "ber", Severity::kWarning, subject, Policy{}, v);
+  ctx.observe("ber", Severity::kWarning, subject, Policy{}, v);
 }
 
-}  // namespace
-
-void evaluateLinkErrors(RuleContext& ctx) {
-  const auto& rule = ctx.config.linkErrors;
+void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
   const Nanos window = toNanos(rule.window);
   const Nanos berWindow = toNanos(rule.berWindow);
   const auto& h = ctx.history;
@@ -114,5 +111,17 @@ void evaluateLinkErrors(RuleContext& ctx) {
                window);
   }
 }
+
+void planLinkErrors(const LinkErrorsRule& rule, EnginePlan& plan) {
+  needHistory(plan,
+              {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kLinkErrorRecovery, Fam::kReceiveErrors,
+               Fam::kPortCounter},
+              rule.window);
+  needHistory(plan, {Fam::kSymbolErrors, Fam::kPhySymbolErrors}, rule.berWindow);
+}
+
+}  // namespace
+
+const RuleDef kLinkErrorsRule = defineRule<LinkErrorsRule, planLinkErrors, evaluateLinkErrors>("link_errors");
 
 }  // namespace fabricmon::watchdog

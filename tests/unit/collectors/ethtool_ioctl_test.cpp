@@ -239,13 +239,20 @@ TEST(EthtoolIoctlSourceTest, RenameAtSameCountBetweenReadsIsSeen) {
   EthtoolStats out;
   ASSERT_TRUE(f.source->readInto("eth0", out));
   EXPECT_EQ(out.stats, mlx5Prio(3, 1000));
+  EXPECT_FALSE(out.namesUnchanged);  // first fill: nothing to compare with
   const char* keptStorage = out.stats[0].first.data();  // "rx_prio0_bytes" is unchanged below
 
   f.kernel->ifaces["eth0"].stats = mlx5Prio(4, 5000);
   ASSERT_EQ(mlx5Prio(4, 5000).size(), mlx5Prio(3, 1000).size());
   ASSERT_TRUE(f.source->readInto("eth0", out));
   EXPECT_EQ(out.stats, mlx5Prio(4, 5000));
+  EXPECT_FALSE(out.namesUnchanged);  // same count, other names: the consumer must remap
   EXPECT_EQ(out.stats[0].first.data(), keptStorage);  // names refilled in place, not reallocated
+
+  f.kernel->ifaces["eth0"].stats = mlx5Prio(4, 7000);
+  ASSERT_TRUE(f.source->readInto("eth0", out));
+  EXPECT_EQ(out.stats, mlx5Prio(4, 7000));
+  EXPECT_TRUE(out.namesUnchanged);  // only values moved: the consumer keeps its mapping
 }
 
 struct ErrorCase {

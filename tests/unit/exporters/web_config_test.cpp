@@ -1,7 +1,7 @@
 // loadWebConfigFile: the exporter-toolkit web-config format, every error naming file, position
 // and key; makeTlsContext on real certificates made by openssl.
 
-#include "exporters/web_config.hpp"
+#include "config/web_config.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -83,7 +83,7 @@ TEST_F(WebConfigTest, EmptyFileOrEmptyTlsSectionMeansPlainHttpWithoutAuth) {
 TEST_F(WebConfigTest, AMissingWebConfigFileNamesIt) {
   auto s = loadWebConfigFile(dir_.file("absent.yml"));
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().message, dir_.file("absent.yml") + ": cannot open web-config file: ENOENT");
+  EXPECT_EQ(s.error().message, dir_.file("absent.yml") + ": cannot open web-config file: No such file or directory (ENOENT)");
 }
 
 struct ErrorCase {

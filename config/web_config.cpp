@@ -1,7 +1,5 @@
-#include "exporters/web_config.hpp"
+#include "config/web_config.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -12,12 +10,11 @@
 #include <string_view>
 #include <utility>
 
-#include "exporters/tls_context.hpp"
+#include "config/regular_file.hpp"
+#include "config/tls_names.hpp"
 
 namespace fabricmon {
 namespace {
-
-constexpr std::size_t kMaxFileBytes = 1 << 20;
 
 constexpr std::pair<std::string_view, ClientAuth> kClientAuthNames[] = {
     {"NoClientCert", ClientAuth::kNoClientCert},
@@ -33,36 +30,6 @@ constexpr std::pair<std::string_view, TlsVersion> kVersionNames[] = {
     {"TLS12", TlsVersion::kTls12},
     {"TLS13", TlsVersion::kTls13},
 };
-
-std::string errnoName(int errnum) {
-  const char* name = strerrorname_np(errnum);
-  return name != nullptr ? name : std::to_string(errnum);
-}
-
-// Like config/openRegularFile (exporters do not depend on config/): without blocking on a FIFO,
-// regular files only, so check-config and a reload answer at once whatever the path names.
-Result<int> openRegular(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Error{std::string(std::strerror(errno)) + " (" + errnoName(errno) + ")", errno};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Error{std::string(std::strerror(err)) + " (" + errnoName(err) + ")", err};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "something else";
-    return Error{std::string("not a regular file (") + kind + ")", EINVAL};
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
-}
 
 std::string dirOf(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -158,7 +125,7 @@ class Reader {
     std::string path;
     if (!string(node, key, path)) return;
     if (path.front() != '/') path = base_ + "/" + path;
-    auto fd = openRegular(path);
+    auto fd = openRegularFile(path);
     if (!fd) {
       error(node.Mark(), key, "cannot read \"" + path + "\": " + fd.error().message);
       return;
@@ -358,33 +325,9 @@ Result<WebSecurity> loadWebConfigText(const std::string& text, const std::string
 }
 
 Result<WebSecurity> loadWebConfigFile(const std::string& path) {
-  auto opened = openRegular(path);
-  if (!opened) {
-    if (opened.error().message.starts_with("not a regular file")) {
-      return Error{path + ": cannot open web-config file: " + opened.error().message, EINVAL};
-    }
-    return sysError(path + ": cannot open web-config file", opened.error().errnum);
-  }
-  const int fd = *opened;
-  std::string text;
-  char buf[16384];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return sysError(path + ": cannot read web-config file", err);
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxFileBytes) {
-      ::close(fd);
-      return Error{path + ": web-config file is larger than 1 MiB", EFBIG};
-    }
-  }
-  ::close(fd);
-  return loadWebConfigText(text, path);
+  auto text = readRegularFile(path, "web-config file");
+  if (!text) return Error{path + ": " + text.error().message, text.error().errnum};
+  return loadWebConfigText(*text, path);
 }
 
 }  // namespace fabricmon

@@ -1,0 +1,72 @@
+#include "collectors/sysfs_table_collector.hpp"
+
+#include <string>
+#include <utility>
+
+namespace fabricmon {
+
+namespace {
+
+void listNetdevs(const Topology& topology, std::vector<SlotGroup>& groups) {
+  for (const auto& n : topology.netdevs) {
+    SlotGroup g;
+    g.name = n.name;
+    g.dirRel = "class/net/" + n.name;
+    groups.push_back(std::move(g));
+  }
+}
+
+class SysfsTableCollector final : public Collector {
+ public:
+  SysfsTableCollector(std::string_view name, const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs)
+      : name_(name),
+        table_(table),
+        cache_(std::move(sysfs), table.scope == SysfsScope::kNetdev ? &listNetdevs : &listRdmaDevices,
+               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+
+  std::string_view name() const override { return name_; }
+  std::span<const FamilyDef* const> families() const override { return table_.families; }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    return cache_.collect(topology, out) == 0 ? CollectStatus::kNoData : CollectStatus::kOk;
+  }
+
+ private:
+  void build(const Topology& topology, SlotGroup& group) {
+    if (table_.scope == SysfsScope::kNetdev) {
+      addRows(group, group.dirRel + "/", group.name, {{"interface", group.name}});
+      return;
+    }
+    const RdmaDevice* device = topology.device(group.name);
+    if (device == nullptr) return;
+    for (const auto& port : device->ports) {
+      const std::string p = std::to_string(port.number);
+      addRows(group, group.dirRel + "/ports/" + p + "/", group.name + "/" + p, {{"device", device->name}, {"port", p}});
+    }
+  }
+
+  void addRows(SlotGroup& group, const std::string& dirRel, const std::string& keyPrefix, const Labels& labels) {
+    for (const SysfsFileRow& row : table_.rows) {
+      CounterSlot slot(cache_.sysfs().path(dirRel + std::string(row.file)));
+      slot.key = slotKey(keyPrefix, row.file);
+      slot.series = makeSeries(*row.family, labels);
+      slot.parse = row.parse;
+      slot.scale = row.scale;
+      slot.optional = row.optional;
+      group.slots.push_back(std::move(slot));
+    }
+  }
+
+  std::string_view name_;
+  const SysfsTable& table_;
+  SlotGroupCache cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makeSysfsTableCollector(std::string_view name, const SysfsTable& table,
+                                                   std::shared_ptr<const SysfsRoot> sysfs) {
+  return std::make_unique<SysfsTableCollector>(name, table, std::move(sysfs));
+}
+
+}  // namespace fabricmon
