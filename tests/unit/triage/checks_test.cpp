@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "triage/evidence.hpp"
+#include "watchdog/rules/rule.hpp"
 
 namespace fabricmon::triage {
 namespace {
@@ -71,6 +72,17 @@ TEST(TriageChecks, EachRuleMakesItsOwnStepTheCause) {
       EXPECT_FALSE(v.ranked.front().action.empty());
       EXPECT_EQ(v.ranked.front().where, "eth0");
     }
+  }
+}
+
+// A rule added to the watchdog's table must be given a runbook step here, or its findings would
+// never make triage say something is wrong.
+TEST(TriageChecks, EveryWatchdogRuleBelongsToExactlyOneStep) {
+  ASSERT_GE(watchdog::ruleTable().size(), 7u);
+  for (const watchdog::RuleDef* rule : watchdog::ruleTable()) {
+    size_t owners = 0;
+    for (const Check& c : checks()) owners += std::count(c.rules.begin(), c.rules.end(), rule->name);
+    EXPECT_EQ(owners, 1u) << rule->name;
   }
 }
 
