@@ -132,6 +132,24 @@ struct WatchdogConfig {
   bool operator==(const WatchdogConfig&) const = default;
 };
 
+/// Pushing the watchdog's findings to Alertmanager's v2 API (docs/deployment.md). Off while `urls`
+/// is empty. The TLS and auth keys mirror Prometheus' alertmanager http_config; secrets are read
+/// from files when the pusher starts (and on every reload), never kept in this file.
+struct AlertmanagerConfig {
+  std::vector<std::string> urls;         ///< base URLs (http://am:9093); every one gets every alert
+  Duration timeout = 10s;                ///< per request
+  Duration resendInterval = 1min;        ///< active alerts are re-sent this often
+  std::string job = "fabricmon";         ///< the `job` label Prometheus would add
+  std::optional<std::string> instance;   ///< the `instance` label; unset = HOSTNAME:PORT of web.listen
+  std::optional<std::string> caFile, certFile, keyFile;
+  bool insecureSkipVerify = false;
+  std::optional<std::string> username, passwordFile;  ///< basic auth
+  std::optional<std::string> bearerTokenFile;
+
+  bool enabled() const { return !urls.empty(); }
+  bool operator==(const AlertmanagerConfig&) const = default;
+};
+
 struct Config {
   WebConfig web;
   TextfileConfig textfile;
@@ -144,6 +162,7 @@ struct Config {
   QosConfig qos;
   LogConfig log;
   WatchdogConfig watchdog;
+  AlertmanagerConfig alertmanager;
 
   /// The entry for a collector, or nullptr when the file does not mention it.
   const CollectorConfig* collector(std::string_view name) const {

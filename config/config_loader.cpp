@@ -144,6 +144,7 @@ class Loader {
         {"qos", [&](const Field& s) { qos(s); }},
         {"log", [&](const Field& s) { log(s); }},
         {"watchdog", [&](const Field& s) { watchdog(s); }},
+        {"alertmanager", [&](const Field& s) { alertmanager(s); }},
     };
     if (!f.node.IsNull() && !f.node.IsMap()) {
       r_.error(f, "the top level must be a map of sections (web, sources, poll, ...), got " +
@@ -304,6 +305,67 @@ class Loader {
          }},
     };
     r_.readMap(f, entries);
+  }
+
+  void alertmanager(const Field& f) {
+    AlertmanagerConfig& a = c_.alertmanager;
+    const Entry tls[] = {
+        {"ca_file", [&](const Field& v) { r_.readOptionalString(v, a.caFile); }},
+        {"cert_file", [&](const Field& v) { r_.readOptionalString(v, a.certFile); }},
+        {"key_file", [&](const Field& v) { r_.readOptionalString(v, a.keyFile); }},
+        {"insecure_skip_verify", [&](const Field& v) { r_.readBool(v, a.insecureSkipVerify); }},
+    };
+    const Entry basicAuth[] = {
+        {"username", [&](const Field& v) { r_.readOptionalString(v, a.username); }},
+        {"password_file", [&](const Field& v) { r_.readOptionalString(v, a.passwordFile); }},
+    };
+    const Entry entries[] = {
+        {"urls", [&](const Field& v) { alertmanagerUrls(v); }},
+        {"timeout", [&](const Field& v) { r_.readDuration(v, a.timeout); }},
+        {"resend_interval", [&](const Field& v) { r_.readDuration(v, a.resendInterval); }},
+        {"job", [&](const Field& v) { r_.readString(v, a.job); }},
+        {"instance", [&](const Field& v) { r_.readOptionalString(v, a.instance); }},
+        {"tls_config", [&](const Field& v) { r_.readMap(v, tls); }},
+        {"basic_auth", [&](const Field& v) { r_.readMap(v, basicAuth); }},
+        {"bearer_token_file", [&](const Field& v) { r_.readOptionalString(v, a.bearerTokenFile); }},
+    };
+    r_.readMap(f, entries);
+    if (a.certFile.has_value() != a.keyFile.has_value()) {
+      r_.error(f, "tls_config needs cert_file and key_file together");
+    }
+    if (a.username.has_value() != a.passwordFile.has_value()) {
+      r_.error(f, "basic_auth needs username and password_file together");
+    }
+    if (a.username && a.bearerTokenFile) {
+      r_.error(f, "basic_auth and bearer_token_file exclude each other (Prometheus' http_config too)");
+    }
+  }
+
+  // Each URL is Alertmanager's base URL; /api/v2/alerts is appended to it.
+  void alertmanagerUrls(const Field& v) {
+    if (v.node.IsNull()) return;
+    if (!v.node.IsSequence()) {
+      r_.error(v, "expected a list of URLs, got " + config_detail::describeNode(v.node));
+      return;
+    }
+    constexpr size_t kMaxUrls = 16;
+    if (v.node.size() > kMaxUrls) {
+      r_.error(v, "at most " + std::to_string(kMaxUrls) + " URLs");
+      return;
+    }
+    std::vector<std::string> urls;
+    for (std::size_t i = 0; i < v.node.size(); ++i) {
+      const Field item{v.node[i], v.key + "[" + std::to_string(i) + "]", v.node[i].Mark()};
+      std::string url;
+      if (!r_.readString(item, url)) return;
+      if (!url.starts_with("http://") && !url.starts_with("https://")) {
+        r_.error(item, "expected an http:// or https:// URL, got \"" + url + "\"");
+        return;
+      }
+      while (url.ends_with('/')) url.pop_back();
+      urls.push_back(std::move(url));
+    }
+    c_.alertmanager.urls = std::move(urls);
   }
 
   void watchdog(const Field& f) {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -11,8 +12,13 @@
 #include "collectors/topology_discovery.hpp"
 #include "config/config_loader.hpp"
 #include "config/listen_address.hpp"
+#include "daemon/alertmanager_target.hpp"
 #include "daemon/config_schema.hpp"
 #include "daemon/demo_node.hpp"
+#include "daemon/status_json.hpp"
+#include "exporters/status_page.hpp"
+#include "exporters/window_json.hpp"
+#include "watchdog/recent_samples.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/systemd_notify.hpp"
 #include "daemon/version.hpp"
@@ -174,6 +180,37 @@ Result<App::BoundServer> App::bindHttp(const Config& config, HttpServerOptions o
   handlers.metrics = [this] { return pipeline_->payload(); };
   handlers.health = [this] { return pipeline_->health(); };
   handlers.findingsJson = [this] { return pipeline_->findingsJson(); };
+  handlers.window = [this](std::string_view query) -> HttpReply {
+    auto q = parseWindowQuery(query);
+    if (!q) return {400, "text/plain; charset=utf-8", "bad query: " + q.error().message + "\n"};
+    return {200, "application/json", renderWindowJson(*recent_, *q)};
+  };
+  handlers.status = [this, tls = options.tls != nullptr, auth = options.basicAuth != nullptr]() -> HttpReply {
+    StatusInputs in;
+    in.version = std::string(kVersion);
+    in.revision = std::string(kRevision);
+    in.started = started_;
+    std::shared_ptr<const Config> shown;
+    {
+      std::lock_guard lock(shownConfigMutex_);
+      shown = shownConfig_;
+    }
+    in.config = shown.get();
+    in.tls = tls;
+    in.auth = auth;
+    {
+      std::lock_guard lock(runnersMutex_);
+      for (const auto& r : runners_) in.collectors.push_back(r->health());
+    }
+    in.recent = recent_.get();
+    in.findingsJson = pipeline_->findingsJson();
+    return {200, "application/json", renderStatusJson(in)};
+  };
+  handlers.page = [page = statusPage_] {
+    HttpReply r = page->page();
+    return r;
+  };
+  handlers.asset = [page = statusPage_](std::string_view name) { return page->asset(name); };
   options.durations = pipeline_->requestDurations();
   bound.server = std::make_unique<HttpServer>(httpIo_, std::move(handlers), std::move(options));
   // HttpServer::listen names the address in its errors ("listen on :19110: ..."): no more context.
@@ -194,6 +231,7 @@ void App::adoptHttp(BoundServer bound, const Config& config) {
     std::fflush(stdout);
   }
   http_ = std::move(bound.server);
+  boundPort_ = bound.port;
   boundListen_ = config.web.listen;
   boundWebConfig_ = config.web.configFile;
 }
@@ -241,6 +279,23 @@ int App::run() {
     });
   }
 
+  recent_ = std::make_shared<RecentSamples>();
+  statusPage_ = std::make_shared<StatusPage>();
+  {
+    std::lock_guard lock(shownConfigMutex_);
+    shownConfig_ = std::make_shared<const Config>(config_);
+  }
+  pipeline_->addPassHook([recent = recent_](const Snapshot& fresh, const std::vector<Finding>&,
+                                            std::chrono::system_clock::time_point) { recent->ingest(fresh); });
+  pipeline_->addPassHook([this](const Snapshot&, const std::vector<Finding>& findings,
+                                 std::chrono::system_clock::time_point wallNow) {
+    if (auto p = pusher()) p->update(findings, wallNow);
+  });
+  pipeline_->addBatchSource([this]() -> BatchPtr {
+    auto p = pusher();
+    return p ? p->metricsBatch() : nullptr;
+  });
+
   if (auto st = startSampling(); !st) {
     spdlog::error("{}", st.error().message);
     return 1;
@@ -258,10 +313,47 @@ int App::run() {
     pipeline_->stop();
     return st.error().errnum == EINVAL ? 2 : 1;
   }
+  if (config_.alertmanager.enabled()) {
+    auto target = alertmanagerTarget(config_, boundPort_);
+    if (!target) {
+      spdlog::error("{}", target.error().message);
+      stopHttpThreads();
+      stopSampling(kStopGrace);
+      pipeline_->stop();
+      return 2;
+    }
+    applyPush(std::move(*target));
+  }
   notifyReady();
   waitForSignal();
   io_.run();
   return exitCode_;
+}
+
+std::shared_ptr<AlertmanagerPusher> App::pusher() const {
+  std::lock_guard lock(pusherMutex_);
+  return pusher_;
+}
+
+void App::applyPush(std::optional<AlertmanagerTarget> target) {
+  std::shared_ptr<AlertmanagerPusher> old;
+  {
+    std::lock_guard lock(pusherMutex_);
+    if (target && pusher_) {
+      pusher_->reconfigure(std::move(*target));
+      return;
+    }
+    old = std::move(pusher_);
+    if (target) {
+      spdlog::info("pushing findings to Alertmanager at {}", fmt::join(target->urls, ", "));
+      pusher_ = std::make_shared<AlertmanagerPusher>(std::move(*target));
+      pusher_->start();
+    }
+  }
+  if (old) {
+    old->stop();
+    spdlog::info("Alertmanager push stopped");  // after the thread ended: its time says how long that took
+  }
 }
 
 void App::waitForSignal() {
@@ -287,6 +379,7 @@ void App::stopHttpThreads() {
 
 void App::shutdown() {
   notifyStopping();
+  applyPush(std::nullopt);
   stopHttpThreads();
   stopSampling(kStopGrace);
   if (pipeline_) pipeline_->stop();
@@ -367,6 +460,21 @@ void App::reload() {
     fresh = std::move(*bound);
   }
 
+  std::optional<AlertmanagerTarget> pushTarget;
+  if (next.alertmanager.enabled()) {
+    auto target = alertmanagerTarget(next, fresh ? fresh->port : boundPort_);
+    if (!target) {
+      if (fresh && restartHttp && !listenChanged) {
+        // The old listener was closed to rebind the same address: give it back.
+        fresh.reset();
+        if (auto back = bindHttp(config_, httpOptions_)) adoptHttp(std::move(*back), config_);
+      }
+      rejectReload(target.error().message);
+      return;
+    }
+    pushTarget = std::move(*target);
+  }
+
   spdlog::info("reloading configuration from {}", path);
   setLogLevel(next.log.level);
   stopSampling(std::chrono::milliseconds(1000));
@@ -378,6 +486,11 @@ void App::reload() {
     if (auto old = std::move(http_)) old->stop();
     httpOptions_ = std::move(*options);
     adoptHttp(std::move(*fresh), config_);
+  }
+  applyPush(std::move(pushTarget));
+  {
+    std::lock_guard lock(shownConfigMutex_);
+    shownConfig_ = std::make_shared<const Config>(config_);
   }
   reloadStatus_->succeeded();
   pipeline_->notify();

@@ -20,6 +20,10 @@ namespace fabricmon {
 
 class TopologyDiscovery;
 class DemoNode;
+class AlertmanagerPusher;
+class RecentSamples;
+class StatusPage;
+struct AlertmanagerTarget;
 
 /// The HTTP server options a config asks for: limits, and TLS and basic auth from
 /// web.config_file (read and checked here). An error names the main config's key position.
@@ -55,6 +59,9 @@ class App {
   void reload();
   void shutdown();
   void stopHttpThreads();
+  /// Starts, reconfigures or stops the Alertmanager push to match `target` (nullopt = off).
+  void applyPush(std::optional<AlertmanagerTarget> target);
+  std::shared_ptr<AlertmanagerPusher> pusher() const;
 
   Config config_;
   CliOptions cli_;
@@ -78,6 +85,14 @@ class App {
   std::unique_ptr<HttpServer> http_;
   HttpServerOptions httpOptions_;  // what http_ was built with, to bind it again after a failed reload
   std::shared_ptr<ReloadStatus> reloadStatus_ = std::make_shared<ReloadStatus>();
+  std::shared_ptr<RecentSamples> recent_;
+  std::shared_ptr<StatusPage> statusPage_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  mutable std::mutex shownConfigMutex_;  // HTTP threads read shownConfig_ for /api/v1/status
+  std::shared_ptr<const Config> shownConfig_;
+  mutable std::mutex pusherMutex_;  // the pipeline thread reads pusher_
+  std::shared_ptr<AlertmanagerPusher> pusher_;
+  uint16_t boundPort_ = 0;
   std::string boundListen_;
   std::optional<std::string> boundWebConfig_;
   bool leftBehind_ = false;

@@ -24,6 +24,9 @@ std::string usageText() {
   fabricmon demo [--scenario NAME] [--vendor mlx5|bnxt|ice|ionic] [options]
                                          run the daemon on a built-in simulated GPU node
   fabricmon check-config FILE            validate a config file (exit 0, or print every error and exit 2)
+  fabricmon triage [--node URL | --prometheus URL --selector SEL] [--since DUR] [--json]
+                                         walk the runbook and name the most likely cause
+                                         (fabricmon triage --help; exit 0 ok, 1 wrong, 2 no source)
   fabricmon --version | --help
 
 Options (a flag overrides the config file's value):
@@ -56,6 +59,10 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return usageError("check-config needs a FILE");
       opts.configPath = args[i + 1];
       if (i + 2 != args.size()) return usageError("check-config takes exactly one FILE");
+      return opts;
+    } else if (cmd == "triage") {
+      opts.command = Command::kTriage;
+      opts.triageArgs.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       return opts;
     } else {
       return usageError("unknown command '" + cmd + "'");

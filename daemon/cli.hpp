@@ -10,7 +10,7 @@
 
 namespace fabricmon {
 
-enum class Command { kRun, kDemo, kCheckConfig, kVersion, kHelp };
+enum class Command { kRun, kDemo, kCheckConfig, kTriage, kVersion, kHelp };
 
 /// Flags that override config keys (a flag wins over the file).
 struct CliOverrides {
@@ -29,6 +29,7 @@ struct CliOptions {
   std::string scenario = "healthy";       ///< demo only
   std::string vendor = "mlx5";            ///< demo only: NIC of the simulated RoCE ports
   CliOverrides overrides;
+  std::vector<std::string> triageArgs;    ///< triage: its own flags (triage/command.hpp)
 };
 
 Result<CliOptions> parseCommandLine(const std::vector<std::string>& args);

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "config/config_loader.hpp"
+#include "daemon/alertmanager_target.hpp"
 #include "daemon/app.hpp"
 #include "daemon/cli.hpp"
 #include "daemon/config_schema.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/version.hpp"
 #include "exporters/http_security.hpp"
+#include "triage/command.hpp"
 
 using namespace fabricmon;
 
@@ -58,9 +60,18 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", options.error().message.c_str());
         return 2;
       }
+      // So are the Alertmanager push's secret files.
+      if (load.config.alertmanager.enabled()) {
+        if (auto target = alertmanagerTarget(load.config, 0); !target) {
+          std::fprintf(stderr, "%s\n", target.error().message.c_str());
+          return 2;
+        }
+      }
       std::printf("%s: ok\n", cli->configPath->c_str());
       return 0;
     }
+    case Command::kTriage:
+      return triage::runTriage(cli->triageArgs);
     case Command::kRun:
     case Command::kDemo:
       break;

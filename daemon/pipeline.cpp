@@ -103,6 +103,16 @@ void Pipeline::setAfterPass(std::function<void()> fn) {
   afterPass_ = std::move(fn);
 }
 
+void Pipeline::addPassHook(PassHook hook) {
+  std::lock_guard lock(mutex_);
+  passHooks_.push_back(std::move(hook));
+}
+
+void Pipeline::addBatchSource(std::function<BatchPtr()> source) {
+  std::lock_guard lock(mutex_);
+  batchSources_.push_back(std::move(source));
+}
+
 std::string Pipeline::findingsJson() const {
   std::lock_guard lock(mutex_);
   return findingsJson_;
@@ -122,9 +132,13 @@ BatchPtr Pipeline::current(const BatchPtr& batch) {
 
 void Pipeline::runPass() {
   PipelineOptions options;
+  std::vector<PassHook> hooks;
+  std::vector<std::function<BatchPtr()>> sources;
   {
     std::lock_guard lock(mutex_);
     options = options_;
+    hooks = passHooks_;
+    sources = batchSources_;
   }
   const auto now = Clock::now();
   const auto wallNow = std::chrono::system_clock::now();
@@ -159,11 +173,16 @@ void Pipeline::runPass() {
   batches.reserve(fresh.batches.size() + 2);
   for (const auto& [name, batch] : fresh.batches) batches.push_back(batch);
   std::string findings = "{\"findings\":[]}";
+  std::vector<Finding> active;
   if (watchdog_) {
     watchdog_->evaluate(fresh, now, wallNow);
     batches.push_back(watchdog_->metricsBatch());
-    const auto active = watchdog_->activeFindings();
+    active = watchdog_->activeFindings();
     findings = renderFindingsJson(active);
+  }
+  for (const auto& hook : hooks) hook(fresh, active, wallNow);
+  for (const auto& source : sources) {
+    if (auto batch = source()) batches.push_back(std::move(batch));
   }
   batches.push_back(self_.batch(health, now));
 

@@ -45,6 +45,13 @@ class Pipeline {
   void setOptions(PipelineOptions options);
   /// Called on the pipeline thread after each pass (systemd watchdog keep-alive).
   void setAfterPass(std::function<void()> fn);
+  /// Called on the pipeline thread in each pass with the fresh snapshot and the active findings
+  /// (recent-sample history, Alertmanager push). Must be cheap and never block. Set before start().
+  using PassHook = std::function<void(const Snapshot& fresh, const std::vector<Finding>& findings,
+                                      std::chrono::system_clock::time_point wallNow)>;
+  void addPassHook(PassHook hook);
+  /// A batch rendered with every snapshot (the push's own counters). Set before start().
+  void addBatchSource(std::function<BatchPtr()> source);
 
   /// The latest snapshot rendered, at most once per pass and only when asked: call it from the
   /// HTTP or textfile threads, never from a collector. nullptr before the first pass.
@@ -79,6 +86,8 @@ class Pipeline {
   bool stopping_ = false;
   std::string findingsJson_ = "{\"findings\":[]}";
   std::function<void()> afterPass_;
+  std::vector<PassHook> passHooks_;
+  std::vector<std::function<BatchPtr()>> batchSources_;
   std::string unhealthyReason_;
 
   LazyExposition exposition_;

@@ -235,14 +235,17 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
 
   void route(const http::request<http::string_body>& req) {
     std::string_view target(req.target().data(), req.target().size());
-    target = target.substr(0, target.find('?'));
+    const size_t queryAt = target.find('?');
+    const std::string_view query = queryAt == std::string_view::npos ? std::string_view() : target.substr(queryAt + 1);
+    target = target.substr(0, queryAt);
     const unsigned version = req.version();
     const bool keepAlive = req.keep_alive();
     const bool head = req.method() == http::verb::head;
 
     handler_ = RequestDurations::handlerFor(target);
-    enum class Route { kIndex, kMetrics, kHealth, kFindings };
+    enum class Route { kIndex, kMetrics, kHealth, kFindings, kWindow, kStatus, kStatic };
     Route which;
+    const HttpHandlers& h = state_->handlers;
     if (target == "/") {
       which = Route::kIndex;
     } else if (target == "/metrics") {
@@ -251,6 +254,12 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
       which = Route::kHealth;
     } else if (target == "/api/v1/findings") {
       which = Route::kFindings;
+    } else if (target == "/api/v1/window" && h.window) {
+      which = Route::kWindow;
+    } else if (target == "/api/v1/status" && h.status) {
+      which = Route::kStatus;
+    } else if (target.starts_with("/static/") && h.asset) {
+      which = Route::kStatic;
     } else {
       reply(version, keepAlive, head, http::status::not_found, kTextContentType, "not found\n");
       return;
@@ -267,8 +276,21 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
     try {
       switch (which) {
         case Route::kIndex:
-          reply(version, keepAlive, head, http::status::ok, "text/html; charset=utf-8",
-                std::string(kIndexHtml));
+          if (h.page) {
+            replyWith(version, keepAlive, head, h.page());
+          } else {
+            reply(version, keepAlive, head, http::status::ok, "text/html; charset=utf-8",
+                  std::string(kIndexHtml));
+          }
+          return;
+        case Route::kWindow:
+          replyWith(version, keepAlive, head, h.window(query));
+          return;
+        case Route::kStatus:
+          replyWith(version, keepAlive, head, h.status());
+          return;
+        case Route::kStatic:
+          replyWith(version, keepAlive, head, h.asset(target.substr(std::string_view("/static/").size())));
           return;
         case Route::kMetrics:
           serveMetrics(req, version, keepAlive, head);
@@ -291,6 +313,17 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
       reply(version, keepAlive, head, http::status::internal_server_error, kTextContentType,
             "internal error\n");
     }
+  }
+
+  void replyWith(unsigned version, bool keepAlive, bool head, HttpReply r) {
+    response_ = {};
+    // The page and its data are the node's own, never framed or sniffed into another type
+    // (docs/security.md).
+    response_.set("X-Content-Type-Options", "nosniff");
+    response_.set(http::field::cache_control, "no-store");
+    response_.set("X-Frame-Options", "DENY");
+    send(version, keepAlive, head, static_cast<http::status>(r.status), r.contentType,
+         ownBody(std::move(r.body)));
   }
 
   void serveMetrics(const http::request<http::string_body>& req, unsigned version, bool keepAlive,

@@ -28,12 +28,26 @@ namespace detail {
 struct HttpServerState;
 }  // namespace detail
 
+/// A whole response of a handler that can fail (400 for a bad query, 404 for an unknown asset).
+struct HttpReply {
+  unsigned status = 200;
+  std::string contentType = "application/json";
+  std::string body;
+};
+
 /// What the routes serve. Every handler is called on an io_context thread for each request, so it
 /// must be cheap, never block and be safe to call from every thread that runs the io_context.
 struct HttpHandlers {
   std::function<std::shared_ptr<const Payload>()> metrics;  ///< latest payload; nullptr = none yet (503)
   std::function<std::pair<bool, std::string>()> health;    ///< ok?, reason when not ok
   std::function<std::string()> findingsJson;                 ///< body of /api/v1/findings
+  /// /api/v1/window?QUERY (the query string without '?'); unset = 404.
+  std::function<HttpReply(std::string_view query)> window;
+  std::function<HttpReply()> status;  ///< /api/v1/status; unset = 404
+  /// GET / (the status page); unset = a list of the endpoints.
+  std::function<HttpReply()> page;
+  /// /static/NAME (the page's scripts and styles); unset = 404.
+  std::function<HttpReply(std::string_view name)> asset;
 };
 
 struct HttpServerOptions {
@@ -58,7 +72,8 @@ struct HttpServerOptions {
   std::shared_ptr<RequestDurations> durations;
 };
 
-/// Routes: GET|HEAD /metrics, /healthz, /api/v1/findings, /; other methods 405, other paths 404.
+/// Routes: GET|HEAD /metrics, /healthz, /api/v1/findings, /api/v1/window, /api/v1/status, /,
+/// /static/*; other methods 405, other paths 404.
 /// HTTP/1.1 keep-alive; /metrics is sent gzip-encoded when Accept-Encoding allows it. With basic
 /// auth, authentication comes first: an unauthenticated request gets 401 whatever its path.
 class HttpServer {

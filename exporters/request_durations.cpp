@@ -13,7 +13,7 @@ const FamilyDef kFamily{"fabricmon_http_request_duration_seconds",
                         MetricType::kHistogram};
 
 constexpr std::array<std::string_view, RequestDurations::kHandlers> kHandlerLabels = {
-    "/metrics", "/healthz", "/api/v1/findings", "/", "other"};
+    "/metrics", "/healthz", "/api/v1/findings", "/", "/api/v1/window", "/api/v1/status", "/static/", "other"};
 
 }  // namespace
 
@@ -21,7 +21,10 @@ const FamilyDef& RequestDurations::familyDef() { return kFamily; }
 
 RequestDurations::Handler RequestDurations::handlerFor(std::string_view path) {
   for (size_t i = 0; i + 1 < kHandlerLabels.size(); ++i) {
-    if (path == kHandlerLabels[i]) return static_cast<Handler>(i);
+    if (path == kHandlerLabels[i] || (kHandlerLabels[i].ends_with('/') && kHandlerLabels[i] != "/" &&
+                                      path.starts_with(kHandlerLabels[i]))) {
+      return static_cast<Handler>(i);
+    }
   }
   return Handler::kOther;
 }

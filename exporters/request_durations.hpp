@@ -17,8 +17,8 @@ namespace fabricmon {
 class RequestDurations {
  public:
   /// Fixed set, so the label's cardinality is bounded whatever paths clients ask for.
-  enum class Handler { kMetrics, kHealth, kFindings, kIndex, kOther };
-  static constexpr size_t kHandlers = 5;
+  enum class Handler { kMetrics, kHealth, kFindings, kIndex, kWindow, kStatus, kStatic, kOther };
+  static constexpr size_t kHandlers = 8;
   /// Upper bounds in seconds: a scrape of a prerendered payload takes well under a millisecond, a
   /// render of a large node a few; anything past a second is a problem worth its own bucket.
   static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,

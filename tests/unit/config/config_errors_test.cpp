@@ -170,6 +170,20 @@ const ErrorCase kCases[] = {
      "must be between 2 and 1000000, got 1"},
     {"share_above_one", "watchdog:\n  rules:\n    lossless_class_shared:\n      max_non_rdma_share: 1.5\n", 4,
      27, "watchdog.rules.lossless_class_shared.max_non_rdma_share", ""},
+    // alertmanager: (the direct push).
+    {"alertmanager_url_scheme", "alertmanager:\n  urls: [\"am:9093\"]\n", 2, 10, "alertmanager.urls[0]",
+     "expected an http:// or https:// URL"},
+    {"alertmanager_urls_not_list", "alertmanager:\n  urls: http://am:9093\n", 2, 9, "alertmanager.urls",
+     "expected a list of URLs"},
+    {"alertmanager_unknown_key", "alertmanager:\n  url: [\"http://am:9093\"]\n", 2, 3, "alertmanager.url",
+     "did you mean \"urls\"?"},
+    {"alertmanager_user_without_password", "alertmanager:\n  basic_auth:\n    username: u\n", 2, 3, "alertmanager",
+     "basic_auth needs username and password_file together"},
+    {"alertmanager_basic_and_bearer",
+     "alertmanager:\n  basic_auth: {username: u, password_file: /p}\n  bearer_token_file: /t\n", 2, 3, "alertmanager",
+     "exclude each other"},
+    {"alertmanager_bad_resend", "alertmanager:\n  resend_interval: soon\n", 2, 20, "alertmanager.resend_interval",
+     "duration"},
 };
 
 class LoaderError : public testing::TestWithParam<ErrorCase> {};

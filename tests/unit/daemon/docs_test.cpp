@@ -11,6 +11,7 @@
 
 #include "collectors/registry.hpp"
 #include "daemon/self_metrics.hpp"
+#include "exporters/alertmanager_pusher.hpp"
 #include "watchdog/rules/rule.hpp"
 #include "watchdog/watchdog.hpp"
 
@@ -53,6 +54,7 @@ std::set<std::string> codeMetrics() {
   }
   for (const FamilyDef* f : SelfMetrics::families()) names.insert(std::string(f->name));
   for (const FamilyDef* f : Watchdog::families()) names.insert(std::string(f->name));
+  for (const FamilyDef* f : AlertmanagerPusher::families()) names.insert(std::string(f->name));
   return names;
 }
 

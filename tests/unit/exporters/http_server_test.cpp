@@ -152,6 +152,16 @@ class HttpServerTest : public ::testing::Test {
       return std::pair<bool, std::string>{healthy_, reason_};
     };
     handlers.findingsJson = [] { return std::string("{\"findings\":[]}"); };
+    if (withStatusPage_) {
+      handlers.window = [](std::string_view query) {
+        return query == "seconds=5" ? HttpReply{200, "application/json", "{\"series\":[]}"}
+                                    : HttpReply{400, "text/plain", "bad query\n"};
+      };
+      handlers.page = [] { return HttpReply{200, "text/html; charset=utf-8", "<!DOCTYPE html>page"}; };
+      handlers.asset = [](std::string_view name) {
+        return name == "status.js" ? HttpReply{200, "text/javascript", "js"} : HttpReply{404, "text/plain", "no\n"};
+      };
+    }
     server_ = std::make_unique<HttpServer>(io_, std::move(handlers), options);
     auto port = server_->listen("127.0.0.1", 0);
     ASSERT_TRUE(port.ok()) << port.error().message;
@@ -180,6 +190,7 @@ class HttpServerTest : public ::testing::Test {
   std::unique_ptr<HttpServer> server_;
   uint16_t port_ = 0;
 
+  bool withStatusPage_ = false;
   std::mutex mutex_;
   std::shared_ptr<const Payload> payload_;
   bool healthy_ = true;
@@ -311,6 +322,48 @@ TEST_F(HttpServerTest, RoutesAndErrors) {
   r = c.read();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
+}
+
+// The status page's routes pass the query string through, answer the handler's status, carry the
+// headers that keep the page from being framed or sniffed, and are 404 when not configured.
+TEST_F(HttpServerTest, StatusPageRoutes) {
+  withStatusPage_ = true;
+  start();
+  Client c(port_);
+  struct Want {
+    std::string target;
+    int status;
+    std::string body;
+  };
+  for (const Want& w : {Want{"/api/v1/window?seconds=5", 200, "{\"series\":[]}"},
+                        Want{"/api/v1/window?seconds=99999", 400, "bad query\n"},
+                        Want{"/", 200, "<!DOCTYPE html>page"}, Want{"/static/status.js", 200, "js"},
+                        Want{"/static/../metrics", 404, "no\n"}, Want{"/api/v1/status", 404, "not found\n"}}) {
+    ASSERT_TRUE(c.send(get(w.target)));
+    auto r = c.read();
+    ASSERT_TRUE(r) << w.target;
+    EXPECT_EQ(r->status, w.status) << w.target;
+    EXPECT_EQ(r->body, w.body) << w.target;
+    if (w.status == 200) {
+      EXPECT_EQ(r->header("x-content-type-options"), "nosniff") << w.target;
+      EXPECT_EQ(r->header("x-frame-options"), "DENY") << w.target;
+    }
+  }
+  ASSERT_TRUE(c.send("POST /api/v1/window HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"));
+  auto r = c.read();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 405);
+}
+
+TEST_F(HttpServerTest, WithoutTheStatusPageItsRoutesAre404AndSlashListsTheEndpoints) {
+  start();
+  Client c(port_);
+  for (const char* target : {"/api/v1/window", "/api/v1/status", "/static/status.js"}) {
+    ASSERT_TRUE(c.send(get(target)));
+    auto r = c.read();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << target;
+  }
 }
 
 TEST_F(HttpServerTest, MalformedAndOversizedRequestsAreAnsweredThenClosed) {

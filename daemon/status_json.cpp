@@ -1,0 +1,61 @@
+#include "daemon/status_json.hpp"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "config/duration.hpp"
+#include "exporters/window_json.hpp"
+#include "triage/checks.hpp"
+#include "triage/report.hpp"
+
+namespace fabricmon {
+
+std::string renderStatusJson(const StatusInputs& in) {
+  using nlohmann::json;
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const auto now = std::chrono::steady_clock::now();
+  const double wallNow = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  json collectors = json::array();
+  for (const auto& c : in.collectors) {
+    collectors.push_back({{"name", c.name},
+                          {"up", c.up},
+                          {"errors", c.errorsTotal},
+                          {"last_success_age_seconds",
+                           c.lastSuccessUnixSeconds > 0 ? json(wallNow - c.lastSuccessUnixSeconds) : json(nullptr)}});
+  }
+  json config = json::object();
+  if (in.config) {
+    const Config& c = *in.config;
+    config = {{"listen", c.web.listen},
+              {"tls", in.tls},
+              {"basic auth", in.auth},
+              {"poll interval", formatDuration(c.poll.interval)},
+              {"slow poll interval", formatDuration(c.poll.slowInterval)},
+              {"watchdog peak window", formatDuration(c.watchdog.peakWindow)},
+              {"alertmanager push", c.alertmanager.enabled() ? std::to_string(c.alertmanager.urls.size()) + " URL(s)"
+                                                             : std::string("off")}};
+  }
+  // The verdict is judged from the same JSON a remote `fabricmon triage` reads, so both agree.
+  json verdict = nullptr;
+  if (in.recent) {
+    RecentSamples::Query q;
+    q.window = std::chrono::seconds(300);
+    auto ev = triage::parseNodeEvidence(renderWindowJson(*in.recent, q), in.findingsJson);
+    if (ev) {
+      ev->source = "this node";
+      verdict = json::parse(triage::renderJson(triage::judge(*ev)));
+    }
+  }
+  json out = {{"version", in.version},
+              {"revision", in.revision},
+              {"hostname", host},
+              {"uptime_seconds", std::chrono::duration<double>(now - in.started).count()},
+              {"config", config},
+              {"collectors", collectors},
+              {"verdict", verdict}};
+  return out.dump();
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,28 @@
+#pragma once
+// /api/v1/status (docs/contract.md): what the status page shows besides findings and charts —
+// build, configuration summary, collector health and the triage verdict over the node's own
+// recent history (the same checks as `fabricmon triage`).
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "daemon/collector_runner.hpp"
+#include "watchdog/recent_samples.hpp"
+
+namespace fabricmon {
+
+struct StatusInputs {
+  std::string version, revision;
+  std::chrono::steady_clock::time_point started;
+  const Config* config = nullptr;
+  bool tls = false, auth = false;
+  std::vector<CollectorHealth> collectors;
+  const RecentSamples* recent = nullptr;
+  std::string findingsJson;
+};
+
+std::string renderStatusJson(const StatusInputs& in);
+
+}  // namespace fabricmon

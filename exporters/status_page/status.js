@@ -1,0 +1,179 @@
+// The status page (docs/contract.md, "/"): fetches the node's JSON endpoints and draws per-port
+// charts with dygraphs (Debian's libjs-dygraphs). No build chain: this file is served as is.
+"use strict";
+
+const WINDOW_SECONDS = 300;
+const REFRESH_MS = 5000;
+// One chart per entry and port: which families, how each series is named, how values are scaled.
+const CHARTS = [
+  { title: "pause fraction per priority", families: ["fabricmon_pfc_pause_seconds_total"],
+    name: (s) => "prio " + (s.labels.priority || "?") + (s.labels.direction ? " " + s.labels.direction : "") },
+  { title: "ECN marks and CNPs per second",
+    families: ["fabricmon_roce_ecn_marked_packets_total", "fabricmon_roce_cnp_sent_total",
+               "fabricmon_roce_cnp_handled_total", "fabricmon_roce_cnp_ignored_total"],
+    name: (s) => s.name.replace("fabricmon_roce_", "").replace("_total", "") },
+  { title: "errors and loss per second",
+    families: ["fabricmon_port_symbol_errors_total", "fabricmon_phy_symbol_errors_total",
+               "fabricmon_port_link_downed_total", "fabricmon_netdev_carrier_changes_total",
+               "fabricmon_roce_out_of_sequence_total", "fabricmon_roce_local_ack_timeouts_total",
+               "fabricmon_priority_discards_total"],
+    name: (s) => s.name.replace("fabricmon_", "").replace("_total", "") +
+                 (s.labels.priority ? " prio " + s.labels.priority : "") +
+                 (s.labels.direction ? " " + s.labels.direction : "") },
+];
+
+function text(el, value) { el.textContent = value; return el; }
+function cell(row, value, cls) { const td = row.insertCell(); text(td, value); if (cls) td.className = cls; return td; }
+function where(labels) {
+  let w = labels.interface || "";
+  if (!w && labels.device) w = labels.device + " port " + labels.port;
+  if (labels.priority) w += " priority " + labels.priority;
+  return w;
+}
+function portOf(labels) {
+  if (labels.interface) return labels.interface;
+  if (labels.device) return labels.device + " port " + (labels.port || "1");
+  return "node";
+}
+async function getJson(path) {
+  const r = await fetch(path, { credentials: "same-origin", cache: "no-store" });
+  if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+  return r.json();
+}
+
+function showStatus(st) {
+  text(document.getElementById("host"), "on " + st.hostname);
+  text(document.getElementById("build"), "version " + st.version + " (" + st.revision + "), up " +
+       Math.round(st.uptime_seconds) + " s");
+  const cfg = document.querySelector("#config tbody");
+  cfg.replaceChildren();
+  for (const [k, v] of Object.entries(st.config)) { const r = cfg.insertRow(); cell(r, k); cell(r, String(v)); }
+  const col = document.querySelector("#collectors tbody");
+  col.replaceChildren();
+  for (const c of st.collectors) {
+    const r = col.insertRow();
+    cell(r, c.name); cell(r, c.up ? "yes" : "no", c.up ? "state-ok" : "state-problem");
+    cell(r, c.last_success_age_seconds === null ? "never" : c.last_success_age_seconds.toFixed(1) + " s ago");
+    cell(r, String(c.errors));
+  }
+  const v = document.getElementById("verdict");
+  v.replaceChildren();
+  const head = document.createElement("p");
+  if (st.verdict.wrong) {
+    const top = st.verdict.checks[0];
+    head.className = "state-problem";
+    text(head, top.title + (top.where ? " on " + top.where : "") + ": " + top.summary);
+    v.dataset.cause = top.id;
+  } else {
+    head.className = "state-ok";
+    text(head, "nothing wrong: no check is a problem");
+    v.dataset.cause = "";
+  }
+  v.appendChild(head);
+  const t = document.createElement("table");
+  for (const c of st.verdict.checks) {
+    const r = t.insertRow();
+    cell(r, c.step + ". " + c.title); cell(r, c.state, "state-" + c.state.replace(" ", "-"));
+    cell(r, (c.where ? c.where + ": " : "") + c.summary);
+    cell(r, Object.entries(c.numbers).map(([k, x]) => k + " " + x).join(", "));
+  }
+  v.appendChild(t);
+}
+
+function showFindings(f) {
+  const body = document.querySelector("#findings tbody");
+  body.replaceChildren();
+  for (const x of f.findings) {
+    const r = body.insertRow();
+    r.className = "finding";
+    r.dataset.rule = x.rule;
+    cell(r, x.rule + (x.labels.reason ? "/" + x.labels.reason : ""));
+    cell(r, x.severity, "severity-" + x.severity);
+    cell(r, where(x.labels)); cell(r, x.since); cell(r, x.summary);
+    cell(r, Object.entries(x.evidence).map(([k, v]) => k + "=" + v).join(", "));
+  }
+  document.getElementById("no-findings").hidden = f.findings.length > 0;
+}
+
+const graphs = new Map();
+function drawCharts(windows) {
+  const container = document.getElementById("charts");
+  const note = document.getElementById("charts-note");
+  if (typeof Dygraph === "undefined") {
+    note.hidden = false;
+    text(note, "Charts need the dygraphs library (Debian package libjs-dygraphs) on the node.");
+    return;
+  }
+  // port -> chart index -> series
+  const ports = new Map();
+  CHARTS.forEach((chart, i) => {
+    for (const s of windows[i].series) {
+      if (!s.points || s.points.length === 0) continue;
+      const port = portOf(s.labels);
+      if (!ports.has(port)) ports.set(port, CHARTS.map(() => []));
+      ports.get(port)[i].push(s);
+    }
+  });
+  for (const [port, perChart] of [...ports.entries()].sort()) {
+    let box = container.querySelector(`.port[data-port="${CSS.escape(port)}"]`);
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "port";
+      box.dataset.port = port;
+      box.appendChild(text(document.createElement("h3"), port));
+      const row = document.createElement("div");
+      row.className = "charts-row";
+      box.appendChild(row);
+      container.appendChild(box);
+    }
+    const row = box.querySelector(".charts-row");
+    perChart.forEach((series, i) => {
+      if (series.length === 0) return;
+      const key = port + "/" + i;
+      // Align every series on the union of sample times; dygraphs draws nulls as gaps.
+      const times = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+      const index = new Map(times.map((t, k) => [t, k]));
+      const data = times.map((t) => [new Date(t * 1000), ...series.map(() => null)]);
+      series.forEach((s, j) => { for (const [t, v] of s.points) data[index.get(t)][j + 1] = v; });
+      const labels = ["time", ...series.map(CHARTS[i].name)];
+      let entry = graphs.get(key);
+      if (!entry) {
+        const wrap = document.createElement("div");
+        wrap.appendChild(text(document.createElement("div"), CHARTS[i].title)).className = "chart-title";
+        const div = document.createElement("div");
+        div.className = "chart";
+        wrap.appendChild(div);
+        row.appendChild(wrap);
+        entry = { div, graph: new Dygraph(div, data, { labels, connectSeparatedPoints: true, legend: "onmouseover",
+                                                       labelsSeparateLines: false, includeZero: true }) };
+        graphs.set(key, entry);
+      } else {
+        entry.graph.updateOptions({ file: data, labels });
+      }
+      entry.div.dataset.points = String(data.length * series.length);
+      entry.div.dataset.series = labels.slice(1).join(",");
+    });
+  }
+}
+
+async function refresh() {
+  try {
+    const [st, findings, ...windows] = await Promise.all([
+      getJson("/api/v1/status"), getJson("/api/v1/findings"),
+      ...CHARTS.map((c) => Promise.all(c.families.map((f) =>
+        getJson(`/api/v1/window?seconds=${WINDOW_SECONDS}&points=1&family=${f}`))).then((parts) => ({
+          series: parts.flatMap((p) => p.series), poll: parts[0].poll_seconds }))),
+    ]);
+    showStatus(st);
+    showFindings(findings);
+    text(document.getElementById("window-seconds"), String(WINDOW_SECONDS));
+    text(document.getElementById("poll"), windows[0].poll ? windows[0].poll.toFixed(2) : "?");
+    drawCharts(windows);
+    document.body.dataset.loaded = "1";
+  } catch (e) {
+    console.error("status page refresh failed: " + e.message);
+  }
+}
+
+refresh();
+setInterval(refresh, REFRESH_MS);

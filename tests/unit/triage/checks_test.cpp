@@ -1,0 +1,145 @@
+// The runbook's checks (triage/checks.hpp): which check a finding makes a problem, how problems
+// rank, and what the raw numbers alone say.
+#include "triage/checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include "triage/evidence.hpp"
+#include "watchdog/rules/rule.hpp"
+
+namespace fabricmon::triage {
+namespace {
+
+FindingSeen finding(std::string rule, std::string severity, std::string reason = "") {
+  FindingSeen f;
+  f.rule = std::move(rule);
+  f.severity = std::move(severity);
+  f.labels = {{"interface", "eth0"}};
+  if (!reason.empty()) f.labels["reason"] = reason;
+  f.summary = "s";
+  return f;
+}
+
+SeriesStat counter(std::string name, double increase, double rate, double peak, std::map<std::string, std::string> labels = {{"interface", "eth0"}}) {
+  SeriesStat s;
+  s.name = std::move(name);
+  s.labels = std::move(labels);
+  s.increase = increase;
+  s.rate = rate;
+  s.peakRate = peak;
+  return s;
+}
+
+/// Evidence with data for every check, all quiet.
+Evidence quiet() {
+  Evidence e;
+  e.source = "test";
+  for (const Check& c : checks()) {
+    for (auto f : c.families) e.series.push_back(counter(std::string(f), 0, 0, 0));
+  }
+  return e;
+}
+
+struct Case {
+  std::vector<FindingSeen> findings;
+  std::string cause;  ///< "" = nothing wrong
+};
+
+TEST(TriageChecks, EachRuleMakesItsOwnStepTheCause) {
+  const Case cases[] = {
+      {{finding("pause_storm", "critical", "storm")}, "pfc_pause"},
+      {{finding("dcqcn_misconfig", "warning", "np_disabled")}, "qos_config"},
+      {{finding("link_flap", "warning")}, "link"},
+      {{finding("link_errors", "warning", "symbol_errors")}, "link"},
+      {{finding("port_degraded", "warning")}, "link"},
+      {{finding("roce_packet_loss", "critical", "local_ack_timeouts"), finding("lossless_drop", "warning")}, "roce_loss"},
+      {{finding("ib_congestion", "warning")}, "ib_congestion"},
+      // Causes before their symptoms: a misconfigured QoS explains the pause it causes; a bad
+      // link explains the loss.
+      {{finding("pause_storm", "critical", "storm"), finding("dcqcn_misconfig", "warning")}, "qos_config"},
+      {{finding("roce_packet_loss", "critical"), finding("link_errors", "warning")}, "link"},
+      {{}, ""},
+  };
+  for (const Case& c : cases) {
+    Evidence e = quiet();
+    e.findings = c.findings;
+    const Verdict v = judge(e);
+    ASSERT_EQ(v.ranked.size(), checks().size());
+    EXPECT_EQ(v.wrong, !c.cause.empty()) << c.cause;
+    if (!c.cause.empty()) {
+      EXPECT_EQ(v.ranked.front().id, c.cause);
+      EXPECT_EQ(v.ranked.front().state, State::kProblem);
+      EXPECT_FALSE(v.ranked.front().action.empty());
+      EXPECT_EQ(v.ranked.front().where, "eth0");
+    }
+  }
+}
+
+// A rule added to the watchdog's table must be given a runbook step here, or its findings would
+// never make triage say something is wrong.
+TEST(TriageChecks, EveryWatchdogRuleBelongsToExactlyOneStep) {
+  ASSERT_GE(watchdog::ruleTable().size(), 7u);
+  for (const watchdog::RuleDef* rule : watchdog::ruleTable()) {
+    size_t owners = 0;
+    for (const Check& c : checks()) owners += std::count(c.rules.begin(), c.rules.end(), rule->name);
+    EXPECT_EQ(owners, 1u) << rule->name;
+  }
+}
+
+TEST(TriageChecks, TheRestKeepTheRunbookOrder) {
+  Evidence e = quiet();
+  e.findings = {finding("roce_packet_loss", "critical")};
+  const Verdict v = judge(e);
+  int last = 0;
+  for (size_t i = 1; i < v.ranked.size(); ++i) {
+    EXPECT_GT(v.ranked[i].step, last);
+    last = v.ranked[i].step;
+  }
+}
+
+TEST(TriageChecks, HighPausePeaksWithoutAFindingAreSuspiciousNotWrong) {
+  Evidence e = quiet();
+  e.series.push_back(counter("fabricmon_pfc_pause_seconds_total", 30, 0.1, 0.8,
+                             {{"interface", "eth1"}, {"priority", "3"}}));
+  const Verdict v = judge(e);
+  EXPECT_FALSE(v.wrong);
+  const auto& pause = v.ranked.front();
+  ASSERT_EQ(pause.id, "pfc_pause");
+  EXPECT_EQ(pause.state, State::kSuspicious);
+  EXPECT_EQ(pause.where, "eth1 priority 3");
+}
+
+TEST(TriageChecks, NormalCongestionIsOk) {
+  Evidence e = quiet();
+  e.series.push_back(counter("fabricmon_roce_ecn_marked_packets_total", 5000, 50, 80));
+  e.series.push_back(counter("fabricmon_roce_cnp_sent_total", 4000, 40, 70));
+  e.series.push_back(counter("fabricmon_pfc_pause_seconds_total", 1, 0.03, 0.05, {{"interface", "eth0"}, {"priority", "3"}}));
+  const Verdict v = judge(e);
+  EXPECT_FALSE(v.wrong);
+  for (const auto& c : v.ranked) EXPECT_EQ(c.state, State::kOk) << c.id;
+}
+
+TEST(TriageChecks, StepsWithoutSeriesSayNoData) {
+  Evidence e;
+  const Verdict v = judge(e);
+  EXPECT_FALSE(v.wrong);
+  for (const auto& c : v.ranked) EXPECT_EQ(c.state, State::kNoData) << c.id;
+}
+
+TEST(TriageEvidence, ParsesTheNodeEndpointsAndRejectsAnythingElse) {
+  auto ev = parseNodeEvidence(
+      R"({"seconds":60,"covered_seconds":42,"series":[{"name":"fabricmon_pfc_pause_seconds_total","labels":{"interface":"eth0","priority":"3"},"type":"counter","increase":4,"rate":0.1,"peak_rate":1}]})",
+      R"({"findings":[{"rule":"pause_storm","severity":"critical","labels":{"interface":"eth0","reason":"storm"},"summary":"x","evidence":{"rx_pause_fraction":1,"bad":null}}]})");
+  ASSERT_TRUE(ev) << ev.error().message;
+  EXPECT_EQ(ev->windowSeconds, 42);
+  ASSERT_EQ(ev->series.size(), 1u);
+  EXPECT_EQ(ev->series[0].peakRate, 1);
+  ASSERT_EQ(ev->findings.size(), 1u);
+  EXPECT_EQ(ev->findings[0].label("reason"), "storm");
+  EXPECT_EQ(ev->findings[0].evidence.size(), 1u);
+  EXPECT_FALSE(parseNodeEvidence("<html>", R"({"findings":[]})"));
+  EXPECT_FALSE(parseNodeEvidence(R"({"series":[]})", "not json"));
+}
+
+}  // namespace
+}  // namespace fabricmon::triage

@@ -1,0 +1,111 @@
+// RecentSamples: the node's fine-grained recent history behind /api/v1/window and the status page.
+#include "watchdog/recent_samples.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fabricmon {
+namespace {
+
+using namespace std::chrono_literals;
+
+const FamilyDef kPause{"fabricmon_pfc_pause_seconds_total", "", MetricType::kCounter};
+const FamilyDef kUp{"fabricmon_netdev_up", "", MetricType::kGauge};
+
+class RecentSamplesTest : public ::testing::Test {
+ protected:
+  /// One collector run `ago` before now with the given samples.
+  void publish(std::chrono::milliseconds ago, std::vector<Sample> samples, const std::string& collector = "c") {
+    auto b = std::make_shared<Batch>();
+    b->collector = collector;
+    b->monotonic = now_ - ago;
+    b->wall = std::chrono::system_clock::now() - ago;
+    b->samples = std::move(samples);
+    snapshot_.batches[collector] = b;
+    recent_.ingest(snapshot_);
+  }
+  const RecentSamples::SeriesWindow* find(const std::vector<RecentSamples::SeriesWindow>& w, const SeriesPtr& s) {
+    for (const auto& x : w) {
+      if (x.series == s) return &x;
+    }
+    return nullptr;
+  }
+  std::chrono::steady_clock::time_point now_ = std::chrono::steady_clock::now();
+  Snapshot snapshot_;
+  RecentSamples recent_;
+  SeriesPtr pause_ = makeSeries(kPause, {{"interface", "eth0"}, {"priority", "3"}});
+  SeriesPtr up_ = makeSeries(kUp, {{"interface", "eth0"}});
+};
+
+// A NIC that latches its counters once a second, polled every 250 ms: the value jumps by a
+// second's worth every fourth poll. The peak is the true rate (fully paused = 1.0), not 4.0.
+TEST_F(RecentSamplesTest, PeakRateIsJudgedBetweenValueChanges) {
+  double total = 0;
+  for (int i = 0; i <= 40; ++i) {
+    if (i > 0 && i % 4 == 0) total += 1.0;
+    publish(std::chrono::milliseconds(250 * (40 - i)), {{pause_, total}});
+  }
+  RecentSamples::Query q;
+  q.window = 60s;
+  const auto w = recent_.window(q);
+  const auto* s = find(w, pause_);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NEAR(s->peakRate, 1.0, 0.01);
+  EXPECT_NEAR(s->increase, 10.0, 1e-9);
+  EXPECT_NEAR(s->refreshSeconds, 1.0, 0.01);
+  EXPECT_EQ(s->samples, 41u);
+}
+
+TEST_F(RecentSamplesTest, AResetCountsTheNewValueAsTheIncrease) {
+  publish(3s, {{pause_, 100}});
+  publish(2s, {{pause_, 102}});
+  publish(1s, {{pause_, 1}});  // driver reload
+  publish(0s, {{pause_, 3}});
+  RecentSamples::Query q;
+  const auto* s = find(recent_.window(q), pause_);
+  ASSERT_NE(s, nullptr);
+  EXPECT_DOUBLE_EQ(s->increase, 2 + 1 + 2);
+}
+
+TEST_F(RecentSamplesTest, TheWindowStartsAtItsBaseAndGaugesKeepTheirRange) {
+  for (int i = 0; i <= 20; ++i) publish(std::chrono::seconds(20 - i), {{pause_, double(i)}, {up_, i == 15 ? 0.0 : 1.0}});
+  RecentSamples::Query q;
+  q.window = 5s;
+  q.points = true;
+  const auto w = recent_.window(q);
+  const auto* s = find(w, pause_);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NEAR(s->increase, 5, 1e-9);  // from the point at the window start to now
+  EXPECT_NEAR(s->rate, 1, 1e-9);
+  const auto* g = find(w, up_);
+  ASSERT_NE(g, nullptr);
+  EXPECT_FALSE(g->counter);
+  EXPECT_EQ(g->min, 0);
+  EXPECT_EQ(g->last, 1);
+  EXPECT_FALSE(g->points.empty());
+}
+
+TEST_F(RecentSamplesTest, AVanishedSeriesIsDropped) {
+  publish(2s, {{pause_, 1}, {up_, 1}});
+  publish(1s, {{up_, 1}});  // the collector's next run no longer has the pause series
+  RecentSamples::Query q;
+  const auto w = recent_.window(q);
+  EXPECT_EQ(find(w, pause_), nullptr);
+  EXPECT_NE(find(w, up_), nullptr);
+  snapshot_.batches.clear();
+  recent_.ingest(snapshot_);  // the collector left the snapshot
+  EXPECT_EQ(recent_.seriesCount(), 0u);
+}
+
+TEST_F(RecentSamplesTest, MemoryIsBoundedPerSeries) {
+  for (size_t i = 0; i < RecentSamples::kCapacity * 2; ++i) {
+    publish(std::chrono::milliseconds(10 * (RecentSamples::kCapacity * 2 - i)), {{pause_, double(i)}});
+  }
+  RecentSamples::Query q;
+  q.window = 3600s;
+  const auto* s = find(recent_.window(q), pause_);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->samples, RecentSamples::kCapacity);
+}
+
+}  // namespace
+}  // namespace fabricmon

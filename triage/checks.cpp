@@ -1,0 +1,248 @@
+#include "triage/checks.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace fabricmon::triage {
+
+std::string_view stateName(State s) {
+  switch (s) {
+    case State::kProblem: return "problem";
+    case State::kSuspicious: return "suspicious";
+    case State::kOk: return "ok";
+    case State::kNoData: return "no data";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string percent(double fraction) { return fmt("%.1f %%", fraction * 100); }
+std::string perSecond(double rate) { return fmt("%.3g/s", rate); }
+std::string count(double n) { return fmt("%.0f", n); }
+
+std::string whereOf(const std::map<std::string, std::string>& labels) {
+  auto get = [&](const char* k) {
+    auto it = labels.find(k);
+    return it == labels.end() ? std::string() : it->second;
+  };
+  std::string w = get("interface");
+  if (w.empty() && !get("device").empty()) w = get("device") + " port " + get("port");
+  if (!get("priority").empty()) w += (w.empty() ? "" : " ") + std::string("priority ") + get("priority");
+  return w;
+}
+
+/// The series of `family` with the highest `key`, or nullptr.
+const SeriesStat* top(const Evidence& ev, const std::string& family, double SeriesStat::*key) {
+  const SeriesStat* best = nullptr;
+  for (const SeriesStat* s : ev.family(family)) {
+    if (!best || s->*key > best->*key) best = s;
+  }
+  return best;
+}
+
+double sumOf(const Evidence& ev, const std::string& family, double SeriesStat::*key) {
+  double total = 0;
+  for (const SeriesStat* s : ev.family(family)) total += s->*key;
+  return total;
+}
+
+// A priority paused this much of some second is worth a look even with no finding; PFC at work
+// under normal congestion stays within a few percent (docs/rules.md, pause_storm).
+constexpr double kSuspiciousPause = 0.25;
+
+void judgePause(const Evidence& ev, CheckResult& r) {
+  const SeriesStat* peak = top(ev, "fabricmon_pfc_pause_seconds_total", &SeriesStat::peakRate);
+  if (!peak) peak = top(ev, "fabricmon_global_pause_seconds_total", &SeriesStat::peakRate);
+  const double storms = sumOf(ev, "fabricmon_pause_storm_warning_events_total", &SeriesStat::increase) +
+                        sumOf(ev, "fabricmon_pause_storm_error_events_total", &SeriesStat::increase);
+  if (peak) {
+    r.numbers.emplace_back("peak pause fraction", percent(std::min(1.0, peak->peakRate)));
+    r.numbers.emplace_back("average pause fraction", percent(std::min(1.0, peak->rate)));
+    if (r.where.empty()) r.where = whereOf(peak->labels);
+  }
+  r.numbers.emplace_back("NIC storm events", count(storms));
+  if ((peak && peak->peakRate >= kSuspiciousPause) || storms > 0) {
+    r.state = State::kSuspicious;
+    r.summary = peak ? "paused " + percent(std::min(1.0, peak->peakRate)) + " of the time at its peak" : "NIC storm events";
+  } else {
+    r.state = State::kOk;
+    r.summary = peak ? "pause time within normal (peak " + percent(peak->peakRate) + ")" : "no pause";
+  }
+}
+
+void judgeEcn(const Evidence& ev, CheckResult& r) {
+  const double marked = sumOf(ev, "fabricmon_roce_ecn_marked_packets_total", &SeriesStat::rate);
+  const double sent = sumOf(ev, "fabricmon_roce_cnp_sent_total", &SeriesStat::rate);
+  const double handled = sumOf(ev, "fabricmon_roce_cnp_handled_total", &SeriesStat::rate);
+  const double ignored = sumOf(ev, "fabricmon_roce_cnp_ignored_total", &SeriesStat::rate);
+  r.numbers = {{"ECN-marked packets", perSecond(marked)},
+               {"CNPs sent", perSecond(sent)},
+               {"CNPs handled", perSecond(handled)},
+               {"CNPs ignored", perSecond(ignored)}};
+  r.state = State::kOk;
+  r.summary = marked > 0 || handled > 0 ? "congestion control at work (ECN marks answered by CNPs)" : "no ECN marking";
+  // Marks without CNPs, or CNPs ignored, are DCQCN not reacting: step 3 judges why.
+  if ((marked > 0 && sent == 0) || (ignored > 0 && handled == 0)) {
+    r.state = State::kSuspicious;
+    r.summary = marked > 0 && sent == 0 ? "ECN-marked packets arrive but no CNPs are sent"
+                                        : "CNPs arrive but are ignored";
+  }
+}
+
+void judgeQos(const Evidence& ev, CheckResult& r) {
+  for (const char* fam : {"fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled"}) {
+    for (const SeriesStat* s : ev.family(fam)) {
+      if (s->last == 0 && !s->label("priority").empty()) {
+        r.numbers.emplace_back(std::string(fam).substr(10) + " " + whereOf(s->labels), "0");
+      }
+    }
+  }
+  r.state = State::kOk;
+  r.summary = r.numbers.empty() ? "DCQCN enabled where configured" : "DCQCN off on some priorities";
+}
+
+void judgeLink(const Evidence& ev, CheckResult& r) {
+  double errors = 0, downs = 0;
+  const SeriesStat* worst = nullptr;
+  for (const char* fam : {"fabricmon_port_symbol_errors_total", "fabricmon_phy_symbol_errors_total",
+                          "fabricmon_phy_crc_errors_total", "fabricmon_phy_pcs_symbol_errors_total",
+                          "fabricmon_port_receive_errors_total", "fabricmon_port_link_error_recovery_total"}) {
+    for (const SeriesStat* s : ev.family(fam)) {
+      errors += s->increase;
+      if (s->increase > 0 && (!worst || s->increase > worst->increase)) worst = s;
+    }
+  }
+  for (const char* fam : {"fabricmon_port_link_downed_total", "fabricmon_phy_link_down_events_total",
+                          "fabricmon_netdev_carrier_changes_total"}) {
+    for (const SeriesStat* s : ev.family(fam)) {
+      downs += s->increase;
+      if (s->increase > 0 && !worst) worst = s;
+    }
+  }
+  r.numbers = {{"error counter increase", count(errors)}, {"link down / carrier changes", count(downs)}};
+  if (worst && r.where.empty()) r.where = whereOf(worst->labels);
+  r.state = errors > 0 || downs > 0 ? State::kSuspicious : State::kOk;
+  r.summary = r.state == State::kOk ? "no link errors, no flaps" : "link error counters moved";
+}
+
+void judgeLoss(const Evidence& ev, CheckResult& r) {
+  const double oos = sumOf(ev, "fabricmon_roce_out_of_sequence_total", &SeriesStat::increase);
+  const double timeouts = sumOf(ev, "fabricmon_roce_local_ack_timeouts_total", &SeriesStat::increase);
+  const double seqErr = sumOf(ev, "fabricmon_roce_packet_sequence_errors_total", &SeriesStat::increase);
+  const double discards = sumOf(ev, "fabricmon_priority_discards_total", &SeriesStat::increase);
+  r.numbers = {{"out of sequence", count(oos)},
+               {"local ACK timeouts", count(timeouts)},
+               {"sequence-error NAKs", count(seqErr)},
+               {"priority discards", count(discards)}};
+  r.state = oos + timeouts + seqErr + discards > 0 ? State::kSuspicious : State::kOk;
+  r.summary = r.state == State::kOk ? "no RoCE loss" : "loss counters moved";
+}
+
+void judgeIb(const Evidence& ev, CheckResult& r) {
+  const SeriesStat* wait = top(ev, "fabricmon_port_transmit_wait_total", &SeriesStat::peakRate);
+  r.state = State::kOk;
+  if (wait) {
+    r.numbers.emplace_back("peak transmit wait", perSecond(wait->peakRate));
+    r.summary = "see the node-detail dashboard for PortXmitWait trends";
+  }
+}
+
+const std::vector<Check>& table() {
+  static const std::vector<Check> kChecks = {
+      {"pfc_pause", "PFC pause and storm events per priority", 2, {"pause_storm"},
+       {"fabricmon_pfc_pause_seconds_total", "fabricmon_global_pause_seconds_total",
+        "fabricmon_pause_storm_warning_events_total"},
+       "find the port that sends the pauses (the peer's switch port; its receive buffer or a stuck "
+       "receiver) and check the NIC's pfc storm prevention; see docs/runbook.md#pause-storm",
+       judgePause},
+      {"ecn_cnp", "ECN marking and CNP rates", 5, {},
+       {"fabricmon_roce_ecn_marked_packets_total", "fabricmon_roce_cnp_sent_total", "fabricmon_roce_cnp_handled_total"},
+       "ECN without CNPs or ignored CNPs is DCQCN not reacting: check step 3", judgeEcn},
+      {"qos_config", "DCQCN/PFC/trust configuration against the intended QoS", 0, {"dcqcn_misconfig"},
+       {"fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled", "fabricmon_pfc_enabled", "fabricmon_dcb_trust_dscp",
+        "fabricmon_roce_ecn_marked_packets_total"},
+       "re-apply the intended QoS (ecn/roce_np and roce_rp enable on the RoCE priority, PFC, DSCP trust); "
+       "see docs/runbook.md#dcqcn-misconfig",
+       judgeQos},
+      {"link", "Link errors, flaps and degraded ports", 1,
+       {"link_flap", "link_errors", "port_degraded", "port_down", "device_missing"},
+       {"fabricmon_port_symbol_errors_total", "fabricmon_phy_symbol_errors_total", "fabricmon_netdev_carrier_changes_total",
+        "fabricmon_port_link_downed_total", "fabricmon_port_state"},
+       "check the cable and transceiver at both ends (reseat, swap), the switch port's error counters and "
+       "its negotiated speed; see docs/runbook.md#link-errors",
+       judgeLink},
+      {"roce_loss", "RoCE loss and retransmissions", 3, {"roce_packet_loss", "lossless_drop"},
+       {"fabricmon_roce_out_of_sequence_total", "fabricmon_roce_local_ack_timeouts_total",
+        "fabricmon_priority_discards_total"},
+       "loss on a lossless fabric: look upstream (switch drops, PFC not enabled end to end on the RoCE "
+       "priority); see docs/runbook.md#roce-packet-loss",
+       judgeLoss},
+      {"ib_congestion", "InfiniBand congestion", 4, {"ib_congestion"}, {"fabricmon_port_transmit_wait_total"},
+       "find the congested switch port (PortXmitWait along the path); see docs/runbook.md", judgeIb},
+  };
+  return kChecks;
+}
+
+int severityRank(const std::string& s) { return s == "critical" ? 3 : s == "warning" ? 2 : s == "info" ? 1 : 0; }
+
+}  // namespace
+
+std::span<const Check> checks() { return table(); }
+
+Verdict judge(const Evidence& ev) {
+  Verdict v;
+  v.source = ev.source;
+  v.windowSeconds = ev.windowSeconds;
+  int step = 0;
+  for (const Check& c : table()) {
+    CheckResult r;
+    r.id = std::string(c.id);
+    r.title = std::string(c.title);
+    r.step = ++step;
+    r.causeRank = c.causeRank;
+    const bool hasData = std::any_of(c.families.begin(), c.families.end(),
+                                     [&](std::string_view f) { return ev.has(std::string(f)); });
+    // The worst finding of the check's rules decides; its summary and evidence are the numbers.
+    const FindingSeen* worst = nullptr;
+    for (const FindingSeen& f : ev.findings) {
+      if (std::find(c.rules.begin(), c.rules.end(), f.rule) == c.rules.end()) continue;
+      if (!worst || severityRank(f.severity) > severityRank(worst->severity)) worst = &f;
+    }
+    if (hasData) c.judge(ev, r);
+    if (worst) {
+      r.state = State::kProblem;
+      r.severity = severityRank(worst->severity);
+      r.where = whereOf(worst->labels);
+      r.summary = worst->rule + (worst->label("reason").empty() ? "" : "/" + worst->label("reason")) + ": " +
+                  worst->summary;
+      std::vector<std::pair<std::string, std::string>> numbers;
+      for (const auto& [k, val] : worst->evidence) numbers.emplace_back(k, fmt("%.6g", val));
+      numbers.insert(numbers.end(), r.numbers.begin(), r.numbers.end());
+      r.numbers = std::move(numbers);
+    } else if (!hasData) {
+      r.state = State::kNoData;
+      r.summary = "no series of this step on the source";
+    }
+    if (r.state == State::kProblem || r.state == State::kSuspicious) r.action = std::string(c.action);
+    v.wrong |= r.state == State::kProblem;
+    v.ranked.push_back(std::move(r));
+  }
+  std::stable_sort(v.ranked.begin(), v.ranked.end(), [](const CheckResult& a, const CheckResult& b) {
+    const bool pa = a.state == State::kProblem, pb = b.state == State::kProblem;
+    if (pa != pb) return pa;
+    if (pa && a.causeRank != b.causeRank) return a.causeRank < b.causeRank;
+    if (pa) return a.severity > b.severity;
+    return false;  // the rest keep the runbook's order
+  });
+  return v;
+}
+
+}  // namespace fabricmon::triage
