@@ -21,7 +21,7 @@ inline constexpr std::string_view kDefaultConfigPath = "/etc/fabricmon/fabricmon
 /// Names of the collectors config may refer to (`collectors.<name>`); must match the registry.
 inline constexpr std::string_view kCollectorNames[] = {
     "rdma_port", "pma_counters", "hw_counters", "netdev_link",
-    "ethtool_pfc", "dcqcn_config", "dcb_config",
+    "ethtool_pfc", "dcqcn_config", "dcb_config", "peer_port",
 };
 
 struct WebConfig {
@@ -59,6 +59,9 @@ struct SourcesConfig {
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
   /// Counter files kept open between polls, process-wide; beyond it they are opened per read.
   unsigned maxOpenFiles = 4096;
+  /// Each MAD's response timeout and the tries after a timeout (peer_port, docs/configuration.md).
+  Duration madTimeout = 250ms;
+  unsigned madRetries = 1;
 
   bool operator==(const SourcesConfig&) const = default;
 };
