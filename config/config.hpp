@@ -193,6 +193,20 @@ struct LosslessDropRule {
   bool operator==(const LosslessDropRule&) const = default;
 };
 
+/// ib_congestion: the share of time a port had data and no credits, from PortXmitWait (docs/rules.md).
+struct IbCongestionRule {
+  bool enabled = true;
+  double fraction = 0.10;       ///< waiting more than this share of the window fires it
+  double clearFraction = 0.05;  ///< and it clears below this
+  Duration window = 60s;        ///< the share is judged over this window
+  unsigned forSamples = 2;      ///< consecutive judgements above the threshold
+  /// Port time one PortXmitWait tick stands for, in bytes at the link's rate: NVIDIA Quantum
+  /// switches count every 8 bytes of port time (PortSamplesControl.Tick = 7).
+  double bytesPerTick = 8;
+
+  bool operator==(const IbCongestionRule&) const = default;
+};
+
 struct WatchdogConfig {
   Duration peakWindow = 60s;  ///< window of the peak pause-fraction / ECN / CNP gauges
   unsigned minSamples = 2;    ///< samples a series needs before any rule judges it
@@ -203,6 +217,7 @@ struct WatchdogConfig {
   PortDegradedRule portDegraded;
   RocePacketLossRule rocePacketLoss;
   LosslessDropRule losslessDrop;
+  IbCongestionRule ibCongestion;
 
   bool operator==(const WatchdogConfig&) const = default;
 };

@@ -250,6 +250,7 @@ class Loader {
         {"port_degraded", [&](const Field& v) { portDegraded(v, w.portDegraded); }},
         {"roce_packet_loss", [&](const Field& v) { rocePacketLoss(v, w.rocePacketLoss); }},
         {"lossless_drop", [&](const Field& v) { losslessDrop(v, w.losslessDrop); }},
+        {"ib_congestion", [&](const Field& v) { ibCongestion(v, w.ibCongestion); }},
     };
     r_.readMap(f, entries);
   }
@@ -340,6 +341,18 @@ class Loader {
     const Entry entries[] = {
         {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
         {"clear_after", [&](const Field& v) { r_.readDuration(v, rule.clearAfter); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void ibCongestion(const Field& f, IbCongestionRule& rule) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
+        {"fraction", [&](const Field& v) { r_.readNumber(v, rule.fraction, kFraction); }},
+        {"clear_fraction", [&](const Field& v) { r_.readNumber(v, rule.clearFraction, kFraction); }},
+        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
+        {"for_samples", [&](const Field& v) { r_.readUnsigned(v, rule.forSamples, 1, kMaxCount); }},
+        {"bytes_per_tick", [&](const Field& v) { r_.readNumber(v, rule.bytesPerTick, kPositive); }},
     };
     r_.readMap(f, entries);
   }

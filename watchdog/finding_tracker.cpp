@@ -59,7 +59,7 @@ size_t FindingTracker::ruleIndex(std::string_view rule) const {
 void FindingTracker::keyOf(std::string& out, std::string_view rule, std::string_view reason,
                            const Subject& subject) {
   out.clear();
-  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority}) {
+  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority, subject.side}) {
     out.append(part);
     out.push_back('\x1f');
   }
@@ -96,6 +96,7 @@ void FindingTracker::observe(std::string_view rule, std::string_view reason, Sev
     add("interface", subject.interface);
     add("priority", subject.priority);
     add("reason", reason);
+    add("side", subject.side);
   }
   State& st = it->second;
   st.seen = true;
@@ -141,7 +142,7 @@ void FindingTracker::start(State& st, const Verdict& v) {
   }
   if (!st.gauge) {
     Labels labels{{"rule", st.rule}, {"severity", std::string(severityName(st.finding.severity))}};
-    for (const char* name : {"device", "port", "interface", "priority", "reason"}) {
+    for (const char* name : {"device", "port", "interface", "priority", "reason", "side"}) {
       std::string value;
       for (const auto& [k, val] : st.finding.labels) {
         if (k == name) value = val;

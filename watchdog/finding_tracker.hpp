@@ -47,6 +47,8 @@ struct Policy {
 /// The subject of a finding: the CONTRACT labels that apply ("" = not relevant).
 struct Subject {
   std::string_view device, port, interface, priority;
+  /// InfiniBand: which end of the cable saw it, "local" or "peer" (the neighbour's port, over MADs).
+  std::string_view side = {};
 };
 
 class FindingTracker {
@@ -55,7 +57,8 @@ class FindingTracker {
   static const FamilyDef kActiveFamily;
   static const FamilyDef kTransitionsFamily;
   static constexpr std::string_view kRules[] = {"pause_storm",  "dcqcn_misconfig",  "link_flap",    "link_errors",
-                                                "port_degraded", "roce_packet_loss", "lossless_drop"};
+                                                "port_degraded", "roce_packet_loss", "lossless_drop",
+                                                "ib_congestion"};
 
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
   void beginRound(std::chrono::system_clock::time_point wallNow);

@@ -52,6 +52,22 @@ enum class Fam : uint8_t {
   kDcbPfcRequests,      // {interface,priority} DCB ieee_pfc.requests: pause sent
   kDeviceInfo,          // {device} = 1, with hca_type and board_id: the NIC model
   kPhyTxBytes,          // {interface} bytes the port transmitted, all priorities
+  // InfiniBand over MADs (peer_port): the neighbour's counters carry the local device and port.
+  kXmitWait,            // PMA port_xmit_wait (32 bit)
+  kPeerXmitWait,        // the neighbour's PortXmitWait towards us
+  kPeerSymbolErrors,
+  kPeerLinkErrorRecovery,
+  kPeerLinkDowned,
+  kPeerReceiveErrors,
+  kPeerPortCounter,     // {device,port,counter}: local_link_integrity_errors
+  kLinkDownObserved,    // PortInfo state changes seen by the MAD poller
+  kPeerLinkDownObserved,
+  kWidthActive,         // lanes
+  kWidthEnabled,
+  kPeerWidthEnabled,
+  kSpeedActive,         // per-lane bytes/s
+  kSpeedEnabled,
+  kPeerSpeedEnabled,
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

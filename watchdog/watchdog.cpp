@@ -65,14 +65,19 @@ HistoryPlan planFor(const WatchdogConfig& c) {
                 Fam::kRoceCnpIgnored, Fam::kPrioEcnMarked}) {
     need(f, c.dcqcnMisconfig.enabled, c.dcqcnMisconfig.window);
   }
-  for (Fam f : {Fam::kLinkDowned, Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown}) {
+  for (Fam f : {Fam::kLinkDowned, Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown,
+                Fam::kPeerLinkDowned, Fam::kLinkDownObserved, Fam::kPeerLinkDownObserved}) {
     need(f, c.linkFlap.enabled, c.linkFlap.window);
   }
   for (Fam f : {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kLinkErrorRecovery, Fam::kReceiveErrors,
-                Fam::kPortCounter}) {
+                Fam::kPortCounter, Fam::kPeerSymbolErrors, Fam::kPeerLinkErrorRecovery, Fam::kPeerReceiveErrors,
+                Fam::kPeerPortCounter}) {
     need(f, c.linkErrors.enabled, c.linkErrors.window);
   }
-  for (Fam f : {Fam::kSymbolErrors, Fam::kPhySymbolErrors}) need(f, c.linkErrors.enabled, c.linkErrors.berWindow);
+  for (Fam f : {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPeerSymbolErrors}) {
+    need(f, c.linkErrors.enabled, c.linkErrors.berWindow);
+  }
+  for (Fam f : {Fam::kXmitWait, Fam::kPeerXmitWait}) need(f, c.ibCongestion.enabled, c.ibCongestion.window);
   for (Fam f : {Fam::kRoceOutOfSequence, Fam::kRoceSeqErrors, Fam::kRoceLocalAckTimeouts, Fam::kHwCounter}) {
     need(f, c.rocePacketLoss.enabled, c.rocePacketLoss.window);
   }
@@ -95,6 +100,7 @@ const RuleEntry kRuleTable[] = {
     {"port_degraded", [](const WatchdogConfig& c) { return c.portDegraded.enabled; }, evaluatePortDegraded},
     {"roce_packet_loss", [](const WatchdogConfig& c) { return c.rocePacketLoss.enabled; }, evaluateRocePacketLoss},
     {"lossless_drop", [](const WatchdogConfig& c) { return c.losslessDrop.enabled; }, evaluateLosslessDrop},
+    {"ib_congestion", [](const WatchdogConfig& c) { return c.ibCongestion.enabled; }, evaluateIbCongestion},
 };
 
 }  // namespace

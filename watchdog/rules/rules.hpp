@@ -51,6 +51,7 @@ void evaluateLinkErrors(RuleContext& ctx);
 void evaluatePortDegraded(RuleContext& ctx);
 void evaluateRocePacketLoss(RuleContext& ctx);
 void evaluateLosslessDrop(RuleContext& ctx);
+void evaluateIbCongestion(RuleContext& ctx);
 
 /// PortState values (Documentation/ABI/stable/sysfs-class-infiniband).
 inline constexpr double kPortActive = 4;
