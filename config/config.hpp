@@ -8,21 +8,16 @@
 #include <string_view>
 #include <vector>
 
+#include "config/rule_settings.hpp"
+
 namespace fabricmon {
 
-using Duration = std::chrono::milliseconds;
 using namespace std::chrono_literals;
 
 /// Default listen address. The Prometheus exporter port range 9100-9999 is fully allocated, so the
 /// port sits outside it (docs/configuration.md).
 inline constexpr std::string_view kDefaultListen = ":19110";
 inline constexpr std::string_view kDefaultConfigPath = "/etc/fabricmon/fabricmon.yaml";
-
-/// Names of the collectors config may refer to (`collectors.<name>`); must match the registry.
-inline constexpr std::string_view kCollectorNames[] = {
-    "rdma_port", "pma_counters", "hw_counters", "netdev_link",
-    "ethtool_pfc", "dcqcn_config", "dcb_config", "peer_port",
-};
 
 struct WebConfig {
   std::string listen{kDefaultListen};  ///< HOST:PORT; ":PORT" = all addresses; port 0 = any free port
@@ -120,104 +115,12 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-// ---- watchdog rules (docs/rules.md gives the source of every default) ----
-
-struct PauseStormRule {
-  bool enabled = true;
-  double pauseFraction = 0.99;       ///< SONiC PFC watchdog: paused >99 % of the interval
-  unsigned forSamples = 2;           ///< consecutive polls before it fires
-  Duration restoration = 2s;         ///< pause must stay below the threshold this long to clear
-  double sustainedFraction = 0.10;   ///< reason=sustained_pause: 5-minute pause fraction above this
-  Duration sustainedWindow = 5min;
-  double clearFraction = 0.01;       ///< pause counts as stopped below this fraction (restoration)
-  Duration eventHold = 60s;          ///< NIC storm-event findings stay active this long after the last event
-
-  bool operator==(const PauseStormRule&) const = default;
-};
-
-struct DcqcnMisconfigRule {
-  bool enabled = true;
-  Duration window = 60s;             ///< for the counter-based checks (ECN without CNP, ...)
-  double pfcWithoutEcnPauseFraction = 0.01;
-  /// The counter signatures (ECN marks with no CNP sent, CNPs ignored with none handled) need at
-  /// least this many marks (ignored CNPs) in the window: a few at its edge prove nothing.
-  unsigned minSignaturePackets = 100;
-
-  bool operator==(const DcqcnMisconfigRule&) const = default;
-};
-
-struct LinkFlapRule {
-  bool enabled = true;
-  unsigned downEvents = 3;
-  Duration window = 10min;
-  Duration quiet = 10min;            ///< no down event for this long clears it
-
-  bool operator==(const LinkFlapRule&) const = default;
-};
-
-struct LinkErrorsRule {
-  bool enabled = true;
-  // Per-hour limits, from infiniband-diags etc/error_thresholds (10 per check).
-  double symbolErrorsPerHour = 10;
-  double linkErrorRecoveryPerHour = 10;
-  double receiveErrorsPerHour = 10;
-  double localLinkIntegrityErrorsPerHour = 10;
-  double berLimit = 1e-12;           ///< post-FEC bit error rate target
-  Duration berWindow = 10min;
-  Duration window = 60min;           ///< sliding window of the per-hour limits (limit scaled to it)
-
-  bool operator==(const LinkErrorsRule&) const = default;
-};
-
-struct PortDegradedRule {
-  bool enabled = true;
-  std::optional<double> expectedRateGbps;  ///< unset: compare with the node's most common rate
-  Duration notActiveFor = 30s;
-
-  bool operator==(const PortDegradedRule&) const = default;
-};
-
-struct RocePacketLossRule {
-  bool enabled = true;
-  Duration window = 5min;
-  double localAckTimeoutCriticalPerSecond = 1.0;
-  Duration criticalWindow = 10s;     ///< window of the local-ACK-timeout rate (critical)
-
-  bool operator==(const RocePacketLossRule&) const = default;
-};
-
-struct LosslessDropRule {
-  bool enabled = true;
-  Duration clearAfter = 5min;        ///< no new drop for this long clears it
-
-  bool operator==(const LosslessDropRule&) const = default;
-};
-
-/// ib_congestion: the share of time a port had data and no credits, from PortXmitWait (docs/rules.md).
-struct IbCongestionRule {
-  bool enabled = true;
-  double fraction = 0.10;       ///< waiting more than this share of the window fires it
-  double clearFraction = 0.05;  ///< and it clears below this
-  Duration window = 60s;        ///< the share is judged over this window
-  unsigned forSamples = 2;      ///< consecutive judgements above the threshold
-  /// Port time one PortXmitWait tick stands for, in bytes at the link's rate: NVIDIA Quantum
-  /// switches count every 8 bytes of port time (PortSamplesControl.Tick = 7).
-  double bytesPerTick = 8;
-
-  bool operator==(const IbCongestionRule&) const = default;
-};
-
 struct WatchdogConfig {
   Duration peakWindow = 60s;  ///< window of the peak pause-fraction / ECN / CNP gauges
   unsigned minSamples = 2;    ///< samples a series needs before any rule judges it
-  PauseStormRule pauseStorm;
-  DcqcnMisconfigRule dcqcnMisconfig;
-  LinkFlapRule linkFlap;
-  LinkErrorsRule linkErrors;
-  PortDegradedRule portDegraded;
-  RocePacketLossRule rocePacketLoss;
-  LosslessDropRule losslessDrop;
-  IbCongestionRule ibCongestion;
+  /// Each rule's settings, defined by the rule itself (watchdog/rules/<rule>.hpp); docs/rules.md
+  /// gives the source of every default.
+  RuleSettingsSet rules;
 
   bool operator==(const WatchdogConfig&) const = default;
 };

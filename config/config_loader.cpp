@@ -17,17 +17,12 @@ namespace fabricmon {
 namespace {
 
 using config_detail::Field;
-using config_detail::kFraction;
-using config_detail::kNonNegative;
-using config_detail::kPositive;
-using config_detail::kProbability;
 using config_detail::YamlReader;
 using Entry = YamlReader::Entry;
 
 constexpr std::array<std::string_view, 5> kLogLevels{"trace", "debug", "info", "warn", "error"};
 constexpr Duration kMinPollInterval =
     10ms;  // below this the sampling loop would only measure itself
-constexpr unsigned kMaxCount = 1'000'000;
 constexpr std::string_view kTextfileSuffix = ".prom";
 // Each write is an fsync and a rename; node_exporter reads the file at scrape time (15s or more),
 // so rewriting it more often than once a second only costs disk I/O.
@@ -38,11 +33,56 @@ constexpr std::size_t kMaxFileBytes = 1 << 20;
 constexpr unsigned kMinConnections = 4;
 constexpr unsigned kMaxConnections = 10000;
 
+/// Rule windows (dotted key → value) for the check that each exceeds poll.interval.
+using WindowKeys = std::vector<std::pair<std::string, const Duration*>>;
+
+// A rule's keys, as it declares them (config/rule_settings.hpp), turned into reader entries. The
+// values are bound by reference: the entries write straight into the rule's settings.
+class RuleKeys final : public SettingsBinder {
+ public:
+  /// `windows` (may be null) collects the rule's windows.
+  RuleKeys(YamlReader& reader, std::string prefix, WindowKeys* windows)
+      : r_(reader), prefix_(std::move(prefix)), windows_(windows) {}
+
+  std::span<const Entry> entries() const { return entries_; }
+
+  void flag(std::string_view key, bool& v) override {
+    add(key, [this, &v](const Field& f) { r_.readBool(f, v); });
+  }
+  void count(std::string_view key, unsigned& v, unsigned min, unsigned max) override {
+    add(key, [this, &v, min, max](const Field& f) { r_.readUnsigned(f, v, min, max); });
+  }
+  void number(std::string_view key, double& v, const Range& range) override {
+    add(key, [this, &v, range](const Field& f) { r_.readNumber(f, v, range); });
+  }
+  void optionalNumber(std::string_view key, std::optional<double>& v, const Range& range) override {
+    add(key, [this, &v, range](const Field& f) { r_.readOptionalNumber(f, v, range); });
+  }
+  void duration(std::string_view key, Duration& v) override {
+    add(key, [this, &v](const Field& f) { r_.readDuration(f, v); });
+  }
+  void window(std::string_view key, Duration& v) override {
+    duration(key, v);
+    if (windows_ != nullptr) windows_->emplace_back(prefix_ + std::string(key), &v);
+  }
+
+ private:
+  void add(std::string_view key, std::function<void(const Field&)> read) {
+    entries_.push_back(Entry{key, std::move(read)});
+  }
+
+  YamlReader& r_;
+  std::string prefix_;
+  WindowKeys* windows_;
+  std::vector<Entry> entries_;
+};
+
 // The schema: one function per section, each a table of keys. Keys are the snake_case of the
 // Config members; docs/configuration.md documents them in the same order.
 class Loader {
  public:
-  Loader(Config& config, YamlReader& reader) : c_(config), r_(reader) {}
+  Loader(Config& config, YamlReader& reader, const ConfigSchema& schema)
+      : c_(config), r_(reader), schema_(schema) {}
 
   void root(const Field& f) {
     const Entry entries[] = {
@@ -133,7 +173,7 @@ class Loader {
         {"ethtool_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.ethtoolDir); }},
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
         {"max_open_files",
-         [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxCount); }},
+         [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxConfigCount); }},
         {"mad_timeout",
          [&](const Field& v) {
            Duration timeout = c_.sources.madTimeout;
@@ -177,7 +217,7 @@ class Loader {
 
   void collectors(const Field& f) {
     std::vector<Entry> entries;
-    for (std::string_view name : kCollectorNames) {
+    for (std::string_view name : schema_.collectors) {
       entries.push_back({name, [this, name](const Field& v) { collector(name, v); }});
     }
     r_.readMap(f, entries);
@@ -234,139 +274,39 @@ class Loader {
     WatchdogConfig& w = c_.watchdog;
     const Entry entries[] = {
         {"peak_window", [&](const Field& v) { r_.readDuration(v, w.peakWindow); }},
-        {"min_samples", [&](const Field& v) { r_.readUnsigned(v, w.minSamples, 1, kMaxCount); }},
+        {"min_samples", [&](const Field& v) { r_.readUnsigned(v, w.minSamples, 1, kMaxConfigCount); }},
         {"rules", [&](const Field& v) { rules(v); }},
     };
     r_.readMap(f, entries);
   }
 
   void rules(const Field& f) {
-    WatchdogConfig& w = c_.watchdog;
-    const Entry entries[] = {
-        {"pause_storm", [&](const Field& v) { pauseStorm(v, w.pauseStorm); }},
-        {"dcqcn_misconfig", [&](const Field& v) { dcqcnMisconfig(v, w.dcqcnMisconfig); }},
-        {"link_flap", [&](const Field& v) { linkFlap(v, w.linkFlap); }},
-        {"link_errors", [&](const Field& v) { linkErrors(v, w.linkErrors); }},
-        {"port_degraded", [&](const Field& v) { portDegraded(v, w.portDegraded); }},
-        {"roce_packet_loss", [&](const Field& v) { rocePacketLoss(v, w.rocePacketLoss); }},
-        {"lossless_drop", [&](const Field& v) { losslessDrop(v, w.losslessDrop); }},
-        {"ib_congestion", [&](const Field& v) { ibCongestion(v, w.ibCongestion); }},
-    };
+    std::vector<Entry> entries;
+    for (const RuleSchema& rule : schema_.rules) {
+      entries.push_back({rule.name, [this, &rule](const Field& v) { ruleSection(rule, v); }});
+    }
     r_.readMap(f, entries);
   }
 
-  void pauseStorm(const Field& f, PauseStormRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"pause_fraction",
-         [&](const Field& v) { r_.readNumber(v, rule.pauseFraction, kFraction); }},
-        {"for_samples", [&](const Field& v) { r_.readUnsigned(v, rule.forSamples, 1, kMaxCount); }},
-        {"restoration", [&](const Field& v) { r_.readDuration(v, rule.restoration); }},
-        {"sustained_fraction",
-         [&](const Field& v) { r_.readNumber(v, rule.sustainedFraction, kFraction); }},
-        {"sustained_window", [&](const Field& v) { r_.readDuration(v, rule.sustainedWindow); }},
-        {"clear_fraction",
-         [&](const Field& v) { r_.readNumber(v, rule.clearFraction, kFraction); }},
-        {"event_hold", [&](const Field& v) { r_.readDuration(v, rule.eventHold); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void dcqcnMisconfig(const Field& f, DcqcnMisconfigRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
-        {"pfc_without_ecn_pause_fraction",
-         [&](const Field& v) { r_.readNumber(v, rule.pfcWithoutEcnPauseFraction, kFraction); }},
-        {"min_signature_packets",
-         [&](const Field& v) { r_.readUnsigned(v, rule.minSignaturePackets, 1, kMaxCount); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void linkFlap(const Field& f, LinkFlapRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"down_events", [&](const Field& v) { r_.readUnsigned(v, rule.downEvents, 1, kMaxCount); }},
-        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
-        {"quiet", [&](const Field& v) { r_.readDuration(v, rule.quiet); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void linkErrors(const Field& f, LinkErrorsRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"symbol_errors_per_hour",
-         [&](const Field& v) { r_.readNumber(v, rule.symbolErrorsPerHour, kNonNegative); }},
-        {"link_error_recovery_per_hour",
-         [&](const Field& v) { r_.readNumber(v, rule.linkErrorRecoveryPerHour, kNonNegative); }},
-        {"receive_errors_per_hour",
-         [&](const Field& v) { r_.readNumber(v, rule.receiveErrorsPerHour, kNonNegative); }},
-        {"local_link_integrity_errors_per_hour",
-         [&](const Field& v) {
-           r_.readNumber(v, rule.localLinkIntegrityErrorsPerHour, kNonNegative);
-         }},
-        {"ber_limit", [&](const Field& v) { r_.readNumber(v, rule.berLimit, kProbability); }},
-        {"ber_window", [&](const Field& v) { r_.readDuration(v, rule.berWindow); }},
-        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void portDegraded(const Field& f, PortDegradedRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"expected_rate_gbps",
-         [&](const Field& v) { r_.readOptionalNumber(v, rule.expectedRateGbps, kPositive); }},
-        {"not_active_for", [&](const Field& v) { r_.readDuration(v, rule.notActiveFor); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void rocePacketLoss(const Field& f, RocePacketLossRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
-        {"local_ack_timeout_critical_per_second",
-         [&](const Field& v) {
-           r_.readNumber(v, rule.localAckTimeoutCriticalPerSecond, kPositive);
-         }},
-        {"critical_window", [&](const Field& v) { r_.readDuration(v, rule.criticalWindow); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void losslessDrop(const Field& f, LosslessDropRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"clear_after", [&](const Field& v) { r_.readDuration(v, rule.clearAfter); }},
-    };
-    r_.readMap(f, entries);
-  }
-
-  void ibCongestion(const Field& f, IbCongestionRule& rule) {
-    const Entry entries[] = {
-        {"enabled", [&](const Field& v) { r_.readBool(v, rule.enabled); }},
-        {"fraction", [&](const Field& v) { r_.readNumber(v, rule.fraction, kFraction); }},
-        {"clear_fraction", [&](const Field& v) { r_.readNumber(v, rule.clearFraction, kFraction); }},
-        {"window", [&](const Field& v) { r_.readDuration(v, rule.window); }},
-        {"for_samples", [&](const Field& v) { r_.readUnsigned(v, rule.forSamples, 1, kMaxCount); }},
-        {"bytes_per_tick", [&](const Field& v) { r_.readNumber(v, rule.bytesPerTick, kPositive); }},
-    };
-    r_.readMap(f, entries);
+  // A rule's section: the keys the rule declares through the binder.
+  void ruleSection(const RuleSchema& rule, const Field& f) {
+    RuleKeys keys(r_, "watchdog.rules." + std::string(rule.name) + ".", nullptr);
+    rule.bind(keys, c_.watchdog.rules);
+    r_.readMap(f, keys.entries());
   }
 
   Config& c_;
   YamlReader& r_;
+  const ConfigSchema& schema_;
 };
 
 // Rules that involve more than one key. Each error is reported at the first of `keys` the file
 // sets (the defaults alone always pass), and skipped when one of the keys already has an error.
 class CrossChecks {
  public:
-  CrossChecks(const Config& config, YamlReader& reader, const std::vector<ConfigError>& errors)
-      : c_(config), r_(reader), errors_(errors) {}
+  CrossChecks(const Config& config, YamlReader& reader, const std::vector<ConfigError>& errors,
+              const WindowKeys& ruleWindows)
+      : c_(config), r_(reader), errors_(errors), ruleWindows_(ruleWindows) {}
 
   void run() {
     const PollConfig& p = c_.poll;
@@ -393,17 +333,8 @@ class CrossChecks {
     }
     // A window no longer than the poll interval holds at most one sample: the rule could never
     // judge.
-    const WatchdogConfig& w = c_.watchdog;
-    const std::pair<std::string, Duration> windows[] = {
-        {"watchdog.peak_window", w.peakWindow},
-        {"watchdog.rules.pause_storm.sustained_window", w.pauseStorm.sustainedWindow},
-        {"watchdog.rules.dcqcn_misconfig.window", w.dcqcnMisconfig.window},
-        {"watchdog.rules.link_flap.window", w.linkFlap.window},
-        {"watchdog.rules.link_errors.ber_window", w.linkErrors.berWindow},
-        {"watchdog.rules.roce_packet_loss.window", w.rocePacketLoss.window},
-        {"watchdog.rules.roce_packet_loss.critical_window", w.rocePacketLoss.criticalWindow},
-        {"watchdog.rules.link_errors.window", w.linkErrors.window},
-    };
+    std::vector<std::pair<std::string, Duration>> windows{{"watchdog.peak_window", c_.watchdog.peakWindow}};
+    for (const auto& [key, window] : ruleWindows_) windows.emplace_back(key, *window);
     for (const auto& [key, window] : windows) {
       mustExceed(key, window, "poll.interval", p.interval,
                  "a shorter window holds fewer than two samples");
@@ -437,6 +368,7 @@ class CrossChecks {
   const Config& c_;
   YamlReader& r_;
   const std::vector<ConfigError>& errors_;
+  const WindowKeys& ruleWindows_;
 };
 
 ConfigError fileError(const std::string& path, std::string message) {
@@ -486,9 +418,16 @@ std::string ConfigError::format() const {
   return out;
 }
 
-ConfigLoad loadConfigText(std::string_view text, std::string_view fileName) {
+ConfigLoad loadConfigText(std::string_view text, std::string_view fileName, const ConfigSchema& schema) {
   ConfigLoad load;
   YamlReader reader(fileName, load.errors);
+  // Every rule's windows are checked, set in the file or not: bind each rule once to collect them
+  // (the pointers stay valid: RuleSettingsSet never moves a rule's settings).
+  WindowKeys windows;
+  for (const RuleSchema& rule : schema.rules) {
+    RuleKeys keys(reader, "watchdog.rules." + std::string(rule.name) + ".", &windows);
+    rule.bind(keys, load.config.watchdog.rules);
+  }
   try {
     const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
     if (documents.size() > 1) {
@@ -497,9 +436,9 @@ ConfigLoad loadConfigText(std::string_view text, std::string_view fileName) {
     }
     if (!documents.empty()) {
       const YAML::Node& root = documents.front();
-      Loader(load.config, reader).root(Field{root, "", root.Mark()});
+      Loader(load.config, reader, schema).root(Field{root, "", root.Mark()});
     }
-    CrossChecks(load.config, reader, load.errors).run();
+    CrossChecks(load.config, reader, load.errors, windows).run();
   } catch (const YAML::Exception& e) {
     // A syntax error stops the parser, so it is the only error of the file.
     load.errors.clear();
@@ -512,7 +451,20 @@ ConfigLoad loadConfigText(std::string_view text, std::string_view fileName) {
   return load;
 }
 
-ConfigLoad loadConfigFile(const std::string& path) {
+std::vector<ConfigError> validateConfig(const Config& config, const ConfigSchema& schema, std::string_view origin) {
+  std::vector<ConfigError> errors;
+  YamlReader reader(origin, errors);
+  Config copy = config;  // binding needs mutable settings; the copy's windows are the config's values
+  WindowKeys windows;
+  for (const RuleSchema& rule : schema.rules) {
+    RuleKeys keys(reader, "watchdog.rules." + std::string(rule.name) + ".", &windows);
+    rule.bind(keys, copy.watchdog.rules);
+  }
+  CrossChecks(copy, reader, errors, windows).run();
+  return errors;
+}
+
+ConfigLoad loadConfigFile(const std::string& path, const ConfigSchema& schema) {
   auto opened = openRegularFile(path);
   if (!opened) {
     ConfigLoad load;
@@ -543,7 +495,7 @@ ConfigLoad loadConfigFile(const std::string& path) {
     load.errors.push_back(fileError(path, std::move(failure)));
     return load;
   }
-  return loadConfigText(text, path);
+  return loadConfigText(text, path, schema);
 }
 
 }  // namespace fabricmon

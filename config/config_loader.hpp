@@ -35,15 +35,21 @@ struct ConfigLoad {
 
 /// Reads and validates a file. A file that cannot be read gives one error naming the file and the
 /// reason. Throws nothing.
-ConfigLoad loadConfigFile(const std::string& path);
+ConfigLoad loadConfigFile(const std::string& path, const ConfigSchema& schema);
 
 /// Opens a file the daemon reads whole at start or reload (config, web-config, certificates):
 /// O_RDONLY|O_CLOEXEC, without blocking, and only if it is a regular file, so a FIFO, a device or
 /// a directory is refused at once with a message saying what it is. The caller closes the fd.
 Result<int> openRegularFile(const std::string& path);
 
-/// Validates YAML text; `fileName` only labels the errors. Empty or comment-only text gives the
+/// Validates YAML text; `fileName` only labels the errors, `schema` names the rules and collectors
+/// (daemon/config_schema.hpp builds it from their tables). Empty or comment-only text gives the
 /// defaults. Throws nothing.
-ConfigLoad loadConfigText(std::string_view text, std::string_view fileName);
+ConfigLoad loadConfigText(std::string_view text, std::string_view fileName, const ConfigSchema& schema);
+
+/// The checks that involve more than one key, on a config assembled in code (command-line flags
+/// applied over a file): the same checks loading runs, so a flag cannot break what a file may not.
+/// Errors name their keys and `origin`; they have no position.
+std::vector<ConfigError> validateConfig(const Config& config, const ConfigSchema& schema, std::string_view origin);
 
 }  // namespace fabricmon

@@ -33,18 +33,6 @@ bool isNumericTag(const std::string& tag) {
 
 }  // namespace
 
-bool Range::contains(double v) const {
-  const bool aboveMin = minOpen ? v > min : v >= min;
-  const bool belowMax = maxOpen ? v < max : v <= max;
-  return aboveMin && belowMax;
-}
-
-std::string Range::describe() const {
-  if (std::isinf(max)) return std::string(minOpen ? "> " : ">= ") + formatNumber(min);
-  return std::string(minOpen ? "(" : "[") + formatNumber(min) + ", " + formatNumber(max) +
-         (maxOpen ? ")" : "]");
-}
-
 std::string describeNode(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map:
@@ -292,3 +280,19 @@ bool YamlReader::readRegexList(const Field& field, std::vector<std::string>& out
 }
 
 }  // namespace fabricmon::config_detail
+
+namespace fabricmon {
+
+bool Range::contains(double v) const {
+  const bool aboveMin = minOpen ? v > min : v >= min;
+  const bool belowMax = maxOpen ? v < max : v <= max;
+  return aboveMin && belowMax;
+}
+
+std::string Range::describe() const {
+  if (std::isinf(max)) return std::string(minOpen ? "> " : ">= ") + config_detail::formatNumber(min);
+  return std::string(minOpen ? "(" : "[") + config_detail::formatNumber(min) + ", " + config_detail::formatNumber(max) +
+         (maxOpen ? ")" : "]");
+}
+
+}  // namespace fabricmon

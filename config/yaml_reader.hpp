@@ -28,21 +28,12 @@ struct Field {
   YAML::Mark mark;
 };
 
-/// An allowed numeric interval, printed in interval notation: "(0, 1]", "[0, inf)".
-struct Range {
-  double min;
-  bool minOpen;
-  double max;
-  bool maxOpen;
-
-  bool contains(double v) const;
-  std::string describe() const;
-};
-
-inline constexpr Range kPositive{0, true, std::numeric_limits<double>::infinity(), true};
-inline constexpr Range kNonNegative{0, false, std::numeric_limits<double>::infinity(), true};
-inline constexpr Range kFraction{0, true, 1, false};
-inline constexpr Range kProbability{0, true, 1, true};
+// Range and its common values (kFraction, ...) are in config/rule_settings.hpp: rules use them too.
+using fabricmon::kFraction;
+using fabricmon::kNonNegative;
+using fabricmon::kPositive;
+using fabricmon::kProbability;
+using fabricmon::Range;
 
 class YamlReader {
  public:

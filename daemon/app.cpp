@@ -11,6 +11,7 @@
 #include "collectors/topology_discovery.hpp"
 #include "config/config_loader.hpp"
 #include "config/listen_address.hpp"
+#include "daemon/config_schema.hpp"
 #include "daemon/demo_node.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/systemd_notify.hpp"
@@ -310,7 +311,7 @@ void App::reload() {
   const std::string path = cli_.configPath.value_or(std::string(kDefaultConfigPath));
   ConfigLoad load;
   if (cli_.configPath || std::filesystem::exists(path)) {
-    load = loadConfigFile(path);
+    load = loadConfigFile(path, configSchema());
   }
   if (!load.ok()) {
     std::string why = std::to_string(load.errors.size()) + " error(s) in " + path + ": ";
@@ -323,6 +324,11 @@ void App::reload() {
   Config next = std::move(load.config);
   applyOverrides(cli_.overrides, next);
   if (demo_) demo_->applyTo(next);
+  // The flags stay in force over the new file: together they must still pass the cross-field checks.
+  if (Status st = checkOverridden(next, configSchema()); !st) {
+    rejectReload(st.error().message);
+    return;
+  }
   // The web-config file is re-read on every reload; a broken one rejects the whole reload.
   auto options = serverOptions(next);
   if (!options) {

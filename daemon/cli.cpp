@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "config/config_loader.hpp"
 #include "config/duration.hpp"
 #include "config/listen_address.hpp"
 
@@ -124,20 +125,10 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
   return opts;
 }
 
-Status checkOverridden(const Config& config) {
-  const Duration poll = config.poll.interval;
-  const std::pair<const char*, Duration> longer[] = {
-      {"poll.stale_after", config.poll.staleAfter},
-      {"watchdog.peak_window", config.watchdog.peakWindow},
-      {"watchdog.rules.dcqcn_misconfig.window", config.watchdog.dcqcnMisconfig.window},
-  };
-  for (const auto& [key, value] : longer) {
-    if (value <= poll) {
-      return usageError("--poll-interval " + formatDuration(poll) + " must be shorter than " + key + " (" +
-                        formatDuration(value) + ")");
-    }
-  }
-  return {};
+Status checkOverridden(const Config& config, const ConfigSchema& schema) {
+  const auto errors = validateConfig(config, schema, "command line");
+  if (errors.empty()) return {};
+  return usageError(errors.front().key + ": " + errors.front().message);
 }
 
 void applyOverrides(const CliOverrides& o, Config& config) {

@@ -34,9 +34,9 @@ struct CliOptions {
 Result<CliOptions> parseCommandLine(const std::vector<std::string>& args);
 /// Applies the overrides to a loaded config.
 void applyOverrides(const CliOverrides& overrides, Config& config);
-/// The cross-field rules the loader checks that a flag can break (--poll-interval against
-/// poll.stale_after and the watchdog windows).
-Status checkOverridden(const Config& config);
+/// The loader's cross-field checks (validateConfig) on a config with flags applied: a flag such as
+/// --poll-interval cannot break what a file may not (poll.stale_after, the watchdog windows).
+Status checkOverridden(const Config& config, const ConfigSchema& schema);
 std::string usageText();
 
 }  // namespace fabricmon

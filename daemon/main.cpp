@@ -11,6 +11,7 @@
 #include "config/config_loader.hpp"
 #include "daemon/app.hpp"
 #include "daemon/cli.hpp"
+#include "daemon/config_schema.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/version.hpp"
 #include "exporters/http_security.hpp"
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
       std::printf("fabricmon %s (revision %s)\n", std::string(kVersion).c_str(), std::string(kRevision).c_str());
       return 0;
     case Command::kCheckConfig: {
-      const auto load = loadConfigFile(*cli->configPath);
+      const auto load = loadConfigFile(*cli->configPath, configSchema());
       if (!load.ok()) return printConfigErrors(load);
       // The web-config (TLS, basic auth) is part of what the service needs to start.
       if (auto options = serverOptions(load.config); !options) {
@@ -68,13 +69,13 @@ int main(int argc, char** argv) {
   Config config;
   if (cli->configPath || std::filesystem::exists(kDefaultConfigPath)) {
     const std::string path = cli->configPath.value_or(std::string(kDefaultConfigPath));
-    auto load = loadConfigFile(path);
+    auto load = loadConfigFile(path, configSchema());
     if (!load.ok()) return printConfigErrors(load);
     config = std::move(load.config);
     if (!cli->configPath) cli->configPath = path;  // reload re-reads the same file
   }
   applyOverrides(cli->overrides, config);
-  if (Status st = checkOverridden(config); !st) {
+  if (Status st = checkOverridden(config, configSchema()); !st) {
     std::fprintf(stderr, "fabricmon: %s\n", st.error().message.c_str());
     return 2;
   }

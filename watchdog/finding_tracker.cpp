@@ -1,7 +1,5 @@
 #include "watchdog/finding_tracker.hpp"
 
-#include <cassert>
-
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -41,31 +39,23 @@ const FamilyDef FindingTracker::kTransitionsFamily{
     "fabricmon_watchdog_transitions_total", "Number of times a finding of this watchdog rule started.",
     MetricType::kCounter};
 
-FindingTracker::FindingTracker() {
-  for (size_t i = 0; i < std::size(kRules); ++i) {
-    transitionSeries_[i] = makeSeries(kTransitionsFamily, {{"rule", std::string(kRules[i])}});
+FindingTracker::FindingTracker(std::vector<std::string_view> rules)
+    : rules_(std::move(rules)), transitions_(rules_.size(), 0.0) {
+  for (std::string_view rule : rules_) {
+    transitionSeries_.push_back(makeSeries(kTransitionsFamily, {{"rule", std::string(rule)}}));
   }
 }
 
-size_t FindingTracker::ruleIndex(std::string_view rule) const {
-  for (size_t i = 0; i < std::size(kRules); ++i) {
-    if (kRules[i] == rule) return i;
-  }
-  // Rule names are the constants of CONTRACT §5, written by the rules themselves: a miss is a bug.
-  assert(false && "unknown watchdog rule");
-  return 0;
-}
-
-void FindingTracker::keyOf(std::string& out, std::string_view rule, std::string_view reason,
-                           const Subject& subject) {
+void FindingTracker::keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const {
   out.clear();
-  for (std::string_view part : {rule, reason, subject.device, subject.port, subject.interface, subject.priority, subject.side}) {
+  for (std::string_view part : {rules_.at(rule), reason, subject.device, subject.port, subject.interface, subject.priority,
+                                subject.side}) {
     out.append(part);
     out.push_back('\x1f');
   }
 }
 
-bool FindingTracker::isActive(std::string_view rule, std::string_view reason, const Subject& subject) const {
+bool FindingTracker::isActive(size_t rule, std::string_view reason, const Subject& subject) const {
   keyOf(scratch_, rule, reason, subject);
   auto it = states_.find(scratch_);
   return it != states_.end() && it->second.active;
@@ -76,7 +66,7 @@ void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow) {
   for (auto& [key, st] : states_) st.seen = false;
 }
 
-void FindingTracker::observe(std::string_view rule, std::string_view reason, Severity severity,
+void FindingTracker::observe(size_t rule, std::string_view reason, Severity severity,
                              const Subject& subject, const Policy& policy, const Verdict& v) {
   keyOf(scratch_, rule, reason, subject);
   auto it = states_.find(scratch_);
@@ -85,8 +75,8 @@ void FindingTracker::observe(std::string_view rule, std::string_view reason, Sev
     if (!v.judged || !v.fire) return;
     it = states_.emplace(scratch_, State{}).first;
     State& st = it->second;
-    st.rule = std::string(rule);
-    st.finding.rule = st.rule;
+    st.rule = rule;
+    st.finding.rule = std::string(rules_[rule]);
     st.finding.severity = severity;
     auto add = [&](const char* name, std::string_view value) {
       if (!value.empty()) st.finding.labels.emplace_back(name, std::string(value));
@@ -141,7 +131,7 @@ void FindingTracker::start(State& st, const Verdict& v) {
     st.finding.evidence.emplace_back(std::string(v.evidence.items[i].first), v.evidence.items[i].second);
   }
   if (!st.gauge) {
-    Labels labels{{"rule", st.rule}, {"severity", std::string(severityName(st.finding.severity))}};
+    Labels labels{{"rule", st.finding.rule}, {"severity", std::string(severityName(st.finding.severity))}};
     for (const char* name : {"device", "port", "interface", "priority", "reason", "side"}) {
       std::string value;
       for (const auto& [k, val] : st.finding.labels) {
@@ -151,9 +141,9 @@ void FindingTracker::start(State& st, const Verdict& v) {
     }
     st.gauge = makeSeries(kActiveFamily, std::move(labels));
   }
-  transitions_[ruleIndex(st.rule)] += 1;
+  transitions_[st.rule] += 1;
   auto level = st.finding.severity == Severity::kInfo ? spdlog::level::info : spdlog::level::warn;
-  spdlog::log(level, "watchdog finding started rule={} severity={}{} summary=\"{}\" evidence=\"{}\"", st.rule,
+  spdlog::log(level, "watchdog finding started rule={} severity={}{} summary=\"{}\" evidence=\"{}\"", st.finding.rule,
               severityName(st.finding.severity), formatLabels(st.finding), st.finding.summary,
               formatEvidence(st.finding));
 }
@@ -164,7 +154,7 @@ void FindingTracker::stop(State& st, std::string_view why) {
   st.condSince = kNever;
   st.clearSince = kNever;
   auto lasted = std::chrono::duration<double>(wallNow_ - st.finding.since).count();
-  spdlog::info("watchdog finding cleared rule={} severity={}{} why=\"{}\" active_seconds={:.0f}", st.rule,
+  spdlog::info("watchdog finding cleared rule={} severity={}{} why=\"{}\" active_seconds={:.0f}", st.finding.rule,
                severityName(st.finding.severity), formatLabels(st.finding), why, std::max(0.0, lasted));
 }
 
@@ -179,7 +169,7 @@ void FindingTracker::endRound() {
   }
 }
 
-void FindingTracker::clearRule(std::string_view rule) {
+void FindingTracker::clearRule(size_t rule) {
   for (auto& [key, st] : states_) {
     if (st.rule == rule && st.active) stop(st, "rule switched off");
   }
@@ -197,7 +187,7 @@ void FindingTracker::appendSamples(std::vector<Sample>& out) const {
   for (const auto& [key, st] : states_) {
     if (st.gauge) out.push_back(Sample{st.gauge, st.active ? 1.0 : 0.0});
   }
-  for (size_t i = 0; i < std::size(kRules); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
+  for (size_t i = 0; i < rules_.size(); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
 }
 
 }  // namespace fabricmon::watchdog

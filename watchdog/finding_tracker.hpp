@@ -53,30 +53,28 @@ struct Subject {
 
 class FindingTracker {
  public:
-  FindingTracker();
+  /// `rules` are the rule names (watchdog/rules/rule_table.cpp); a rule is referred to by its index.
+  explicit FindingTracker(std::vector<std::string_view> rules);
   static const FamilyDef kActiveFamily;
   static const FamilyDef kTransitionsFamily;
-  static constexpr std::string_view kRules[] = {"pause_storm",  "dcqcn_misconfig",  "link_flap",    "link_errors",
-                                                "port_degraded", "roce_packet_loss", "lossless_drop",
-                                                "ib_congestion"};
 
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
   void beginRound(std::chrono::system_clock::time_point wallNow);
-  void observe(std::string_view rule, std::string_view reason, Severity severity, const Subject& subject,
+  void observe(size_t rule, std::string_view reason, Severity severity, const Subject& subject,
                const Policy& policy, const Verdict& verdict);
   /// Forgets the findings of subjects not observed this round (logging a clear for active ones).
   void endRound();
   /// Clears every finding of `rule` (it was switched off); their gauges read 0 until the next round.
-  void clearRule(std::string_view rule);
+  void clearRule(size_t rule);
 
   std::vector<Finding> active() const;
   /// Whether the finding of `rule`/`reason` about `subject` is active now.
-  bool isActive(std::string_view rule, std::string_view reason, const Subject& subject) const;
+  bool isActive(size_t rule, std::string_view reason, const Subject& subject) const;
   void appendSamples(std::vector<Sample>& out) const;
 
  private:
   struct State {
-    std::string rule;
+    size_t rule = 0;
     Finding finding;
     SeriesPtr gauge;         ///< built when the finding first starts
     bool active = false;
@@ -88,12 +86,12 @@ class FindingTracker {
   };
   void start(State& st, const Verdict& v);
   void stop(State& st, std::string_view why);
-  size_t ruleIndex(std::string_view rule) const;
-  static void keyOf(std::string& out, std::string_view rule, std::string_view reason, const Subject& subject);
+  void keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const;
 
   std::map<std::string, State, std::less<>> states_;
-  std::array<double, std::size(kRules)> transitions_{};
-  std::array<SeriesPtr, std::size(kRules)> transitionSeries_;
+  std::vector<std::string_view> rules_;
+  std::vector<double> transitions_;
+  std::vector<SeriesPtr> transitionSeries_;
   mutable std::string scratch_;
   std::chrono::system_clock::time_point wallNow_{};
 };

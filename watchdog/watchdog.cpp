@@ -54,54 +54,21 @@ Nanos toNs(std::chrono::steady_clock::time_point tp) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
 }
 
-HistoryPlan planFor(const WatchdogConfig& c) {
-  HistoryPlan plan;
-  auto need = [&](Fam fam, bool enabled, Duration window) {
-    auto& w = plan.longWindow[static_cast<size_t>(fam)];
-    if (enabled) w = std::max(w, toNanos(window));
-  };
-  need(Fam::kPauseSeconds, c.pauseStorm.enabled, c.pauseStorm.sustainedWindow);
-  for (Fam f : {Fam::kPauseSeconds, Fam::kRoceEcnMarked, Fam::kRoceCnpSent, Fam::kRoceCnpHandled,
-                Fam::kRoceCnpIgnored, Fam::kPrioEcnMarked}) {
-    need(f, c.dcqcnMisconfig.enabled, c.dcqcnMisconfig.window);
+EnginePlan planFor(const WatchdogConfig& c) {
+  EnginePlan plan;
+  for (const RuleDef* rule : ruleTable()) {
+    if (rule->enabled(c.rules)) rule->plan(c, plan);
   }
-  for (Fam f : {Fam::kLinkDowned, Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown,
-                Fam::kPeerLinkDowned, Fam::kLinkDownObserved, Fam::kPeerLinkDownObserved}) {
-    need(f, c.linkFlap.enabled, c.linkFlap.window);
-  }
-  for (Fam f : {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kLinkErrorRecovery, Fam::kReceiveErrors,
-                Fam::kPortCounter, Fam::kPeerSymbolErrors, Fam::kPeerLinkErrorRecovery, Fam::kPeerReceiveErrors,
-                Fam::kPeerPortCounter}) {
-    need(f, c.linkErrors.enabled, c.linkErrors.window);
-  }
-  for (Fam f : {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPeerSymbolErrors}) {
-    need(f, c.linkErrors.enabled, c.linkErrors.berWindow);
-  }
-  for (Fam f : {Fam::kXmitWait, Fam::kPeerXmitWait}) need(f, c.ibCongestion.enabled, c.ibCongestion.window);
-  for (Fam f : {Fam::kRoceOutOfSequence, Fam::kRoceSeqErrors, Fam::kRoceLocalAckTimeouts, Fam::kHwCounter}) {
-    need(f, c.rocePacketLoss.enabled, c.rocePacketLoss.window);
-  }
-  need(Fam::kRoceLocalAckTimeouts, c.rocePacketLoss.enabled, c.rocePacketLoss.criticalWindow);
-  for (const auto& p : kPeaks) plan.peak[static_cast<size_t>(p.fam)] = true;
-  plan.peakWindow = std::max<Nanos>(toNanos(c.peakWindow), 1);
+  for (const auto& p : kPeaks) plan.history.peak[static_cast<size_t>(p.fam)] = true;
+  plan.history.peakWindow = std::max<Nanos>(toNanos(c.peakWindow), 1);
   return plan;
 }
 
-struct RuleEntry {
-  std::string_view name;
-  bool (*enabled)(const WatchdogConfig&);
-  void (*evaluate)(RuleContext&);
-};
-const RuleEntry kRuleTable[] = {
-    {"pause_storm", [](const WatchdogConfig& c) { return c.pauseStorm.enabled; }, evaluatePauseStorm},
-    {"dcqcn_misconfig", [](const WatchdogConfig& c) { return c.dcqcnMisconfig.enabled; }, evaluateDcqcnMisconfig},
-    {"link_flap", [](const WatchdogConfig& c) { return c.linkFlap.enabled; }, evaluateLinkFlap},
-    {"link_errors", [](const WatchdogConfig& c) { return c.linkErrors.enabled; }, evaluateLinkErrors},
-    {"port_degraded", [](const WatchdogConfig& c) { return c.portDegraded.enabled; }, evaluatePortDegraded},
-    {"roce_packet_loss", [](const WatchdogConfig& c) { return c.rocePacketLoss.enabled; }, evaluateRocePacketLoss},
-    {"lossless_drop", [](const WatchdogConfig& c) { return c.losslessDrop.enabled; }, evaluateLosslessDrop},
-    {"ib_congestion", [](const WatchdogConfig& c) { return c.ibCongestion.enabled; }, evaluateIbCongestion},
-};
+std::vector<std::string_view> ruleNames() {
+  std::vector<std::string_view> names;
+  for (const RuleDef* rule : ruleTable()) names.push_back(rule->name);
+  return names;
+}
 
 }  // namespace
 
@@ -113,10 +80,12 @@ class Engine {
   void configure(WatchdogConfig config, QosConfig qos) {
     config_ = std::move(config);
     qos_ = std::move(qos);
-    history_.setPlan(planFor(config_));
-    storms_.setWindow(toNanos(config_.dcqcnMisconfig.window));
-    for (const auto& rule : kRuleTable) {
-      if (!rule.enabled(config_)) tracker_.clearRule(rule.name);
+    const EnginePlan plan = planFor(config_);
+    history_.setPlan(plan.history);
+    storms_.setWindow(plan.stormWindow);
+    const auto rules = ruleTable();
+    for (size_t i = 0; i < rules.size(); ++i) {
+      if (!rules[i]->enabled(config_.rules)) tracker_.clearRule(i);
     }
   }
 
@@ -126,8 +95,11 @@ class Engine {
     RuleContext ctx{history_, config_, qos_, join_, tracker_, storms_, portBestRate_, std::to_string(qos_.rocePriority),
                     std::to_string(qos_.cnpPriority)};
     tracker_.beginRound(wallNow);
-    for (const auto& rule : kRuleTable) {
-      if (rule.enabled(config_)) rule.evaluate(ctx);
+    const auto rules = ruleTable();
+    for (size_t i = 0; i < rules.size(); ++i) {
+      if (!rules[i]->enabled(config_.rules)) continue;
+      ctx.rule = i;
+      rules[i]->evaluate(ctx);
     }
     tracker_.endRound();
   }
@@ -158,7 +130,7 @@ class Engine {
   QosConfig qos_;
   History history_;
   PortJoin join_;
-  FindingTracker tracker_;
+  FindingTracker tracker_{ruleNames()};
   StormLedger storms_;
   std::map<std::string, double, std::less<>> portBestRate_;
 };

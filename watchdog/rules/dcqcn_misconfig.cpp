@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
-
-constexpr std::string_view kRule = "dcqcn_misconfig";
 
 /// Sum of one counter family's increase over the window across the ports behind an interface.
 struct WindowSum {
@@ -48,7 +48,7 @@ WindowSum seriesOver(const RuleContext& ctx, const Tracked* s, Nanos window) {
 void report(RuleContext& ctx, std::string_view reason, std::string_view interface, std::string_view priority,
             Verdict& v, unsigned forSamples = 1) {
   v.clear = !v.fire;
-  ctx.tracker.observe(kRule, reason, Severity::kWarning, Subject{{}, {}, interface, priority},
+  ctx.observe(reason, Severity::kWarning, Subject{{}, {}, interface, priority},
                       Policy{forSamples, 0, 0}, v);
 }
 
@@ -72,7 +72,7 @@ void npDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
     v.stamp = std::max({v.stamp, marks.stamp, cnps.stamp});
     v.evidence.add("ecn_marked_packets", marks.increase);
     v.evidence.add("cnp_sent", cnps.increase);
-    if (marks.increase >= ctx.config.dcqcnMisconfig.minSignaturePackets && cnps.increase == 0) v.fire = true;
+    if (marks.increase >= ctx.settings<DcqcnMisconfigRule>().minSignaturePackets && cnps.increase == 0) v.fire = true;
   }
   if (v.fire) {
     v.summary = configOff ? fmt::format("{}: ECN notification point disabled on RoCE priority {}", iface,
@@ -94,7 +94,7 @@ void rpDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
     v.stamp = std::max({v.stamp, ignored.stamp, handled.stamp});
     v.evidence.add("cnp_ignored", ignored.increase);
     v.evidence.add("cnp_handled", handled.increase);
-    if (ignored.increase >= ctx.config.dcqcnMisconfig.minSignaturePackets && handled.increase == 0) v.fire = true;
+    if (ignored.increase >= ctx.settings<DcqcnMisconfigRule>().minSignaturePackets && handled.increase == 0) v.fire = true;
   }
   if (v.fire) {
     v.summary = configOff ? fmt::format("{}: ECN reaction point disabled on RoCE priority {}", iface,
@@ -107,7 +107,7 @@ void rpDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
 
 void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports,
                    Nanos window) {
-  const auto& rule = ctx.config.dcqcnMisconfig;
+  const auto& rule = ctx.settings<DcqcnMisconfigRule>();
   Verdict v;
   double fraction = -1;
   for (std::string_view dir : {"rx", "tx"}) {
@@ -139,7 +139,7 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
     double cnp = sent.increase + handled.increase;
     // A priority paused at the storm threshold carries no traffic to mark: that is pause_storm's
     // finding, not a sign of ECN thresholds above XOFF.
-    const bool storm = fraction >= ctx.config.pauseStorm.pauseFraction;
+    const bool storm = fraction >= ctx.settings<PauseStormRule>().pauseFraction;
     v.fire = fraction > rule.pfcWithoutEcnPauseFraction && !storm && ecn == 0 && cnp == 0;
     v.evidence.add("pause_fraction", fraction);
     v.evidence.add("ecn_marked_packets", ecn);
@@ -161,7 +161,7 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
     }
   }
   v.clear = !v.fire;
-  ctx.tracker.observe(kRule, "pfc_without_ecn", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority},
+  ctx.observe("pfc_without_ecn", Severity::kWarning, Subject{{}, {}, iface, ctx.rocePriority},
                       Policy{1, std::max<Nanos>(3 * refresh, 2 * kSecond), 0}, v);
 }
 
@@ -253,7 +253,7 @@ void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
       if (s != nullptr && s->increasedWithin(window)) quiet = false;
     }
     w.clear = quiet;
-    ctx.tracker.observe(kRule, "pfc_priority_mismatch", Severity::kWarning, Subject{{}, {}, iface, prio}, Policy{},
+    ctx.observe("pfc_priority_mismatch", Severity::kWarning, Subject{{}, {}, iface, prio}, Policy{},
                         w);
   }
 }
@@ -271,10 +271,8 @@ void trustNotDscp(RuleContext& ctx, std::string_view iface) {
   report(ctx, "trust_not_dscp", iface, {}, v);
 }
 
-}  // namespace
-
-void evaluateDcqcnMisconfig(RuleContext& ctx) {
-  const Nanos window = toNanos(ctx.config.dcqcnMisconfig.window);
+void evaluateDcqcnMisconfig(RuleContext& ctx, const DcqcnMisconfigRule& rule) {
+  const Nanos window = toNanos(rule.window);
   // Only interfaces that carry RoCE: a management NIC's QoS is none of this rule's business.
   std::vector<std::string_view> interfaces;
   for (const auto& p : ctx.join.ports()) {
@@ -300,5 +298,17 @@ void evaluateDcqcnMisconfig(RuleContext& ctx) {
     trustNotDscp(ctx, iface);
   }
 }
+
+void planDcqcnMisconfig(const DcqcnMisconfigRule& rule, EnginePlan& plan) {
+  needHistory(plan,
+              {Fam::kPauseSeconds, Fam::kRoceEcnMarked, Fam::kRoceCnpSent, Fam::kRoceCnpHandled, Fam::kRoceCnpIgnored,
+               Fam::kPrioEcnMarked},
+              rule.window);
+  plan.stormWindow = std::max(plan.stormWindow, toNanos(rule.window));
+}
+
+}  // namespace
+
+const RuleDef kDcqcnMisconfigRule = defineRule<DcqcnMisconfigRule, planDcqcnMisconfig, evaluateDcqcnMisconfig>("dcqcn_misconfig");
 
 }  // namespace fabricmon::watchdog

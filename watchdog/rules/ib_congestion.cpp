@@ -6,15 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/ib_congestion.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "ib_congestion";
-
-void judge(RuleContext& ctx, const PortRef& p, std::string_view side, const Tracked* wait) {
-  const auto& rule = ctx.config.ibCongestion;
+void judge(RuleContext& ctx, const IbCongestionRule& rule, const PortRef& p, std::string_view side,
+           const Tracked* wait) {
   const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
   Subject subject{p.device, p.port, p.interface, {}, side};
   Verdict v;
@@ -44,17 +43,23 @@ void judge(RuleContext& ctx, const PortRef& p, std::string_view side, const Trac
       }
     }
   }
-  ctx.tracker.observe(kRule, {}, Severity::kWarning, subject, Policy{rule.forSamples, 0, 0}, v);
+  ctx.observe({}, Severity::kWarning, subject, Policy{rule.forSamples, 0, 0}, v);
+}
+
+void evaluateIbCongestion(RuleContext& ctx, const IbCongestionRule& rule) {
+  for (const PortRef& p : ctx.join.ports()) {
+    if (p.linkLayer != "InfiniBand") continue;  // RoCE congestion is pause_storm's and DCQCN's business
+    judge(ctx, rule, p, "local", ctx.history.find(Fam::kXmitWait, p.device, p.port));
+    judge(ctx, rule, p, "peer", ctx.history.find(Fam::kPeerXmitWait, p.device, p.port));
+  }
+}
+
+void planIbCongestion(const IbCongestionRule& rule, EnginePlan& plan) {
+  needHistory(plan, {Fam::kXmitWait, Fam::kPeerXmitWait}, rule.window);
 }
 
 }  // namespace
 
-void evaluateIbCongestion(RuleContext& ctx) {
-  for (const PortRef& p : ctx.join.ports()) {
-    if (p.linkLayer != "InfiniBand") continue;  // RoCE congestion is pause_storm's and DCQCN's business
-    judge(ctx, p, "local", ctx.history.find(Fam::kXmitWait, p.device, p.port));
-    judge(ctx, p, "peer", ctx.history.find(Fam::kPeerXmitWait, p.device, p.port));
-  }
-}
+const RuleDef kIbCongestionRule = defineRule<IbCongestionRule, planIbCongestion, evaluateIbCongestion>("ib_congestion");
 
 }  // namespace fabricmon::watchdog

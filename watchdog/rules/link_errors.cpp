@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/link_errors.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "link_errors";
 constexpr double kHour = 3600;
 
 struct Count {
@@ -57,11 +57,11 @@ void limitCheck(RuleContext& ctx, const Subject& subject, std::string_view reaso
                             subject.port.empty() ? "" : " port ", subject.port, c.errors, reason, c.seconds, limit,
                             double(window) / kSecond);
   }
-  ctx.tracker.observe(kRule, reason, Severity::kWarning, subject, Policy{}, v);
+  ctx.observe(reason, Severity::kWarning, subject, Policy{}, v);
 }
 
 void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* rate) {
-  const auto& rule = ctx.config.linkErrors;
+  const auto& rule = ctx.settings<LinkErrorsRule>();
   Verdict v;
   // Judged over a fully observed window only, at a known line rate.
   if (c.judged && c.full && ctx.ready(rate) && rate->raw > 0 && c.seconds > 0) {
@@ -81,13 +81,13 @@ void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* 
                               subject.port.empty() ? "" : " port ", subject.port, ber, c.seconds, rule.berLimit);
     }
   }
-  ctx.tracker.observe(kRule, "ber", Severity::kWarning, subject, Policy{}, v);
+  ctx.observe("ber", Severity::kWarning, subject, Policy{}, v);
 }
 
 /// The same limits on the neighbour's port facing us (its counters over MADs, peer_port): errors
 /// it receives are errors of what we send, on our lanes or on the cable.
-void peerSide(RuleContext& ctx, const PortRef& p, Subject& subject, Nanos window, Nanos berWindow) {
-  const auto& rule = ctx.config.linkErrors;
+void peerSide(RuleContext& ctx, const LinkErrorsRule& rule, const PortRef& p, const Subject& subject, Nanos window,
+              Nanos berWindow) {
   const auto& h = ctx.history;
   Subject peer = subject;
   peer.side = "peer";
@@ -103,10 +103,7 @@ void peerSide(RuleContext& ctx, const PortRef& p, Subject& subject, Nanos window
   berCheck(ctx, peer, countOver(ctx, {symbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
 }
 
-}  // namespace
-
-void evaluateLinkErrors(RuleContext& ctx) {
-  const auto& rule = ctx.config.linkErrors;
+void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
   const Nanos window = toNanos(rule.window);
   const Nanos berWindow = toNanos(rule.berWindow);
   const auto& h = ctx.history;
@@ -125,7 +122,7 @@ void evaluateLinkErrors(RuleContext& ctx) {
                countOver(ctx, {h.find(Fam::kPortCounter, p.device, p.port, "local_link_integrity_errors")}, window),
                window);
     berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
-    if (p.linkLayer == "InfiniBand") peerSide(ctx, p, subject, window, berWindow);
+    if (p.linkLayer == "InfiniBand") peerSide(ctx, rule, p, subject, window, berWindow);
   }
   // Interfaces without an RDMA port: only the PHY counter, and no line rate for a BER.
   for (const Tracked* s : h.family(Fam::kPhySymbolErrors)) {
@@ -135,5 +132,18 @@ void evaluateLinkErrors(RuleContext& ctx) {
                window);
   }
 }
+
+void planLinkErrors(const LinkErrorsRule& rule, EnginePlan& plan) {
+  needHistory(plan,
+              {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kLinkErrorRecovery, Fam::kReceiveErrors,
+               Fam::kPortCounter, Fam::kPeerSymbolErrors, Fam::kPeerLinkErrorRecovery, Fam::kPeerReceiveErrors,
+               Fam::kPeerPortCounter},
+              rule.window);
+  needHistory(plan, {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPeerSymbolErrors}, rule.berWindow);
+}
+
+}  // namespace
+
+const RuleDef kLinkErrorsRule = defineRule<LinkErrorsRule, planLinkErrors, evaluateLinkErrors>("link_errors");
 
 }  // namespace fabricmon::watchdog

@@ -7,12 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
-
-constexpr std::string_view kRule = "link_flap";
 
 struct Source {
   const Tracked* series;
@@ -21,7 +20,7 @@ struct Source {
 };
 
 void judgeSubject(RuleContext& ctx, const Subject& subject, std::initializer_list<Source> sources) {
-  const auto& rule = ctx.config.linkFlap;
+  const auto& rule = ctx.settings<LinkFlapRule>();
   const Nanos window = toNanos(rule.window);
   const Nanos quiet = toNanos(rule.quiet);
   Verdict v;
@@ -49,7 +48,7 @@ void judgeSubject(RuleContext& ctx, const Subject& subject, std::initializer_lis
     v.summary = fmt::format("{}{}{}: link went down {:.0f} times within {:.0f}s", what,
                             subject.port.empty() ? "" : " port ", subject.port, downs, double(window) / kSecond);
   }
-  ctx.tracker.observe(kRule, {}, Severity::kCritical, subject, Policy{}, v);
+  ctx.observe({}, Severity::kCritical, subject, Policy{}, v);
 }
 
 const Tracked* carrierDown(const RuleContext& ctx, std::string_view iface, double* perEvent) {
@@ -59,9 +58,7 @@ const Tracked* carrierDown(const RuleContext& ctx, std::string_view iface, doubl
   return ctx.history.find(Fam::kCarrierChanges, iface);
 }
 
-}  // namespace
-
-void evaluateLinkFlap(RuleContext& ctx) {
+void evaluateLinkFlap(RuleContext& ctx, const LinkFlapRule& /*rule*/) {
   for (const PortRef& p : ctx.join.ports()) {
     double perEvent = 1;
     const Tracked* carrier = p.interface.empty() ? nullptr : carrierDown(ctx, p.interface, &perEvent);
@@ -93,5 +90,16 @@ void evaluateLinkFlap(RuleContext& ctx) {
                  {{carrier, "carrier_down", perEvent}, {ctx.history.find(Fam::kPhyLinkDown, iface), "link_down_events_phy", 1}});
   }
 }
+
+void planLinkFlap(const LinkFlapRule& rule, EnginePlan& plan) {
+  needHistory(plan,
+              {Fam::kLinkDowned, Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown,
+               Fam::kPeerLinkDowned, Fam::kLinkDownObserved, Fam::kPeerLinkDownObserved},
+              rule.window);
+}
+
+}  // namespace
+
+const RuleDef kLinkFlapRule = defineRule<LinkFlapRule, planLinkFlap, evaluateLinkFlap>("link_flap");
 
 }  // namespace fabricmon::watchdog

@@ -5,15 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/lossless_drop.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr std::string_view kRule = "lossless_drop";
-
 void priorityDiscards(RuleContext& ctx, std::string_view iface) {
-  const Nanos hold = toNanos(ctx.config.losslessDrop.clearAfter);
+  const Nanos hold = toNanos(ctx.settings<LosslessDropRule>().clearAfter);
   Verdict v;
   bool recent = false;
   double dropped = 0;
@@ -31,12 +30,12 @@ void priorityDiscards(RuleContext& ctx, std::string_view iface) {
   if (v.fire) {
     v.summary = fmt::format("{}: {:.0f} packets dropped on lossless priority {}", iface, dropped, ctx.rocePriority);
   }
-  ctx.tracker.observe(kRule, "priority_discards", Severity::kCritical, Subject{{}, {}, iface, ctx.rocePriority},
+  ctx.observe("priority_discards", Severity::kCritical, Subject{{}, {}, iface, ctx.rocePriority},
                       Policy{}, v);
 }
 
 void bufferOverrun(RuleContext& ctx, const PortRef& p) {
-  const Nanos hold = toNanos(ctx.config.losslessDrop.clearAfter);
+  const Nanos hold = toNanos(ctx.settings<LosslessDropRule>().clearAfter);
   const Tracked* s = ctx.history.find(Fam::kPortCounter, p.device, p.port, "excessive_buffer_overrun_errors");
   Verdict v;
   v.judged = ctx.ready(s);
@@ -50,13 +49,11 @@ void bufferOverrun(RuleContext& ctx, const PortRef& p) {
                               p.device, p.port, s->lastDelta());
     }
   }
-  ctx.tracker.observe(kRule, "excessive_buffer_overrun", Severity::kCritical,
+  ctx.observe("excessive_buffer_overrun", Severity::kCritical,
                       Subject{p.device, p.port, p.interface, {}}, Policy{}, v);
 }
 
-}  // namespace
-
-void evaluateLosslessDrop(RuleContext& ctx) {
+void evaluateLosslessDrop(RuleContext& ctx, const LosslessDropRule& /*rule*/) {
   // The lossless priority exists on RoCE interfaces and wherever PFC is on for it.
   std::set<std::string_view> interfaces;
   for (const PortRef& p : ctx.join.ports()) {
@@ -68,5 +65,11 @@ void evaluateLosslessDrop(RuleContext& ctx) {
   for (std::string_view iface : interfaces) priorityDiscards(ctx, iface);
   for (const PortRef& p : ctx.join.ports()) bufferOverrun(ctx, p);
 }
+
+void planLosslessDrop(const LosslessDropRule& /*rule*/, EnginePlan& /*plan*/) {}
+
+}  // namespace
+
+const RuleDef kLosslessDropRule = defineRule<LosslessDropRule, planLosslessDrop, evaluateLosslessDrop>("lossless_drop");
 
 }  // namespace fabricmon::watchdog

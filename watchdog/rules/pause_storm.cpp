@@ -7,12 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
-
-constexpr std::string_view kRule = "pause_storm";
 
 struct Direction {
   bool judged = false;
@@ -55,7 +54,7 @@ Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressF
   // The history spreads a batched jump over the NIC's refresh interval: above 1 only by rounding.
   d.fraction = std::clamp(pause->rate, 0.0, 1.0);
   d.progress = progressIn(ctx, progressFam, pause->label("interface"), pause->label("priority"), d.from, d.stamp);
-  const auto& rule = ctx.config.pauseStorm;
+  const auto& rule = ctx.settings<PauseStormRule>();
   // A link that is down pauses nothing: a storm that outlives its link is over.
   d.storming = !linkDown && d.fraction >= rule.pauseFraction && d.progress <= 0;
   d.quiet = linkDown || d.fraction < rule.clearFraction;
@@ -115,7 +114,7 @@ Direction judge(const RuleContext& ctx, std::string_view interface, std::string_
 }
 
 void stormDetector(RuleContext& ctx, std::string_view interface, std::string_view priority) {
-  const auto& rule = ctx.config.pauseStorm;
+  const auto& rule = ctx.settings<PauseStormRule>();
   const bool linkDown = ctx.interfaceDown(interface);
   const Direction rx = judge(ctx, interface, priority, "rx", linkDown);
   const Direction tx = judge(ctx, interface, priority, "tx", linkDown);
@@ -151,10 +150,10 @@ void stormDetector(RuleContext& ctx, std::string_view interface, std::string_vie
     }
   }
   Policy p{rule.forSamples, 0, toNanos(rule.restoration)};
-  ctx.tracker.observe(kRule, "storm", Severity::kCritical, subject, p, v);
+  ctx.observe("storm", Severity::kCritical, subject, p, v);
 
   // What the storm claims is no evidence for any other rule (pfc_without_ecn).
-  const bool active = ctx.tracker.isActive(kRule, "storm", subject);
+  const bool active = ctx.isActive("storm", subject);
   auto claim = [&](std::string_view dir, const Direction& dd) {
     const Tracked* pause = ctx.history.find(Fam::kPauseSeconds, interface, priority, dir);
     if (!dd.judged || dd.frames || pause == nullptr) return;
@@ -165,7 +164,7 @@ void stormDetector(RuleContext& ctx, std::string_view interface, std::string_vie
 }
 
 void sustained(RuleContext& ctx, std::string_view interface, std::string_view priority) {
-  const auto& rule = ctx.config.pauseStorm;
+  const auto& rule = ctx.settings<PauseStormRule>();
   const Nanos window = toNanos(rule.sustainedWindow);
   Verdict v;
   double worst = 0;
@@ -194,13 +193,13 @@ void sustained(RuleContext& ctx, std::string_view interface, std::string_view pr
     v.summary = fmt::format("{} priority {} {} pause {:.1f}% of the last {:.0f}s (limit {:.0f}%)", interface, priority,
                             worstDir, worst * 100, double(window) / kSecond, rule.sustainedFraction * 100);
   }
-  ctx.tracker.observe(kRule, "sustained_pause", Severity::kWarning, Subject{{}, {}, interface, priority}, Policy{},
+  ctx.observe("sustained_pause", Severity::kWarning, Subject{{}, {}, interface, priority}, Policy{},
                       v);
 }
 
 // mlx5 tx_pause_storm_{warning,error}_events: the NIC's own stall prevention (docs/metrics.md).
 void nicEvents(RuleContext& ctx, const Tracked* s, bool error) {
-  const auto& rule = ctx.config.pauseStorm;
+  const auto& rule = ctx.settings<PauseStormRule>();
   Verdict v;
   v.judged = ctx.ready(s);
   v.stamp = s->t;
@@ -215,13 +214,11 @@ void nicEvents(RuleContext& ctx, const Tracked* s, bool error) {
                             error ? "error" : "warning",
                             error ? " and stopped sending PFC pause (its receive side is stuck)" : "");
   }
-  ctx.tracker.observe(kRule, error ? "nic_storm_error" : "nic_storm_warning",
+  ctx.observe(error ? "nic_storm_error" : "nic_storm_warning",
                       error ? Severity::kCritical : Severity::kWarning, Subject{{}, {}, interface, {}}, Policy{}, v);
 }
 
-}  // namespace
-
-void evaluatePauseStorm(RuleContext& ctx) {
+void evaluatePauseStorm(RuleContext& ctx, const PauseStormRule& /*rule*/) {
   std::set<std::pair<std::string_view, std::string_view>> pairs;
   for (Fam fam : {Fam::kPauseSeconds, Fam::kPfcFramesRx, Fam::kPfcFramesTx, Fam::kDcbPfcIndications,
                   Fam::kDcbPfcRequests}) {
@@ -235,5 +232,13 @@ void evaluatePauseStorm(RuleContext& ctx) {
   for (const Tracked* s : ctx.history.family(Fam::kStormWarning)) nicEvents(ctx, s, false);
   for (const Tracked* s : ctx.history.family(Fam::kStormError)) nicEvents(ctx, s, true);
 }
+
+void planPauseStorm(const PauseStormRule& rule, EnginePlan& plan) {
+  needHistory(plan, {Fam::kPauseSeconds}, rule.sustainedWindow);
+}
+
+}  // namespace
+
+const RuleDef kPauseStormRule = defineRule<PauseStormRule, planPauseStorm, evaluatePauseStorm>("pause_storm");
 
 }  // namespace fabricmon::watchdog

@@ -9,12 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/port_degraded.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
-
-constexpr std::string_view kRule = "port_degraded";
 
 bool upAndActive(const RuleContext& ctx, const PortRef& p) {
   const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
@@ -68,7 +67,7 @@ std::map<std::string, double> modelRates(const RuleContext& ctx) {
 }
 
 void notActive(RuleContext& ctx, const PortRef& p, const Subject& subject) {
-  const auto& rule = ctx.config.portDegraded;
+  const auto& rule = ctx.settings<PortDegradedRule>();
   const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
   const Tracked* phys = ctx.history.find(Fam::kPortPhysState, p.device, p.port);
   Verdict v;
@@ -85,14 +84,14 @@ void notActive(RuleContext& ctx, const PortRef& p, const Subject& subject) {
                               p.device, p.port, state->raw, double(toNanos(rule.notActiveFor)) / kSecond);
     }
   }
-  ctx.tracker.observe(kRule, "not_active", Severity::kCritical, subject,
+  ctx.observe("not_active", Severity::kCritical, subject,
                       Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
 /// One comparison: the port's rate against `expected` (0 = nothing to compare with).
 void below(RuleContext& ctx, const PortRef& p, const Subject& subject, std::string_view reason, double expected,
            std::string_view against) {
-  const auto& rule = ctx.config.portDegraded;
+  const auto& rule = ctx.settings<PortDegradedRule>();
   const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
   Verdict v;
   // The rate of a port that is down means nothing: that is link_flap's business, not this rule's.
@@ -112,14 +111,14 @@ void below(RuleContext& ctx, const PortRef& p, const Subject& subject, std::stri
     v.stamp = rate->t;
     v.clear = true;
   }
-  ctx.tracker.observe(kRule, reason, Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
+  ctx.observe(reason, Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
 /// InfiniBand: the width or per-lane speed the link trained to, against the most both ends enable
 /// (PortInfo over MADs, peer_port): 4X → 2X or 1X after a lane fails, NDR → HDR after a bad
 /// negotiation. The ends negotiate the best both enable (IBA 14.2.5.6), so less is degraded.
-void belowEnabled(RuleContext& ctx, const PortRef& p, const Subject& subject, std::string_view reason, Fam active,
-                  Fam localEnabled, Fam peerEnabled, std::string_view what) {
+void belowEnabled(RuleContext& ctx, const PortDegradedRule& rule, const PortRef& p, const Subject& subject,
+                  std::string_view reason, Fam active, Fam localEnabled, Fam peerEnabled, std::string_view what) {
   const Tracked* a = ctx.history.find(active, p.device, p.port);
   const Tracked* le = ctx.history.find(localEnabled, p.device, p.port);
   const Tracked* pe = ctx.history.find(peerEnabled, p.device, p.port);
@@ -138,14 +137,10 @@ void belowEnabled(RuleContext& ctx, const PortRef& p, const Subject& subject, st
                               a->raw, expected);
     }
   }
-  ctx.tracker.observe(kRule, reason, Severity::kWarning, subject,
-                      Policy{1, toNanos(ctx.config.portDegraded.notActiveFor), 0}, v);
+  ctx.observe(reason, Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
-}  // namespace
-
-void evaluatePortDegraded(RuleContext& ctx) {
-  const auto& rule = ctx.config.portDegraded;
+void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
   const auto models = modelRates(ctx);
   std::map<std::string, double, std::less<>> best;
   for (const PortRef& p : ctx.join.ports()) {
@@ -170,13 +165,19 @@ void evaluatePortDegraded(RuleContext& ctx) {
     }
     below(ctx, p, subject, "rate_below_own_best", own, "its own best since start");
     if (p.linkLayer == "InfiniBand") {
-      belowEnabled(ctx, p, subject, "width_below_enabled", Fam::kWidthActive, Fam::kWidthEnabled,
+      belowEnabled(ctx, rule, p, subject, "width_below_enabled", Fam::kWidthActive, Fam::kWidthEnabled,
                    Fam::kPeerWidthEnabled, "width (lanes)");
-      belowEnabled(ctx, p, subject, "speed_below_enabled", Fam::kSpeedActive, Fam::kSpeedEnabled,
+      belowEnabled(ctx, rule, p, subject, "speed_below_enabled", Fam::kSpeedActive, Fam::kSpeedEnabled,
                    Fam::kPeerSpeedEnabled, "lane speed (bytes/s)");
     }
   }
   ctx.portBestRate = std::move(best);
 }
+
+void planPortDegraded(const PortDegradedRule& /*rule*/, EnginePlan& /*plan*/) {}
+
+}  // namespace
+
+const RuleDef kPortDegradedRule = defineRule<PortDegradedRule, planPortDegraded, evaluatePortDegraded>("port_degraded");
 
 }  // namespace fabricmon::watchdog

@@ -4,12 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "watchdog/rules/roce_packet_loss.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
-
-constexpr std::string_view kRule = "roce_packet_loss";
 
 /// Since when the port has been up: loss counted while it was down, or while it came back, belongs
 /// to link_flap. kNever when the port state is unknown.
@@ -20,7 +19,7 @@ Nanos upSince(const RuleContext& ctx, const PortRef& p) {
 }
 
 void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject, Nanos settledAt) {
-  const auto& rule = ctx.config.rocePacketLoss;
+  const auto& rule = ctx.settings<RocePacketLossRule>();
   const Nanos window = toNanos(rule.window);
   struct Src {
     const Tracked* s;
@@ -51,11 +50,11 @@ void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject,
     v.summary = fmt::format("{} port {}: RoCE retransmission counters rising within the last {:.0f}s", p.device,
                             p.port, double(window) / kSecond);
   }
-  ctx.tracker.observe(kRule, "retransmissions", Severity::kWarning, subject, Policy{}, v);
+  ctx.observe("retransmissions", Severity::kWarning, subject, Policy{}, v);
 }
 
 void ackTimeouts(RuleContext& ctx, const PortRef& p, const Subject& subject, Nanos upAt) {
-  const auto& rule = ctx.config.rocePacketLoss;
+  const auto& rule = ctx.settings<RocePacketLossRule>();
   const Nanos window = toNanos(rule.criticalWindow);
   const Tracked* s = ctx.history.find(Fam::kRoceLocalAckTimeouts, p.device, p.port);
   Verdict v;
@@ -82,13 +81,11 @@ void ackTimeouts(RuleContext& ctx, const PortRef& p, const Subject& subject, Nan
       v.clear = true;
     }
   }
-  ctx.tracker.observe(kRule, "local_ack_timeouts", Severity::kCritical, subject, Policy{}, v);
+  ctx.observe("local_ack_timeouts", Severity::kCritical, subject, Policy{}, v);
 }
 
-}  // namespace
-
-void evaluateRocePacketLoss(RuleContext& ctx) {
-  const Nanos settle = toNanos(ctx.config.rocePacketLoss.criticalWindow);
+void evaluateRocePacketLoss(RuleContext& ctx, const RocePacketLossRule& rule) {
+  const Nanos settle = toNanos(rule.criticalWindow);
   for (const PortRef& p : ctx.join.ports()) {
     Subject subject{p.device, p.port, p.interface, {}};
     Nanos upAt = upSince(ctx, p);
@@ -96,5 +93,15 @@ void evaluateRocePacketLoss(RuleContext& ctx) {
     ackTimeouts(ctx, p, subject, upAt);
   }
 }
+
+void planRocePacketLoss(const RocePacketLossRule& rule, EnginePlan& plan) {
+  needHistory(plan, {Fam::kRoceOutOfSequence, Fam::kRoceSeqErrors, Fam::kRoceLocalAckTimeouts, Fam::kHwCounter},
+              rule.window);
+  needHistory(plan, {Fam::kRoceLocalAckTimeouts}, rule.criticalWindow);
+}
+
+}  // namespace
+
+const RuleDef kRocePacketLossRule = defineRule<RocePacketLossRule, planRocePacketLoss, evaluateRocePacketLoss>("roce_packet_loss");
 
 }  // namespace fabricmon::watchdog

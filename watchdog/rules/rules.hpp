@@ -1,6 +1,7 @@
 #pragma once
-// The watchdog rules (CONTRACT §5; docs/rules.md documents each). One function per rule, each in its
-// own file; all read the History through a RuleContext and report through the FindingTracker.
+// What every rule sees: the RuleContext (history, config, joins, the finding tracker) and
+// defineRule(), which turns a rule's settings struct and functions into its RuleDef (rule.hpp).
+// docs/rules.md documents each rule.
 
 #include <chrono>
 #include <map>
@@ -11,6 +12,7 @@
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
+#include "watchdog/rules/rule.hpp"
 #include "watchdog/storm_ledger.hpp"
 
 namespace fabricmon::watchdog {
@@ -28,6 +30,22 @@ struct RuleContext {
   std::map<std::string, double, std::less<>>& portBestRate;
   std::string rocePriority;  ///< qos.rocePriority as a label value
   std::string cnpPriority;
+  size_t rule = 0;           ///< index in ruleTable() of the rule being evaluated
+
+  /// The settings of a rule (its own, or another's it depends on).
+  template <class S>
+  const S& settings() const {
+    return config.rules.get<S>();
+  }
+  /// Reports a verdict of the rule being evaluated.
+  void observe(std::string_view reason, Severity severity, const Subject& subject, const Policy& policy,
+               const Verdict& verdict) {
+    tracker.observe(rule, reason, severity, subject, policy, verdict);
+  }
+  /// Whether the rule being evaluated has an active finding `reason` about `subject`.
+  bool isActive(std::string_view reason, const Subject& subject) const {
+    return tracker.isActive(rule, reason, subject);
+  }
 
   /// A series with enough samples to be judged (counters need two for a delta).
   bool ready(const Tracked* s) const {
@@ -44,14 +62,26 @@ struct RuleContext {
   bool interfaceDown(std::string_view interface) const;
 };
 
-void evaluatePauseStorm(RuleContext& ctx);
-void evaluateDcqcnMisconfig(RuleContext& ctx);
-void evaluateLinkFlap(RuleContext& ctx);
-void evaluateLinkErrors(RuleContext& ctx);
-void evaluatePortDegraded(RuleContext& ctx);
-void evaluateRocePacketLoss(RuleContext& ctx);
-void evaluateLosslessDrop(RuleContext& ctx);
-void evaluateIbCongestion(RuleContext& ctx);
+/// The RuleDef of a rule whose settings struct is S (with defaults, `bool enabled` and
+/// `void bind(SettingsBinder&)`), planned by Plan and evaluated by Evaluate.
+template <class S, void (*Plan)(const S&, EnginePlan&), void (*Evaluate)(RuleContext&, const S&)>
+constexpr RuleDef defineRule(std::string_view name) {
+  return RuleDef{
+      name,
+      [](SettingsBinder& binder, RuleSettingsSet& set) { set.get<S>().bind(binder); },
+      [](const RuleSettingsSet& set) { return set.get<S>().enabled; },
+      [](const WatchdogConfig& config, EnginePlan& plan) { Plan(config.rules.get<S>(), plan); },
+      [](RuleContext& ctx) { Evaluate(ctx, ctx.settings<S>()); },
+  };
+}
+
+/// HistoryPlan: keep `window` of history for each of `fams` (the longest any rule asks for wins).
+inline void needHistory(EnginePlan& plan, std::initializer_list<Fam> fams, Duration window) {
+  for (Fam f : fams) {
+    auto& w = plan.history.longWindow[static_cast<size_t>(f)];
+    w = std::max(w, toNanos(window));
+  }
+}
 
 /// PortState values (Documentation/ABI/stable/sysfs-class-infiniband).
 inline constexpr double kPortActive = 4;

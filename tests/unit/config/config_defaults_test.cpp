@@ -6,6 +6,14 @@
 #include <iterator>
 
 #include "config/config_loader.hpp"
+#include "daemon/config_schema.hpp"
+#include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/link_errors.hpp"
+#include "watchdog/rules/link_flap.hpp"
+#include "watchdog/rules/lossless_drop.hpp"
+#include "watchdog/rules/pause_storm.hpp"
+#include "watchdog/rules/port_degraded.hpp"
+#include "watchdog/rules/roce_packet_loss.hpp"
 
 namespace fabricmon {
 namespace {
@@ -33,14 +41,14 @@ TEST(Defaults, MatchTheDocumentedValues) {
 TEST(Defaults, EmptyOrCommentOnlyTextGivesTheDefaults) {
   for (const char* text :
        {"", "\n\n", "# nothing here\n   # still nothing\n", "---\n", "~\n", "poll:\nqos:\n"}) {
-    const ConfigLoad load = loadConfigText(text, "empty.yaml");
+    const ConfigLoad load = loadConfigText(text, "empty.yaml", configSchema());
     EXPECT_TRUE(load.ok()) << "text: \"" << text << "\"\n" << allErrors(load);
     EXPECT_EQ(load.config, Config{}) << "text: \"" << text << "\"";
   }
 }
 
 TEST(Defaults, TheShippedFileLoadsToExactlyTheBuiltInDefaults) {
-  const ConfigLoad load = loadConfigFile(FABRICMON_DEFAULT_CONFIG_FILE);
+  const ConfigLoad load = loadConfigFile(FABRICMON_DEFAULT_CONFIG_FILE, configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   EXPECT_EQ(load.config, Config{});
 }
@@ -115,7 +123,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
     ASSERT_EQ(text.find(from, at + 1), std::string::npos) << e.from << " is ambiguous";
     std::string edited = text;
     edited.replace(at, from.size(), e.to);
-    const ConfigLoad changed = loadConfigText(edited, "edited.yaml");
+    const ConfigLoad changed = loadConfigText(edited, "edited.yaml", configSchema());
     ASSERT_TRUE(changed.ok()) << e.to << "\n" << allErrors(changed);
     EXPECT_NE(changed.config, Config{}) << e.from << " is not read from the file";
   }
@@ -123,7 +131,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
 
 TEST(Defaults, AnEmptyCollectorEntryKeepsItsDefaults) {
   const ConfigLoad load =
-      loadConfigText("collectors:\n  hw_counters:\n  dcb_config: {enabled: false}\n", "c.yaml");
+      loadConfigText("collectors:\n  hw_counters:\n  dcb_config: {enabled: false}\n", "c.yaml", configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   ASSERT_EQ(load.config.collectors.size(), 2u);
   const CollectorConfig* hw = load.config.collector("hw_counters");
@@ -140,10 +148,10 @@ TEST(Defaults, BooleansAcceptTheYamlSpellings) {
     const ConfigLoad load = loadConfigText(
         std::string("qos:\n  dcqcn_enabled: ") + (yes[0] == 't' || yes[0] == 'T' ? "false" : "no") +
             "\nwatchdog:\n  rules:\n    lossless_drop:\n      enabled: " + yes + "\n",
-        "b.yaml");
+        "b.yaml", configSchema());
     ASSERT_TRUE(load.ok()) << yes << "\n" << allErrors(load);
     EXPECT_FALSE(load.config.qos.dcqcnEnabled);
-    EXPECT_TRUE(load.config.watchdog.losslessDrop.enabled) << yes;
+    EXPECT_TRUE(load.config.watchdog.rules.get<LosslessDropRule>().enabled) << yes;
   }
 }
 
@@ -226,7 +234,7 @@ watchdog:
 )";
 
 TEST(FullFile, SetsEveryField) {
-  const ConfigLoad load = loadConfigText(kFullFile, "full.yaml");
+  const ConfigLoad load = loadConfigText(kFullFile, "full.yaml", configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   const Config& c = load.config;
 
@@ -244,13 +252,13 @@ TEST(FullFile, SetsEveryField) {
   want.log.level = "debug";
   want.watchdog.peakWindow = 2min;
   want.watchdog.minSamples = 4;
-  want.watchdog.pauseStorm = {false, 0.95, 3, 5s, 0.2, 10min};
-  want.watchdog.dcqcnMisconfig = {false, 2min, 0.05};
-  want.watchdog.linkFlap = {false, 5, 30min, 1h};
-  want.watchdog.linkErrors = {false, 100, 20, 30.5, 40, 1e-15, 1h};
-  want.watchdog.portDegraded = {false, 400.0, 1min};
-  want.watchdog.rocePacketLoss = {false, 15min, 0.5};
-  want.watchdog.losslessDrop = {false};
+  want.watchdog.rules.get<PauseStormRule>() = {false, 0.95, 3, 5s, 0.2, 10min};
+  want.watchdog.rules.get<DcqcnMisconfigRule>() = {false, 2min, 0.05};
+  want.watchdog.rules.get<LinkFlapRule>() = {false, 5, 30min, 1h};
+  want.watchdog.rules.get<LinkErrorsRule>() = {false, 100, 20, 30.5, 40, 1e-15, 1h};
+  want.watchdog.rules.get<PortDegradedRule>() = {false, 400.0, 1min};
+  want.watchdog.rules.get<RocePacketLossRule>() = {false, 15min, 0.5};
+  want.watchdog.rules.get<LosslessDropRule>() = {false};
 
   // Section by section first, so a failure names the section.
   EXPECT_EQ(c.web, want.web);
@@ -263,20 +271,20 @@ TEST(FullFile, SetsEveryField) {
   EXPECT_EQ(c.ethtool, want.ethtool);
   EXPECT_EQ(c.qos, want.qos);
   EXPECT_EQ(c.log, want.log);
-  EXPECT_EQ(c.watchdog.pauseStorm, want.watchdog.pauseStorm);
-  EXPECT_EQ(c.watchdog.dcqcnMisconfig, want.watchdog.dcqcnMisconfig);
-  EXPECT_EQ(c.watchdog.linkFlap, want.watchdog.linkFlap);
-  EXPECT_EQ(c.watchdog.linkErrors, want.watchdog.linkErrors);
-  EXPECT_EQ(c.watchdog.portDegraded, want.watchdog.portDegraded);
-  EXPECT_EQ(c.watchdog.rocePacketLoss, want.watchdog.rocePacketLoss);
-  EXPECT_EQ(c.watchdog.losslessDrop, want.watchdog.losslessDrop);
+  EXPECT_EQ(c.watchdog.rules.get<PauseStormRule>(), want.watchdog.rules.get<PauseStormRule>());
+  EXPECT_EQ(c.watchdog.rules.get<DcqcnMisconfigRule>(), want.watchdog.rules.get<DcqcnMisconfigRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LinkFlapRule>(), want.watchdog.rules.get<LinkFlapRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LinkErrorsRule>(), want.watchdog.rules.get<LinkErrorsRule>());
+  EXPECT_EQ(c.watchdog.rules.get<PortDegradedRule>(), want.watchdog.rules.get<PortDegradedRule>());
+  EXPECT_EQ(c.watchdog.rules.get<RocePacketLossRule>(), want.watchdog.rules.get<RocePacketLossRule>());
+  EXPECT_EQ(c.watchdog.rules.get<LosslessDropRule>(), want.watchdog.rules.get<LosslessDropRule>());
   EXPECT_EQ(c, want);
 }
 
 TEST(FullFile, EveryValueDiffersFromItsDefault) {
   // Guards the test above: a field left at its default in both the file and `want` would pass
   // unnoticed. Set each section of a default Config from the full file and check it changed.
-  const Config full = loadConfigText(kFullFile, "full.yaml").config;
+  const Config full = loadConfigText(kFullFile, "full.yaml", configSchema()).config;
   const Config d;
   EXPECT_NE(full.web.listen, d.web.listen);
   EXPECT_NE(full.web.configFile, d.web.configFile);
@@ -304,49 +312,49 @@ TEST(FullFile, EveryValueDiffersFromItsDefault) {
   const WatchdogConfig& dw = d.watchdog;
   EXPECT_NE(w.peakWindow, dw.peakWindow);
   EXPECT_NE(w.minSamples, dw.minSamples);
-  EXPECT_NE(w.pauseStorm.enabled, dw.pauseStorm.enabled);
-  EXPECT_NE(w.pauseStorm.pauseFraction, dw.pauseStorm.pauseFraction);
-  EXPECT_NE(w.pauseStorm.forSamples, dw.pauseStorm.forSamples);
-  EXPECT_NE(w.pauseStorm.restoration, dw.pauseStorm.restoration);
-  EXPECT_NE(w.pauseStorm.sustainedFraction, dw.pauseStorm.sustainedFraction);
-  EXPECT_NE(w.pauseStorm.sustainedWindow, dw.pauseStorm.sustainedWindow);
-  EXPECT_NE(w.dcqcnMisconfig.enabled, dw.dcqcnMisconfig.enabled);
-  EXPECT_NE(w.dcqcnMisconfig.window, dw.dcqcnMisconfig.window);
-  EXPECT_NE(w.dcqcnMisconfig.pfcWithoutEcnPauseFraction,
-            dw.dcqcnMisconfig.pfcWithoutEcnPauseFraction);
-  EXPECT_NE(w.linkFlap.enabled, dw.linkFlap.enabled);
-  EXPECT_NE(w.linkFlap.downEvents, dw.linkFlap.downEvents);
-  EXPECT_NE(w.linkFlap.window, dw.linkFlap.window);
-  EXPECT_NE(w.linkFlap.quiet, dw.linkFlap.quiet);
-  EXPECT_NE(w.linkErrors.enabled, dw.linkErrors.enabled);
-  EXPECT_NE(w.linkErrors.symbolErrorsPerHour, dw.linkErrors.symbolErrorsPerHour);
-  EXPECT_NE(w.linkErrors.linkErrorRecoveryPerHour, dw.linkErrors.linkErrorRecoveryPerHour);
-  EXPECT_NE(w.linkErrors.receiveErrorsPerHour, dw.linkErrors.receiveErrorsPerHour);
-  EXPECT_NE(w.linkErrors.localLinkIntegrityErrorsPerHour,
-            dw.linkErrors.localLinkIntegrityErrorsPerHour);
-  EXPECT_NE(w.linkErrors.berLimit, dw.linkErrors.berLimit);
-  EXPECT_NE(w.linkErrors.berWindow, dw.linkErrors.berWindow);
-  EXPECT_NE(w.portDegraded.enabled, dw.portDegraded.enabled);
-  EXPECT_NE(w.portDegraded.expectedRateGbps, dw.portDegraded.expectedRateGbps);
-  EXPECT_NE(w.portDegraded.notActiveFor, dw.portDegraded.notActiveFor);
-  EXPECT_NE(w.rocePacketLoss.enabled, dw.rocePacketLoss.enabled);
-  EXPECT_NE(w.rocePacketLoss.window, dw.rocePacketLoss.window);
-  EXPECT_NE(w.rocePacketLoss.localAckTimeoutCriticalPerSecond,
-            dw.rocePacketLoss.localAckTimeoutCriticalPerSecond);
-  EXPECT_NE(w.losslessDrop.enabled, dw.losslessDrop.enabled);
+  EXPECT_NE(w.rules.get<PauseStormRule>().enabled, dw.rules.get<PauseStormRule>().enabled);
+  EXPECT_NE(w.rules.get<PauseStormRule>().pauseFraction, dw.rules.get<PauseStormRule>().pauseFraction);
+  EXPECT_NE(w.rules.get<PauseStormRule>().forSamples, dw.rules.get<PauseStormRule>().forSamples);
+  EXPECT_NE(w.rules.get<PauseStormRule>().restoration, dw.rules.get<PauseStormRule>().restoration);
+  EXPECT_NE(w.rules.get<PauseStormRule>().sustainedFraction, dw.rules.get<PauseStormRule>().sustainedFraction);
+  EXPECT_NE(w.rules.get<PauseStormRule>().sustainedWindow, dw.rules.get<PauseStormRule>().sustainedWindow);
+  EXPECT_NE(w.rules.get<DcqcnMisconfigRule>().enabled, dw.rules.get<DcqcnMisconfigRule>().enabled);
+  EXPECT_NE(w.rules.get<DcqcnMisconfigRule>().window, dw.rules.get<DcqcnMisconfigRule>().window);
+  EXPECT_NE(w.rules.get<DcqcnMisconfigRule>().pfcWithoutEcnPauseFraction,
+            dw.rules.get<DcqcnMisconfigRule>().pfcWithoutEcnPauseFraction);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().enabled, dw.rules.get<LinkFlapRule>().enabled);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().downEvents, dw.rules.get<LinkFlapRule>().downEvents);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().window, dw.rules.get<LinkFlapRule>().window);
+  EXPECT_NE(w.rules.get<LinkFlapRule>().quiet, dw.rules.get<LinkFlapRule>().quiet);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().enabled, dw.rules.get<LinkErrorsRule>().enabled);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().symbolErrorsPerHour, dw.rules.get<LinkErrorsRule>().symbolErrorsPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().linkErrorRecoveryPerHour, dw.rules.get<LinkErrorsRule>().linkErrorRecoveryPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().receiveErrorsPerHour, dw.rules.get<LinkErrorsRule>().receiveErrorsPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().localLinkIntegrityErrorsPerHour,
+            dw.rules.get<LinkErrorsRule>().localLinkIntegrityErrorsPerHour);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().berLimit, dw.rules.get<LinkErrorsRule>().berLimit);
+  EXPECT_NE(w.rules.get<LinkErrorsRule>().berWindow, dw.rules.get<LinkErrorsRule>().berWindow);
+  EXPECT_NE(w.rules.get<PortDegradedRule>().enabled, dw.rules.get<PortDegradedRule>().enabled);
+  EXPECT_NE(w.rules.get<PortDegradedRule>().expectedRateGbps, dw.rules.get<PortDegradedRule>().expectedRateGbps);
+  EXPECT_NE(w.rules.get<PortDegradedRule>().notActiveFor, dw.rules.get<PortDegradedRule>().notActiveFor);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().enabled, dw.rules.get<RocePacketLossRule>().enabled);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().window, dw.rules.get<RocePacketLossRule>().window);
+  EXPECT_NE(w.rules.get<RocePacketLossRule>().localAckTimeoutCriticalPerSecond,
+            dw.rules.get<RocePacketLossRule>().localAckTimeoutCriticalPerSecond);
+  EXPECT_NE(w.rules.get<LosslessDropRule>().enabled, dw.rules.get<LosslessDropRule>().enabled);
 }
 
 TEST(FullFile, AnEmptyValueUnsetsAnOptionalKey) {
   const ConfigLoad load = loadConfigText(
       "web:\n  config_file:\ntextfile:\n  path: ~\nsources:\n  ethtool_dir:\n  dcb_dir: ~\nwatchdog:\n  rules:\n    port_degraded:\n      "
       "expected_rate_gbps: null\n",
-      "o.yaml");
+      "o.yaml", configSchema());
   ASSERT_TRUE(load.ok()) << allErrors(load);
   EXPECT_FALSE(load.config.web.configFile.has_value());
   EXPECT_FALSE(load.config.textfile.path.has_value());
   EXPECT_FALSE(load.config.sources.ethtoolDir.has_value());
   EXPECT_FALSE(load.config.sources.dcbDir.has_value());
-  EXPECT_FALSE(load.config.watchdog.portDegraded.expectedRateGbps.has_value());
+  EXPECT_FALSE(load.config.watchdog.rules.get<PortDegradedRule>().expectedRateGbps.has_value());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config/config_loader.hpp"
+#include "daemon/config_schema.hpp"
 
 namespace fabricmon {
 namespace {
@@ -155,7 +156,7 @@ class LoaderError : public testing::TestWithParam<ErrorCase> {};
 
 TEST_P(LoaderError, ReportsExactlyOneErrorWithPositionAndKey) {
   const ErrorCase& c = GetParam();
-  const ConfigLoad load = loadConfigText(c.yaml, "test.yaml");
+  const ConfigLoad load = loadConfigText(c.yaml, "test.yaml", configSchema());
   ASSERT_EQ(load.errors.size(), 1u) << [&] {
     std::string all;
     for (const auto& e : load.errors) all += e.format() + "\n";
@@ -188,7 +189,7 @@ TEST(Loader, ReportsEveryErrorOfAFileInOneLoadSortedByPosition) {
       "  exclude: [\"(\", ok, \"[\"]\n"  // 9:13 and 9:22
       "log:\n"
       "  level: 3\n";  // 11:10
-  const ConfigLoad load = loadConfigText(yaml, "/etc/fabricmon/fabricmon.yaml");
+  const ConfigLoad load = loadConfigText(yaml, "/etc/fabricmon/fabricmon.yaml", configSchema());
   std::vector<std::string> got;
   for (const auto& e : load.errors)
     got.push_back(std::to_string(e.line) + ":" + std::to_string(e.column) + " " + e.key);
@@ -210,14 +211,14 @@ TEST(Loader, ReportsEveryErrorOfAFileInOneLoadSortedByPosition) {
 
 TEST(Loader, SkipsACrossFieldRuleWhenOneOfItsKeysIsAlreadyWrong) {
   const ConfigLoad load =
-      loadConfigText("poll:\n  slow_interval: soon\n  stale_after: 5s\n", "t.yaml");
+      loadConfigText("poll:\n  slow_interval: soon\n  stale_after: 5s\n", "t.yaml", configSchema());
   ASSERT_EQ(load.errors.size(), 1u);
   EXPECT_EQ(load.errors[0].key, "poll.slow_interval");
 }
 
 TEST(Loader, ASyntaxErrorIsTheOnlyError) {
   // Line 2 has an unknown key too, but the parser never gets that far in a broken document.
-  const ConfigLoad load = loadConfigText("poll:\n  bogus: 1\n  interval: [1s\n", "t.yaml");
+  const ConfigLoad load = loadConfigText("poll:\n  bogus: 1\n  interval: [1s\n", "t.yaml", configSchema());
   ASSERT_EQ(load.errors.size(), 1u);
   EXPECT_NE(load.errors[0].message.find("YAML syntax error"), std::string::npos);
   EXPECT_EQ(load.errors[0].key, "");

@@ -1,4 +1,5 @@
 #include "daemon/cli.hpp"
+#include "daemon/config_schema.hpp"
 
 #include <gtest/gtest.h>
 
@@ -70,13 +71,27 @@ TEST(CliTest, RejectsBadUsage) {
 
 TEST(CliTest, AFlagCannotBreakTheConfigsCrossFieldRules) {
   Config c;
-  EXPECT_TRUE(checkOverridden(c).ok());
+  EXPECT_TRUE(checkOverridden(c, configSchema()).ok());
   auto r = parseCommandLine({"--poll-interval", "2m"});
   ASSERT_TRUE(r.ok());
   applyOverrides(r->overrides, c);
-  const Status st = checkOverridden(c);
+  const Status st = checkOverridden(c, configSchema());
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find("poll.stale_after"), std::string::npos) << st.error().message;
+}
+
+TEST(CliTest, AFlagIsCheckedAgainstEveryRulesWindows) {
+  // With stale_after and peak_window long enough, what 90s still breaks is a rule's own window
+  // (dcqcn_misconfig's 60s), which only the rule table knows of.
+  Config c;
+  c.poll.staleAfter = std::chrono::minutes(20);
+  c.watchdog.peakWindow = std::chrono::minutes(5);
+  auto r = parseCommandLine({"--poll-interval", "90s"});
+  ASSERT_TRUE(r.ok());
+  applyOverrides(r->overrides, c);
+  const Status st = checkOverridden(c, configSchema());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("watchdog.rules."), std::string::npos) << st.error().message;
 }
 
 TEST(CliTest, HelpAndVersionWinOverEverythingAfterThem) {

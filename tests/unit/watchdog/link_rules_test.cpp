@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/link_errors.hpp"
+#include "watchdog/rules/port_degraded.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -169,7 +171,7 @@ class PostFecBer : public ::testing::TestWithParam<BerCase> {};
 TEST_P(PostFecBer, OverTenMinutes) {
   const auto& c = GetParam();
   WatchdogConfig cfg;
-  cfg.linkErrors.symbolErrorsPerHour = 1e9;  // isolate the BER check
+  cfg.rules.get<LinkErrorsRule>().symbolErrorsPerHour = 1e9;  // isolate the BER check
   TestNode n(cfg);
   healthyRoce(n, "mlx5_0", "eth0", c.rate);
   n.set("ethtool_pfc", "fabricmon_phy_symbol_errors_total", {{"interface", "eth0"}}, 0);
@@ -215,7 +217,7 @@ class PortDegradedTable : public ::testing::TestWithParam<DegradedCase> {};
 TEST_P(PortDegradedTable, Ports) {
   const auto& c = GetParam();
   WatchdogConfig cfg;
-  cfg.portDegraded.expectedRateGbps = c.expectedGbps;
+  cfg.rules.get<PortDegradedRule>().expectedRateGbps = c.expectedGbps;
   TestNode n(cfg);
   for (size_t i = 0; i < c.ports.size(); ++i) {
     auto [rate, state, phys] = c.ports[i];

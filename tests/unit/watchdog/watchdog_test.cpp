@@ -5,6 +5,8 @@
 
 #include "tests/unit/watchdog/test_node.hpp"
 #include "watchdog/history.hpp"
+#include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/pause_storm.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -96,7 +98,7 @@ TEST(Watchdog, ReconfigureSwitchingARuleOffClearsItsFindingsAndKeepsHistory) {
   ASSERT_EQ(n.findings().size(), 1u);
 
   WatchdogConfig off;
-  off.dcqcnMisconfig.enabled = false;
+  off.rules.get<DcqcnMisconfigRule>().enabled = false;
   n.watchdog().reconfigure(off, QosConfig{});
   EXPECT_TRUE(n.findings().empty());
   EXPECT_EQ(valueOf(n.watchdog().metricsBatch(), "fabricmon_watchdog_active", {{"reason", "trust_not_dscp"}}), 0);
@@ -115,7 +117,7 @@ TEST(Watchdog, ReconfigureAppliesNewThresholds) {
   n.tick();
   n.tick();
   WatchdogConfig lower;
-  lower.pauseStorm.pauseFraction = 0.5;
+  lower.rules.get<PauseStormRule>().pauseFraction = 0.5;
   n.watchdog().reconfigure(lower, QosConfig{});
   for (int i = 0; i < 2; ++i) {
     n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 0.6);

@@ -1,0 +1,39 @@
+// The one table of watchdog rules. Adding a rule: its file pair under watchdog/rules/ and one entry
+// here (docs/architecture.md, "Adding a rule").
+#include "watchdog/rules/rule.hpp"
+
+#include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/ib_congestion.hpp"
+#include "watchdog/rules/link_errors.hpp"
+#include "watchdog/rules/link_flap.hpp"
+#include "watchdog/rules/lossless_drop.hpp"
+#include "watchdog/rules/pause_storm.hpp"
+#include "watchdog/rules/port_degraded.hpp"
+#include "watchdog/rules/roce_packet_loss.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+const RuleDef* const kRuleTable[] = {
+    &kPauseStormRule,
+    &kDcqcnMisconfigRule,
+    &kLinkFlapRule,
+    &kLinkErrorsRule,
+    &kPortDegradedRule,
+    &kRocePacketLossRule,
+    &kLosslessDropRule,
+    &kIbCongestionRule,
+};
+
+}  // namespace
+
+std::span<const RuleDef* const> ruleTable() { return kRuleTable; }
+
+const RuleDef* findRule(std::string_view name) {
+  for (const RuleDef* rule : kRuleTable) {
+    if (rule->name == name) return rule;
+  }
+  return nullptr;
+}
+
+}  // namespace fabricmon::watchdog
