@@ -125,7 +125,7 @@ TEST_P(ScenarioTest, RaisesExactlyItsFindings) {
   ASSERT_NE(metrics.find("fabricmon_build_info"), std::string::npos);
   for (const auto& f : c.required) {
     const std::regex active("fabricmon_watchdog_active\\{rule=\"" + f.rule + "\"[^}]*interface=\"" + f.subject +
-                            "\"[^}]*reason=\"" + f.reason + "\"\\} 1");
+                            "\"[^}]*reason=\"" + f.reason + "\"[^}]*\\} 1");
     EXPECT_TRUE(std::regex_search(metrics, active)) << f.rule << "/" << f.reason;
   }
   if (c.required.empty() && c.allowed.empty()) {
