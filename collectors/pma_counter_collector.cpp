@@ -187,6 +187,19 @@ class PmaCounterCollector final : public Collector {
 
 const FamilyDef& portTransmitBytesFamily() { return kTransmitBytes; }
 const FamilyDef& portReceiveBytesFamily() { return kReceiveBytes; }
+const FamilyDef& pmaStatFamily() { return kPortCounter; }
+const FamilyDef& pmaSaturatedFamily() { return kSaturated; }
+
+const FamilyDef* pmaCounterFamily(std::string_view file, double* scale) {
+  for (const auto& c : kFirstClass) {
+    if (c.file == file) {
+      *scale = c.scale;
+      return c.family;
+    }
+  }
+  *scale = 1.0;
+  return nullptr;
+}
 
 std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<PmaCounterCollector>(sources.sysfs);

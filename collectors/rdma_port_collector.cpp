@@ -100,6 +100,11 @@ class RdmaPortCollector final : public Collector {
 
 }  // namespace
 
+const FamilyDef& portInfoFamily() { return kPortInfo; }
+const FamilyDef& portStateFamily() { return kPortState; }
+const FamilyDef& portPhysicalStateFamily() { return kPortPhysicalState; }
+const FamilyDef& portRateFamily() { return kPortRate; }
+
 std::unique_ptr<Collector> makeRdmaPortCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<RdmaPortCollector>(sources.sysfs);
 }

@@ -8,3 +8,11 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/netdev_link_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_table_collector.cpp
 )
+
+# The MAD group: libibumad/libibmad (Debian: libibumad-dev, libibmad-dev).
+target_sources(fabricmon_collectors PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/sources/mad_fields.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sources/umad_source.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/peer_port_collector.cpp
+)
+target_link_libraries(fabricmon_collectors PUBLIC ibmad ibumad)

@@ -5,6 +5,7 @@
 #include "collectors/ethtool_pfc_collector.hpp"
 #include "collectors/hw_counter_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
+#include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 
@@ -15,6 +16,7 @@ Sources makeSources(const SourcesConfig& config) {
   s.sysfs = std::make_shared<const SysfsRoot>(config.sysfsRoot);
   s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
   s.dcb = config.dcbDir ? makeDcbFileSource(*config.dcbDir) : makeDcbNetlinkSource();
+  s.mad = makeUmadSource(static_cast<unsigned>(config.madTimeout.count()), config.madRetries);
   return s;
 }
 
@@ -30,6 +32,8 @@ const CollectorEntry kRegistry[] = {
     {"ethtool_pfc", Cadence::kFast, &makeEthtoolPfcCollector},
     {"dcqcn_config", Cadence::kSlow, &makeDcqcnConfigCollector},
     {"dcb_config", Cadence::kSlow, &makeDcbConfigCollector},
+    // MADs to the neighbour: slow like pma_counters (docs/metrics.md, "The far end of the cable").
+    {"peer_port", Cadence::kSlow, &makePeerPortCollector},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "collectors/collector.hpp"
 #include "collectors/sources/dcb_source.hpp"
 #include "collectors/sources/ethtool_source.hpp"
+#include "collectors/sources/mad_source.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "config/config.hpp"
 
@@ -19,6 +20,7 @@ struct Sources {
   std::shared_ptr<const SysfsRoot> sysfs;
   std::shared_ptr<EthtoolSource> ethtool;
   std::shared_ptr<DcbSource> dcb;
+  std::shared_ptr<MadSource> mad;  ///< opened lazily: nothing touches umad until peer_port runs
 };
 
 Sources makeSources(const SourcesConfig& config);

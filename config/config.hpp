@@ -54,6 +54,9 @@ struct SourcesConfig {
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
   /// Counter files kept open between polls, process-wide; beyond it they are opened per read.
   unsigned maxOpenFiles = 4096;
+  /// Each MAD's response timeout and the tries after a timeout (peer_port, docs/configuration.md).
+  Duration madTimeout = 250ms;
+  unsigned madRetries = 1;
 
   bool operator==(const SourcesConfig&) const = default;
 };

@@ -222,6 +222,17 @@ class Loader {
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
         {"max_open_files",
          [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxConfigCount); }},
+        {"mad_timeout",
+         [&](const Field& v) {
+           Duration timeout = c_.sources.madTimeout;
+           if (!r_.readDuration(v, timeout)) return;
+           if (timeout < 1ms || timeout > 10s) {
+             r_.error(v, "must be between 1ms and 10s, got " + formatDuration(timeout));
+             return;
+           }
+           c_.sources.madTimeout = timeout;
+         }},
+        {"mad_retries", [&](const Field& v) { r_.readUnsigned(v, c_.sources.madRetries, 0, 5); }},
     };
     r_.readMap(f, entries);
   }

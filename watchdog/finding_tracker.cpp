@@ -53,7 +53,8 @@ FindingTracker::FindingTracker(std::vector<std::string_view> rules)
 
 void FindingTracker::keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const {
   out.clear();
-  for (std::string_view part : {rules_.at(rule), reason, subject.device, subject.port, subject.interface, subject.priority}) {
+  for (std::string_view part : {rules_.at(rule), reason, subject.device, subject.port, subject.interface, subject.priority,
+                                subject.side}) {
     out.append(part);
     out.push_back('\x1f');
   }
@@ -90,6 +91,7 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
     add("interface", subject.interface);
     add("priority", subject.priority);
     add("reason", reason);
+    add("side", subject.side);
   }
   State& st = it->second;
   st.seen = true;
@@ -154,7 +156,7 @@ void FindingTracker::start(State& st, const Verdict& v) {
   }
   if (!st.gauge) {
     Labels labels{{"rule", st.finding.rule}, {"severity", std::string(severityName(st.finding.severity))}};
-    for (const char* name : {"device", "port", "interface", "priority", "reason"}) {
+    for (const char* name : {"device", "port", "interface", "priority", "reason", "side"}) {
       std::string value;
       for (const auto& [k, val] : st.finding.labels) {
         if (k == name) value = val;

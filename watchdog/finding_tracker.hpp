@@ -48,6 +48,8 @@ struct Policy {
 /// The subject of a finding: the CONTRACT labels that apply ("" = not relevant).
 struct Subject {
   std::string_view device, port, interface, priority;
+  /// InfiniBand: which end of the cable saw it, "local" or "peer" (the neighbour's port, over MADs).
+  std::string_view side = {};
 };
 
 class FindingTracker {

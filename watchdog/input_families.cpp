@@ -5,7 +5,7 @@
 namespace fabricmon::watchdog {
 namespace {
 
-constexpr double kMax4 = 15, kMax8 = 255, kMax16 = 65535;
+constexpr double kMax4 = 15, kMax8 = 255, kMax16 = 65535, kMax32 = 4294967295.0;
 
 // Order follows enum Fam.
 constexpr InputFamily kFamilies[] = {
@@ -56,6 +56,21 @@ constexpr InputFamily kFamilies[] = {
     {"fabricmon_priority_receive_bytes_total", {"interface", "priority", ""}, true, 0},
     {"fabricmon_priority_transmit_bytes_total", {"interface", "priority", ""}, true, 0},
     {"fabricmon_rdma_vport_bytes_total", {"interface", "direction", ""}, true, 0},
+    {"fabricmon_port_transmit_wait_total", {"device", "port", ""}, true, kMax32},
+    {"fabricmon_peer_port_transmit_wait_total", {"device", "port", ""}, true, kMax32},
+    {"fabricmon_peer_port_symbol_errors_total", {"device", "port", ""}, true, kMax16},
+    {"fabricmon_peer_port_link_error_recovery_total", {"device", "port", ""}, true, kMax8},
+    {"fabricmon_peer_port_link_downed_total", {"device", "port", ""}, true, kMax8},
+    {"fabricmon_peer_port_receive_errors_total", {"device", "port", ""}, true, kMax16},
+    {"fabricmon_peer_pma_stat_total", {"device", "port", "counter"}, true, 0},
+    {"fabricmon_port_link_down_observed_total", {"device", "port", ""}, true, 0},
+    {"fabricmon_peer_port_link_down_observed_total", {"device", "port", ""}, true, 0},
+    {"fabricmon_port_link_width_active_lanes", {"device", "port", ""}, false, 0},
+    {"fabricmon_port_link_width_enabled_lanes", {"device", "port", ""}, false, 0},
+    {"fabricmon_peer_port_link_width_enabled_lanes", {"device", "port", ""}, false, 0},
+    {"fabricmon_port_lane_speed_active_bytes_per_second", {"device", "port", ""}, false, 0},
+    {"fabricmon_port_lane_speed_enabled_bytes_per_second", {"device", "port", ""}, false, 0},
+    {"fabricmon_peer_port_lane_speed_enabled_bytes_per_second", {"device", "port", ""}, false, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 
@@ -77,6 +92,9 @@ std::optional<Fam> inputFamilyByName(std::string_view name) {
 bool wanted(Fam fam, std::string_view third, double* saturatesAt) {
   *saturatesAt = inputFamily(fam).saturatesAt;
   switch (fam) {
+    case Fam::kPeerPortCounter:
+      *saturatesAt = kMax4;
+      return third == "local_link_integrity_errors";
     case Fam::kPortCounter:
       // Both are 4-bit PMA counters (IBTA PortCounters; COUNTERS.md).
       *saturatesAt = kMax4;

@@ -58,6 +58,22 @@ enum class Fam : uint8_t {
   kPrioRxBytes,         // {interface,priority}
   kPrioTxBytes,         // {interface,priority}
   kRdmaVportBytes,      // {interface,direction} RDMA unicast bytes of the vport (mlx5)
+  // InfiniBand over MADs (peer_port): the neighbour's counters carry the local device and port.
+  kXmitWait,            // PMA port_xmit_wait (32 bit)
+  kPeerXmitWait,        // the neighbour's PortXmitWait towards us
+  kPeerSymbolErrors,
+  kPeerLinkErrorRecovery,
+  kPeerLinkDowned,
+  kPeerReceiveErrors,
+  kPeerPortCounter,     // {device,port,counter}: local_link_integrity_errors
+  kLinkDownObserved,    // PortInfo state changes seen by the MAD poller
+  kPeerLinkDownObserved,
+  kWidthActive,         // lanes
+  kWidthEnabled,
+  kPeerWidthEnabled,
+  kSpeedActive,         // per-lane bytes/s
+  kSpeedEnabled,
+  kPeerSpeedEnabled,
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

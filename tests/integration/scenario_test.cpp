@@ -139,7 +139,7 @@ TEST_P(ScenarioTest, RaisesExactlyItsFindings) {
   for (const auto& f : c.required) {
     // The subject is the interface, or the device for findings without one (device_missing).
     const std::regex active("fabricmon_watchdog_active\\{rule=\"" + f.rule + "\"[^}]*(interface|device)=\"" +
-                            f.subject + "\"[^}]*reason=\"" + f.reason + "\"\\} 1");
+                            f.subject + "\"[^}]*reason=\"" + f.reason + "\"[^}]*\\} 1");
     EXPECT_TRUE(std::regex_search(metrics, active)) << f.rule << "/" << f.reason;
   }
   if (c.required.empty() && c.allowed.empty()) {

@@ -84,12 +84,32 @@ void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* 
   ctx.observe("ber", Severity::kWarning, subject, Policy{}, v);
 }
 
+/// The same limits on the neighbour's port facing us (its counters over MADs, peer_port): errors
+/// it receives are errors of what we send, on our lanes or on the cable.
+void peerSide(RuleContext& ctx, const LinkErrorsRule& rule, const PortRef& p, const Subject& subject, Nanos window,
+              Nanos berWindow) {
+  const auto& h = ctx.history;
+  Subject peer = subject;
+  peer.side = "peer";
+  const Tracked* symbol = h.find(Fam::kPeerSymbolErrors, p.device, p.port);
+  limitCheck(ctx, peer, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {symbol}, window), window);
+  limitCheck(ctx, peer, "link_error_recovery", rule.linkErrorRecoveryPerHour,
+             countOver(ctx, {h.find(Fam::kPeerLinkErrorRecovery, p.device, p.port)}, window), window);
+  limitCheck(ctx, peer, "receive_errors", rule.receiveErrorsPerHour,
+             countOver(ctx, {h.find(Fam::kPeerReceiveErrors, p.device, p.port)}, window), window);
+  limitCheck(ctx, peer, "local_link_integrity_errors", rule.localLinkIntegrityErrorsPerHour,
+             countOver(ctx, {h.find(Fam::kPeerPortCounter, p.device, p.port, "local_link_integrity_errors")}, window),
+             window);
+  berCheck(ctx, peer, countOver(ctx, {symbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
+}
+
 void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
   const Nanos window = toNanos(rule.window);
   const Nanos berWindow = toNanos(rule.berWindow);
   const auto& h = ctx.history;
   for (const PortRef& p : ctx.join.ports()) {
-    Subject subject{p.device, p.port, p.interface, {}};
+    // On InfiniBand either end of the cable can see the errors: the finding says which.
+    Subject subject{p.device, p.port, p.interface, {}, p.linkLayer == "InfiniBand" ? "local" : ""};
     const Tracked* pmaSymbol = h.find(Fam::kSymbolErrors, p.device, p.port);
     const Tracked* phySymbol = p.interface.empty() ? nullptr : h.find(Fam::kPhySymbolErrors, p.interface);
     limitCheck(ctx, subject, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {pmaSymbol, phySymbol}, window),
@@ -102,6 +122,7 @@ void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
                countOver(ctx, {h.find(Fam::kPortCounter, p.device, p.port, "local_link_integrity_errors")}, window),
                window);
     berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
+    if (p.linkLayer == "InfiniBand") peerSide(ctx, rule, p, subject, window, berWindow);
   }
   // Interfaces without an RDMA port: only the PHY counter, and no line rate for a BER.
   for (const Tracked* s : h.family(Fam::kPhySymbolErrors)) {
@@ -115,9 +136,10 @@ void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
 void planLinkErrors(const LinkErrorsRule& rule, EnginePlan& plan) {
   needHistory(plan,
               {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kLinkErrorRecovery, Fam::kReceiveErrors,
-               Fam::kPortCounter},
+               Fam::kPortCounter, Fam::kPeerSymbolErrors, Fam::kPeerLinkErrorRecovery, Fam::kPeerReceiveErrors,
+               Fam::kPeerPortCounter},
               rule.window);
-  needHistory(plan, {Fam::kSymbolErrors, Fam::kPhySymbolErrors}, rule.berWindow);
+  needHistory(plan, {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPeerSymbolErrors}, rule.berWindow);
 }
 
 }  // namespace

@@ -63,10 +63,18 @@ void evaluateLinkFlap(RuleContext& ctx, const LinkFlapRule& /*rule*/) {
     double perEvent = 1;
     const Tracked* carrier = p.interface.empty() ? nullptr : carrierDown(ctx, p.interface, &perEvent);
     const Tracked* phy = p.interface.empty() ? nullptr : ctx.history.find(Fam::kPhyLinkDown, p.interface);
-    judgeSubject(ctx, Subject{p.device, p.port, p.interface, {}},
+    const bool ib = p.linkLayer == "InfiniBand";
+    judgeSubject(ctx, Subject{p.device, p.port, p.interface, {}, ib ? "local" : ""},
                  {{ctx.history.find(Fam::kLinkDowned, p.device, p.port), "link_downed", 1},
                   {carrier, "carrier_down", perEvent},
-                  {phy, "link_down_events_phy", 1}});
+                  {phy, "link_down_events_phy", 1},
+                  {ctx.history.find(Fam::kLinkDownObserved, p.device, p.port), "down_observed", 1}});
+    if (ib) {
+      // The neighbour's port: its LinkDownedCounter, and the times the MAD poller lost it.
+      judgeSubject(ctx, Subject{p.device, p.port, p.interface, {}, "peer"},
+                   {{ctx.history.find(Fam::kPeerLinkDowned, p.device, p.port), "link_downed", 1},
+                    {ctx.history.find(Fam::kPeerLinkDownObserved, p.device, p.port), "down_observed", 1}});
+    }
   }
   // Interfaces without an RDMA port (netdev.include).
   std::set<std::string_view> lone;
@@ -84,7 +92,9 @@ void evaluateLinkFlap(RuleContext& ctx, const LinkFlapRule& /*rule*/) {
 }
 
 void planLinkFlap(const LinkFlapRule& rule, EnginePlan& plan) {
-  needHistory(plan, {Fam::kLinkDowned, Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown},
+  needHistory(plan,
+              {Fam::kLinkDowned, Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown,
+               Fam::kPeerLinkDowned, Fam::kLinkDownObserved, Fam::kPeerLinkDownObserved},
               rule.window);
 }
 

@@ -114,6 +114,32 @@ void below(RuleContext& ctx, const PortRef& p, const Subject& subject, std::stri
   ctx.observe(reason, Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
+/// InfiniBand: the width or per-lane speed the link trained to, against the most both ends enable
+/// (PortInfo over MADs, peer_port): 4X → 2X or 1X after a lane fails, NDR → HDR after a bad
+/// negotiation. The ends negotiate the best both enable (IBA 14.2.5.6), so less is degraded.
+void belowEnabled(RuleContext& ctx, const PortDegradedRule& rule, const PortRef& p, const Subject& subject,
+                  std::string_view reason, Fam active, Fam localEnabled, Fam peerEnabled, std::string_view what) {
+  const Tracked* a = ctx.history.find(active, p.device, p.port);
+  const Tracked* le = ctx.history.find(localEnabled, p.device, p.port);
+  const Tracked* pe = ctx.history.find(peerEnabled, p.device, p.port);
+  Verdict v;
+  if (ctx.ready(a) && ctx.ready(le) && ctx.ready(pe) && upAndActive(ctx, p) && le->raw > 0 && pe->raw > 0) {
+    const double expected = std::min(le->raw, pe->raw);
+    v.judged = true;
+    v.stamp = std::max({a->t, le->t, pe->t});
+    v.fire = a->raw < expected;
+    v.clear = !v.fire;
+    v.evidence.add("active", a->raw);
+    v.evidence.add("local_enabled", le->raw);
+    v.evidence.add("peer_enabled", pe->raw);
+    if (v.fire) {
+      v.summary = fmt::format("{} port {}: link {} {:g} below the {:g} both ends enable", p.device, p.port, what,
+                              a->raw, expected);
+    }
+  }
+  ctx.observe(reason, Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
+}
+
 void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
   const auto models = modelRates(ctx);
   std::map<std::string, double, std::less<>> best;
@@ -138,6 +164,12 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
             "the usual rate of this node's ports of the same model");
     }
     below(ctx, p, subject, "rate_below_own_best", own, "its own best since start");
+    if (p.linkLayer == "InfiniBand") {
+      belowEnabled(ctx, rule, p, subject, "width_below_enabled", Fam::kWidthActive, Fam::kWidthEnabled,
+                   Fam::kPeerWidthEnabled, "width (lanes)");
+      belowEnabled(ctx, rule, p, subject, "speed_below_enabled", Fam::kSpeedActive, Fam::kSpeedEnabled,
+                   Fam::kPeerSpeedEnabled, "lane speed (bytes/s)");
+    }
   }
   ctx.portBestRate = std::move(best);
 }

@@ -5,6 +5,7 @@
 #include "watchdog/rules/dcqcn_misconfig.hpp"
 #include "watchdog/rules/device_missing.hpp"
 #include "watchdog/rules/global_pause.hpp"
+#include "watchdog/rules/ib_congestion.hpp"
 #include "watchdog/rules/link_errors.hpp"
 #include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/lossless_class_shared.hpp"
@@ -31,6 +32,7 @@ const RuleDef* const kRuleTable[] = {
     &kPfcProtectionOffRule,
     &kGlobalPauseRule,
     &kLosslessClassSharedRule,
+    &kIbCongestionRule,
 };
 
 }  // namespace

@@ -19,3 +19,9 @@ if(TARGET fabricmon_config)
   target_link_libraries(rdma_collectors_test PRIVATE fabricmon_config)
 endif()
 gtest_discover_tests(rdma_collectors_test)
+
+# MAD attribute decoding on SMP data captured from ibsim (tests/fixtures/mad/README.md).
+add_executable(mad_fields_test ${CMAKE_CURRENT_LIST_DIR}/mad_fields_test.cpp)
+target_compile_definitions(mad_fields_test PRIVATE FABRICMON_FIXTURE_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
+target_link_libraries(mad_fields_test PRIVATE fabricmon_collectors GTest::gtest_main)
+gtest_discover_tests(mad_fields_test)

@@ -1,0 +1,84 @@
+#pragma once
+// Decoding of the MAD attributes the peer_port collector reads (IBA vol. 1 ch. 14 SMP attributes,
+// ch. 16.1 PMA attributes). Pure functions over the attribute's data area, as libibmad returns it
+// from smp_query_via / pma_query_via, so they are tested on captured buffers
+// (tests/fixtures/mad/README.md) without a fabric.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fabricmon::mad {
+
+/// The data area of one MAD response: 64 bytes for an SMP, up to 192 for a PMA (GMP) attribute.
+using Payload = std::array<uint8_t, 256>;
+
+/// IBA NodeInfo.NodeType.
+enum class NodeType : uint8_t { kUnknown = 0, kCa = 1, kSwitch = 2, kRouter = 3 };
+std::string_view nodeTypeName(NodeType type);  ///< "ca", "switch", "router", "unknown"
+
+struct NodeInfo {
+  NodeType type = NodeType::kUnknown;
+  unsigned numPorts = 0;
+  uint64_t nodeGuid = 0;
+  unsigned localPort = 0;  ///< the port of that node through which the query arrived: the one facing us
+};
+std::optional<NodeInfo> decodeNodeInfo(std::span<const uint8_t> data);
+
+/// NodeDescription: 64 bytes of text, NUL-padded. Non-printable bytes become '?', so the value is
+/// always a valid label.
+std::string decodeNodeDescription(std::span<const uint8_t> data);
+
+struct PortInfo {
+  unsigned lid = 0;
+  unsigned state = 0;       ///< PortState: 1 Down, 2 Init, 3 Armed, 4 Active
+  unsigned physState = 0;   ///< PortPhysicalState: 5 LinkUp
+  unsigned widthActive = 0;     ///< lanes (1, 2, 4, 8, 12); 0 = unknown encoding
+  unsigned widthEnabled = 0;    ///< the widest enabled, in lanes
+  unsigned widthSupported = 0;  ///< the widest supported, in lanes
+  double laneGbpsActive = 0;    ///< per-lane signalling rate, Gb/s (SDR 2.5 ... NDR 106.25)
+  double laneGbpsEnabled = 0;   ///< the fastest enabled
+  double laneGbpsSupported = 0; ///< the fastest supported
+};
+/// `capMask` bit 14 (IsExtendedSpeedsSupported) says whether the LinkSpeedExt fields are valid.
+std::optional<PortInfo> decodePortInfo(std::span<const uint8_t> data);
+
+/// IBA LinkWidth encodings (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) as lanes; the widest of a mask.
+unsigned widthLanes(unsigned encoding);
+unsigned widestLanes(unsigned mask);
+/// Per-lane Gb/s of LinkSpeed (1 SDR, 2 DDR, 4 QDR) and LinkSpeedExt (1 FDR, 2 EDR, 4 HDR, 8 NDR)
+/// masks: the fastest set bit; 0 when none.
+double fastestSpeedGbps(unsigned speedMask, unsigned extMask);
+
+/// ClassPortInfo of the PMA: which optional counters answer.
+struct PmaCapabilities {
+  uint16_t capMask = 0;
+  bool extendedCounters() const { return (capMask & ((1u << 9) | (1u << 10))) != 0; }  ///< PortCountersExtended
+  bool xmitWait() const { return (capMask & (1u << 12)) != 0; }  ///< PortCounters.PortXmitWait valid
+};
+std::optional<PmaCapabilities> decodeClassPortInfo(std::span<const uint8_t> data);
+
+/// One counter of a PMA attribute: its name (the kernel's sysfs file name where there is one,
+/// drivers/infiniband/core/sysfs.c), its value and its width in bits (narrow ones saturate).
+struct Counter {
+  std::string_view name;
+  uint64_t value;
+  unsigned bits;
+};
+/// PortCounters (attribute 0x12): the error counters, PortXmitWait (when `xmitWait`) and the 32-bit
+/// data/packet counters.
+std::vector<Counter> decodePortCounters(std::span<const uint8_t> data, bool xmitWait);
+/// PortCountersExtended (0x1D): the 64-bit data and packet counters.
+std::vector<Counter> decodePortCountersExtended(std::span<const uint8_t> data);
+/// PortRcvErrorDetails (0x15) and PortXmitDiscardDetails (0x16): 16-bit counters.
+std::vector<Counter> decodeRcvErrorDetails(std::span<const uint8_t> data);
+std::vector<Counter> decodeXmitDiscardDetails(std::span<const uint8_t> data);
+
+/// Parses "0a 1b ..." hex text (whitespace and newlines ignored) into a payload; used for fixtures.
+std::optional<Payload> payloadFromHex(std::string_view hex);
+
+}  // namespace fabricmon::mad
