@@ -157,7 +157,7 @@ void judgeIb(const Evidence& ev, CheckResult& r) {
 
 const std::vector<Check>& table() {
   static const std::vector<Check> kChecks = {
-      {"pfc_pause", "PFC pause and storm events per priority", 2, {"pause_storm"},
+      {"pfc_pause", "PFC pause and storm events per priority", 2, {"pause_storm", "global_pause"},
        {"fabricmon_pfc_pause_seconds_total", "fabricmon_global_pause_seconds_total",
         "fabricmon_pause_storm_warning_events_total"},
        "find the port that sends the pauses (the peer's switch port; its receive buffer or a stuck "
@@ -166,7 +166,8 @@ const std::vector<Check>& table() {
       {"ecn_cnp", "ECN marking and CNP rates", 5, {},
        {"fabricmon_roce_ecn_marked_packets_total", "fabricmon_roce_cnp_sent_total", "fabricmon_roce_cnp_handled_total"},
        "ECN without CNPs or ignored CNPs is DCQCN not reacting: check step 3", judgeEcn},
-      {"qos_config", "DCQCN/PFC/trust configuration against the intended QoS", 0, {"dcqcn_misconfig"},
+      {"qos_config", "DCQCN/PFC/trust configuration against the intended QoS", 0,
+       {"dcqcn_misconfig", "pfc_protection_off", "lossless_class_shared"},
        {"fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled", "fabricmon_pfc_enabled", "fabricmon_dcb_trust_dscp",
         "fabricmon_roce_ecn_marked_packets_total"},
        "re-apply the intended QoS (ecn/roce_np and roce_rp enable on the RoCE priority, PFC, DSCP trust); "
