@@ -177,7 +177,18 @@ TEST_F(FilesTest, FuzzedInputFilesNeverCrashOrExportNonFiniteValues) {
   }
   ASSERT_GT(files.size(), 50u);
   std::mt19937 rng(9);
-  const size_t fds0 = fdCount(pid);
+  // The baseline is the daemon's steady descriptor count: collectors open their kept files on their
+  // first runs (the slow ones later than the fast), so wait until the count holds for 1.5 s.
+  size_t fds0 = fdCount(pid);
+  for (auto stableSince = Clock::now(), giveUp = Clock::now() + std::chrono::seconds(15);
+       Clock::now() - stableSince < std::chrono::milliseconds(1500) && Clock::now() < giveUp;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const size_t now = fdCount(pid);
+    if (now != fds0) {
+      fds0 = now;
+      stableSince = Clock::now();
+    }
+  }
   const auto end = Clock::now() + std::chrono::seconds(20);
   int rounds = 0;
   while (Clock::now() < end && rounds < 400) {
