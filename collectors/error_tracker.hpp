@@ -1,5 +1,6 @@
 #pragma once
-// Logs a per-file failure once when it starts and once when it stops, not on every poll (STYLE.md).
+// Logs a per-file failure once when it starts and once when it stops, not on every poll
+// (docs/architecture.md, "Errors").
 
 #include <string>
 #include <string_view>

@@ -11,7 +11,7 @@ namespace fabricmon {
 struct Sources;
 struct Config;
 
-/// The ports/<p>/counters/ (PMA) files: the CONTRACT §4 port counters, every other file as
+/// The ports/<p>/counters/ (PMA) files: the docs/contract.md §4 port counters, every other file as
 /// fabricmon_pma_stat_total, and fabricmon_port_pma_saturated for the narrow ones. Drivers
 /// without counters/ (irdma, EFA) simply yield no series.
 std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& config);

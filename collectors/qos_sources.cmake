@@ -6,5 +6,5 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/dcqcn_config_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/dcb_config_collector.cpp
 )
-# The DCB files are YAML (CONTRACT §2); yaml-cpp stays private to the parser.
+# The DCB files are YAML (docs/contract.md §2); yaml-cpp stays private to the parser.
 target_link_libraries(fabricmon_collectors PRIVATE yaml-cpp)

@@ -22,8 +22,9 @@ Sources makeSources(const SourcesConfig& config) {
 
 namespace {
 
-// PMA counters cost a MAD per file on real hardware (reference/COUNTERS.md) and configuration
-// rarely changes: both run at poll.slow_interval. Everything that shows a storm runs fast.
+// PMA counters cost a MAD per file on real hardware (each read is a PerfMgt MAD:
+// drivers/infiniband/core/sysfs.c, get_perf_mad()) and configuration rarely changes: both run at
+// poll.slow_interval. Everything that shows a storm runs fast.
 const CollectorEntry kRegistry[] = {
     {"rdma_port", Cadence::kFast, &makeRdmaPortCollector},
     {"pma_counters", Cadence::kSlow, &makePmaCounterCollector},

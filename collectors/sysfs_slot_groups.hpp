@@ -1,7 +1,7 @@
 #pragma once
-// Counter files kept open across polls (ARCHITECTURE.md: pread on kept descriptors), grouped by the
-// sysfs directory whose re-creation invalidates them (an RDMA device or a network interface).
-// Shared by the rdma_port, pma_counters, hw_counters and netdev_link collectors.
+// Counter files kept open across polls (docs/architecture.md, "Files are read the cheap way"),
+// grouped by the sysfs directory whose re-creation invalidates them (an RDMA device or a network
+// interface). Shared by the rdma_port, pma_counters, hw_counters and netdev_link collectors.
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,7 @@
 #pragma once
 // Finds the RDMA devices, their ports and the network interfaces behind them in sysfs, plus the
-// interfaces selected by netdev.include (CONTRACT §2). Runs on its own timer; collectors share the result.
+// interfaces selected by netdev.include (docs/contract.md §2). Runs on its own timer; collectors
+// share the result.
 
 #include <memory>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// The command line of CONTRACT §1. Parsing never exits: errors come back as values.
+// The command line of docs/contract.md §1. Parsing never exits: errors come back as values.
 
 #include <optional>
 #include <string>

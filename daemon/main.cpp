@@ -1,4 +1,5 @@
-// fabricmon: wiring only (ARCHITECTURE.md). The work happens in App and the libraries.
+// fabricmon: wiring only (docs/architecture.md, "Threads"). The work happens in App and the
+// libraries.
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 

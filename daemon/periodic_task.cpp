@@ -45,7 +45,8 @@ void PeriodicTask::start() {
       try {
         shared->work();
       } catch (const std::exception& e) {
-        // No exception crosses a thread boundary (STYLE.md); work() should not throw at all.
+        // No exception crosses a thread boundary (docs/architecture.md, "Errors"); work() should
+        // not throw at all.
         spdlog::error("periodic task threw: {}", e.what());
       } catch (...) {
         spdlog::error("periodic task threw an unknown exception");

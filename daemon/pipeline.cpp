@@ -32,7 +32,7 @@ namespace {
 
 /// A batch collected before the latest discovery may still carry a device or interface that has
 /// vanished since (a slow collector runs every 10 s): drop those samples now, so a vanished
-/// device's series leave the very next snapshot (CONTRACT §4).
+/// device's series leave the very next snapshot (docs/contract.md §4).
 BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
   auto pruned = std::make_shared<Batch>(*batch);
   std::erase_if(pruned->samples, [&](const Sample& s) {
@@ -63,7 +63,8 @@ void Pipeline::start() {
       }
       pending_ = false;
       lock.unlock();
-      // No exception may end this thread (STYLE.md): log it, and the next pass tries again.
+      // No exception may end this thread (docs/architecture.md, "Errors"): log it, and the next
+      // pass tries again.
       try {
         runPass();
       } catch (const std::exception& e) {

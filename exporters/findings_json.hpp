@@ -1,5 +1,5 @@
 #pragma once
-// The /api/v1/findings body (CONTRACT §3):
+// The /api/v1/findings body (docs/contract.md §3):
 // {"findings":[{"rule":..,"severity":..,"labels":{..},"since":"<RFC 3339 UTC>","since_unix":..,
 //               "summary":..,"evidence":{name:number}}]}
 

@@ -1,7 +1,7 @@
 #pragma once
-// The HTTP endpoint (CONTRACT §3): Boost.Beast on the caller's io_context, plain HTTP or TLS, with
-// optional basic auth (web.config_file). Debian 12's civetweb crashes when given a TLS
-// certificate, so the server is Beast (ARCHITECTURE.md "Dependencies").
+// The HTTP endpoint (docs/contract.md §3): Boost.Beast on the caller's io_context, plain HTTP or
+// TLS, with optional basic auth (web.config_file). Debian 12's civetweb crashes when given a TLS
+// certificate, so the server is Beast (docs/architecture.md, "Why Boost.Beast and not civetweb").
 
 #include <chrono>
 #include <cstddef>

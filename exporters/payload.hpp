@@ -1,7 +1,8 @@
 #pragma once
-// The rendered /metrics body of one snapshot, built at most once and only when a scrape asks for it,
-// then shared by every scrape of that snapshot (ARCHITECTURE.md "Exporters"): scrape cost does not
-// grow with the number of scrapers, and polling with nobody scraping costs no rendering at all.
+// The rendered /metrics body of one snapshot, built at most once and only when a scrape asks for
+// it, then shared by every scrape of that snapshot (docs/architecture.md, "One render per
+// snapshot"): scrape cost does not grow with the number of scrapers, and polling with nobody
+// scraping costs no rendering at all.
 
 #include <atomic>
 #include <cstdint>

@@ -23,7 +23,7 @@ inline std::string_view severityName(Severity s) {
 }
 
 struct Finding {
-  std::string rule;      ///< CONTRACT §5 name: pause_storm, dcqcn_misconfig, ...
+  std::string rule;  ///< docs/contract.md §5 name: pause_storm, dcqcn_misconfig, ...
   Severity severity = Severity::kWarning;
   Labels labels;         ///< device, port, interface, priority, reason (only those that apply)
   std::chrono::system_clock::time_point since;

@@ -1,6 +1,7 @@
 #pragma once
-// Errors on the hot path are values (STYLE.md): a Result<T> holds either a value or an Error whose
-// message carries its context ("read ports/1/counters/symbol_error: EINVAL").
+// Errors on the hot path are values (docs/architecture.md, "Errors"): a Result<T> holds either a
+// value or an Error whose message carries its context ("read ports/1/counters/symbol_error:
+// EINVAL").
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 #pragma once
 // One simulated hardware counter: an integer that grows by fractional amounts (a rate × dt rarely
 // is a whole number) and, for narrow PMA counters, saturates at its width instead of wrapping (IBTA
-// PortCounters; reference/COUNTERS.md "PMA counters saturate at their maximum").
+// PortCounters; docs/metrics.md, fabricmon_port_pma_saturated).
 
 #include <cmath>
 #include <cstdint>

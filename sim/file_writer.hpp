@@ -1,7 +1,7 @@
 #pragma once
 // Writes the simulated tree. Counter files are rewritten in place, never replaced by rename: the
-// daemon keeps them open and re-reads them with pread(fd, .., 0) (ARCHITECTURE.md), so the inode
-// must stay.
+// daemon keeps them open and re-reads them with pread(fd, .., 0) (docs/architecture.md, "Files are
+// read the cheap way"), so the inode must stay.
 
 #include <filesystem>
 #include <string>

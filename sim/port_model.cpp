@@ -253,7 +253,7 @@ void buildEthtool(StatTable& t) {
                         "outbound_pci_buffer_overflow"}) {
     t.add(n);
   }
-  // A percentage of the last second (reference/COUNTERS.md): a gauge, not a counter.
+  // A percentage of the last second (the kernel's mlx5 counters.rst): a gauge, not a counter.
   t.add("outbound_pci_stalled_rd", 64, 0, true);
   t.add("outbound_pci_stalled_wr", 64, 0, true);
   t.add("outbound_pci_stalled_rd_events");
@@ -491,7 +491,8 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
     tr.ipRxPackets = tr.ipRxBytes / kIpPacketBytes;
   }
 
-  // PMA (ports/1/counters): on mlx5 RoCE only RDMA traffic; data in 4-byte words (COUNTERS.md).
+  // PMA (ports/1/counters): on mlx5 RoCE only RDMA traffic; data in 4-byte words
+  // (drivers/infiniband/core/sysfs.c).
   StatTable& pma = port.pma;
   pma["port_xmit_data"].add((tr.rdmaTxBytes + tr.cnpSent * kCnpPacketBytes) / 4);
   pma["port_rcv_data"].add((tr.rdmaRxBytes + tr.cnpReceived * kCnpPacketBytes) / 4);

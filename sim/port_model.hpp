@@ -12,7 +12,7 @@
 namespace fabricmon::sim {
 
 /// The RoCE priority (DSCP 26) and the CNP priority (DSCP 48) of the usual NVIDIA RoCE setup
-/// (reference/COUNTERS.md, "DCQCN / ECN / PFC configuration").
+/// (docs/rules.md, dcqcn_misconfig).
 inline constexpr unsigned kRocePriority = 3;
 inline constexpr unsigned kCnpPriority = 6;
 

@@ -13,7 +13,7 @@ namespace fabricmon::sim {
 /// `ethtool -S <if>`: "NIC statistics:" then one "     name: value" line per stat (ethtool.c
 /// do_gstats).
 std::string ethtoolText(const StatTable& stats);
-/// The DCB file of CONTRACT §2.
+/// The DCB file of docs/contract.md §2.
 std::string dcbYaml(const std::vector<unsigned>& pfcEnabled, const std::string& trust,
                     const std::map<unsigned, unsigned>& dscpToPriority);
 /// node_guid / sys_image_guid: four groups of four hex digits ("946d:ae03:00a1:b2c4", sysfs.c

@@ -41,8 +41,9 @@ constexpr MixedPort kMixedPorts[] = {
 constexpr uint64_t kMellanoxOui = 0x946dae;  // an NVIDIA/Mellanox OUI
 constexpr const char* kHostName = "gpu-node-sim";
 
-// OFED ecn/ parameter files with the NVIDIA firmware defaults (reference/COUNTERS.md; the remaining
-// values as the procfs ecn fixture in realdata/ and NVIDIA's DCQCN parameter page list them).
+// OFED ecn/ parameter files with the NVIDIA firmware defaults (NVIDIA's DCQCN parameter
+// documentation; the remaining values as the procfs ecn fixture in tests/fixtures/realdata/ and
+// NVIDIA's DCQCN parameter page list them).
 const std::vector<std::pair<const char*, const char*>> kNpParams = {
     {"min_time_between_cnps", "4"}, {"cnp_dscp", "48"}, {"cnp_802p_prio", "6"}};
 const std::vector<std::pair<const char*, const char*>> kRpParams = {

@@ -1,7 +1,8 @@
 #pragma once
 // The fabric simulator: writes a realistic GPU node (8 ConnectX-7 RoCE ports + 1 InfiniBand NDR
-// port) below a directory, laid out exactly like /sys, `ethtool -S` text and DCB YAML (CONTRACT
-// §2), and moves its counters as simulated time advances, so that the real daemon reads it through
+// port) below a directory, laid out exactly like /sys, `ethtool -S` text and DCB YAML
+// (docs/contract.md §2), and moves its counters as simulated time advances, so that the real daemon
+// reads it through
 // `--sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb`. docs/simulator.md has the
 // details.
 

@@ -45,7 +45,7 @@ struct Policy {
   Nanos clearAfter = 0;        ///< the clear condition held this long
 };
 
-/// The subject of a finding: the CONTRACT labels that apply ("" = not relevant).
+/// The subject of a finding: the docs/contract.md §5 labels that apply ("" = not relevant).
 struct Subject {
   std::string_view device, port, interface, priority;
   /// InfiniBand: which end of the cable saw it, "local" or "peer" (the neighbour's port, over MADs).

@@ -96,7 +96,7 @@ bool wanted(Fam fam, std::string_view third, double* saturatesAt) {
       *saturatesAt = kMax4;
       return third == "local_link_integrity_errors";
     case Fam::kPortCounter:
-      // Both are 4-bit PMA counters (IBTA PortCounters; COUNTERS.md).
+      // Both are 4-bit PMA counters (IBTA PortCounters; docs/metrics.md).
       *saturatesAt = kMax4;
       return third == "local_link_integrity_errors" || third == "excessive_buffer_overrun_errors";
     case Fam::kHwCounter:

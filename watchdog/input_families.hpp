@@ -1,5 +1,5 @@
 #pragma once
-// The metric families the watchdog reads (CONTRACT §4 and notes/metric_names.md), and how each is
+// The metric families the watchdog reads (docs/contract.md §4 and docs/metrics.md), and how each is
 // keyed in its history. Only these are ingested: every other family is skipped at the door, which
 // is what keeps the watchdog's memory proportional to what the rules use.
 

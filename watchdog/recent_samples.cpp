@@ -136,7 +136,8 @@ std::vector<RecentSamples::SeriesWindow> RecentSamples::window(const Query& q) c
         if (q.points) w.points.push_back({(double(p.t) + offset) / 1e9, p.v});
         continue;
       }
-      // A counter that went down was reset: the new value is the increase (STYLE.md).
+      // A counter that went down was reset: the new value is the increase (docs/architecture.md,
+      // "Errors").
       const double delta = p.v >= prev.v ? p.v - prev.v : p.v;
       w.increase += delta;
       sinceChange += delta;

@@ -1,6 +1,7 @@
 #pragma once
-// The on-node watchdog (CONTRACT §5, docs/rules.md): judges the sampled counters every poll, far
-// faster than a Prometheus scrape could, and publishes findings, their gauges and peak gauges.
+// The on-node watchdog (docs/contract.md §5, docs/rules.md): judges the sampled counters every
+// poll, far faster than a Prometheus scrape could, and publishes findings, their gauges and peak
+// gauges.
 
 #include <chrono>
 #include <memory>

@@ -115,11 +115,12 @@ Result<DcbInfo> parseDocument(const YAML::Node& doc) {
   return info;
 }
 
-// Reads the file at every call (CONTRACT §2: a test may change it while the daemon runs) but parses
-// the YAML only when its bytes differ from the last good read of that interface: a yaml-cpp parse
-// costs more than ten times the read. The file stays open while the path names the same file
-// (inode and mode unchanged), so a poll is a stat and a pread; a file replaced by rename or
-// chmod'ed is opened again. After any error, or when the file is gone, the interface keeps nothing.
+// Reads the file at every call (docs/contract.md §2: a test may change it while the daemon runs)
+// but parses the YAML only when its bytes differ from the last good read of that interface: a
+// yaml-cpp parse costs more than ten times the read. The file stays open while the path names the
+// same file (inode and mode unchanged), so a poll is a stat and a pread; a file replaced by rename
+// or chmod'ed is opened again. After any error, or when the file is gone, the interface keeps
+// nothing.
 class DcbFileSource final : public DcbSource {
  public:
   explicit DcbFileSource(std::filesystem::path dir) : dir_(std::move(dir)) {}

@@ -1,6 +1,6 @@
 #pragma once
-// The YAML form of one interface's DCB configuration (CONTRACT §2), parsed strictly so a typo is an
-// error for that poll rather than a silently different configuration.
+// The YAML form of one interface's DCB configuration (docs/contract.md §2), parsed strictly so a
+// typo is an error for that poll rather than a silently different configuration.
 
 #include <string_view>
 

@@ -1,5 +1,6 @@
 #pragma once
-// DCB / PFC configuration of one interface (CONTRACT §2): real rtnetlink RTM_GETDCB, or YAML files.
+// DCB / PFC configuration of one interface (docs/contract.md §2): real rtnetlink RTM_GETDCB, or
+// YAML files.
 
 #include <array>
 #include <cstdint>

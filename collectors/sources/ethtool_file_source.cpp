@@ -31,8 +31,8 @@ class EthtoolFileSource final : public EthtoolSource {
     return out;
   }
 
-  // The file is re-read at every poll (CONTRACT §2: a test may change it), into a buffer kept
-  // between polls; the parse writes only values while the names are those already in `out`.
+  // The file is re-read at every poll (docs/contract.md §2: a test may change it), into a buffer
+  // kept between polls; the parse writes only values while the names are those already in `out`.
   Status readInto(const std::string& ifname, EthtoolStats& out) override {
     std::lock_guard lock(mu_);
     auto st = load(ifname, out);

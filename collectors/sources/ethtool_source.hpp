@@ -1,6 +1,6 @@
 #pragma once
-// ethtool statistics of one interface (CONTRACT §2): the real SIOCETHTOOL ioctl, or files holding
-// the text `ethtool -S <if>` prints. Stats are keyed by name, never by position.
+// ethtool statistics of one interface (docs/contract.md §2): the real SIOCETHTOOL ioctl, or files
+// holding the text `ethtool -S <if>` prints. Stats are keyed by name, never by position.
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,7 @@
 #pragma once
 // Parser for the text `ethtool -S <if>` prints (ethtool.c do_gnicstats: "NIC statistics:\n" then
-// "     %.*s: %llu\n" per stat), the format of the files behind --ethtool-dir (CONTRACT §2).
+// "     %.*s: %llu\n" per stat), the format of the files behind --ethtool-dir (docs/contract.md
+// §2).
 
 #include <string_view>
 

@@ -1,6 +1,6 @@
 #pragma once
-// Every sysfs read goes through a SysfsRoot, rooted at --sysfs-root (CONTRACT §2), so tests, the
-// simulator and the demo drive the same code as a real node.
+// Every sysfs read goes through a SysfsRoot, rooted at --sysfs-root (docs/contract.md §2), so
+// tests, the simulator and the demo drive the same code as a real node.
 
 #include <cstdint>
 #include <filesystem>
@@ -36,7 +36,8 @@ class SysfsRoot {
 };
 
 /// A counter file kept open and re-read with pread(fd, buf, n, 0): about 8-10x cheaper than
-/// open/read/close on sysfs (ARCHITECTURE.md). Reopens by itself after a failed read.
+/// open/read/close on sysfs (docs/architecture.md, "Files are read the cheap way"). Reopens by
+/// itself after a failed read.
 ///
 /// Descriptors are bounded process-wide (setMaxKeptFiles): beyond the cap a file is opened, read
 /// and closed at every read instead, so a node with hundreds of VFs needs no ever-larger

@@ -171,7 +171,7 @@ void buildFloorList(Rig& rig) {
     addIfFile(rig, "dcb_config", rig.dcbDir / n.name);
   }
   // The file sources (--ethtool-dir, --dcb-dir) and dcqcn_config open, read and close their files
-  // every poll (CONTRACT §2: files are re-read at every poll, a test may replace them).
+  // every poll (docs/contract.md §2: files are re-read at every poll, a test may replace them).
   for (const auto& f : rig.floor) {
     if (f.collector == "ethtool_pfc" || f.collector == "dcb_config" || f.collector == "dcqcn_config") {
       rig.extras.push_back({f.collector, f.path, true});

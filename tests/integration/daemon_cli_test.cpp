@@ -1,4 +1,4 @@
-// The command line and config error paths of the real binary (CONTRACT §1).
+// The command line and config error paths of the real binary (docs/contract.md §1).
 #include <gtest/gtest.h>
 
 #include "tests/integration/daemon_fixture.hpp"

@@ -1,5 +1,5 @@
 // dcqcn_misconfig: the node's QoS compared with the intent in `qos:` (config gauges), and the DCQCN
-// counter signatures of NVIDIA's RoCE troubleshooting notes (COUNTERS.md).
+// counter signatures of NVIDIA's RoCE troubleshooting notes (docs/rules.md, dcqcn_misconfig).
 #include <algorithm>
 #include <set>
 #include <string>

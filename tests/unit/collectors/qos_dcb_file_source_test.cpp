@@ -1,4 +1,5 @@
-// The YAML DCB file source (CONTRACT §2): valid, missing, empty, garbage, out-of-range, FIFO.
+// The YAML DCB file source (docs/contract.md §2): valid, missing, empty, garbage, out-of-range,
+// FIFO.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

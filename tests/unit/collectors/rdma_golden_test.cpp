@@ -1,6 +1,7 @@
 // Golden /metrics text of the four sysfs collectors over each fixture tree. A golden file changes only
-// by an explicit command: FABRICMON_UPDATE_GOLDEN=1 ./rdma_collectors_test --gtest_filter='RdmaGolden*'
-// (tests/fixtures/README.md); otherwise a difference fails the test.
+// by an explicit command, the one tests/fixtures/README.md gives (golden_command_test.sh runs it):
+// FABRICMON_UPDATE_GOLDEN=1 build/tests/unit/collectors/rdma_collectors_test --gtest_filter='Fixtures/RdmaGolden.*'.
+// Otherwise a difference fails the test.
 
 #include <gtest/gtest.h>
 

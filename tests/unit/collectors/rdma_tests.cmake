@@ -25,3 +25,7 @@ add_executable(mad_fields_test ${CMAKE_CURRENT_LIST_DIR}/mad_fields_test.cpp)
 target_compile_definitions(mad_fields_test PRIVATE FABRICMON_FIXTURE_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
 target_link_libraries(mad_fields_test PRIVATE fabricmon_collectors GTest::gtest_main)
 gtest_discover_tests(mad_fields_test)
+
+# The regeneration command documented in tests/fixtures/README.md runs as written and selects tests.
+add_test(NAME golden_regeneration_command
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden_command_test.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})

@@ -42,6 +42,35 @@ TEST(DocsLinksTest, NothingCitesTheSharedFolderOutsideTheRepository) {
   }
 }
 
+// Code comments, scripts, fixtures and deploy files cite only what a clone holds: the contract as
+// docs/contract.md, never the design notes this project was started from.
+TEST(DocsLinksTest, NoFileCitesDesignNotesOutsideTheRepository) {
+  const std::regex outside(
+      R"((\.\./shared|\bCOUNTERS\.md|\bARCHITECTURE\.md|\bSTYLE\.md|(^|[^/])\bCONTRACT\b|\bnotes/))");
+  size_t scanned = 0;
+  for (auto it = fs::recursive_directory_iterator(kRoot); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory()) {
+      // build/, build-asan/, ... and the repository's own metadata.
+      if (name == ".git" || name.rfind("build", 0) == 0) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->file_size() > 4 * 1024 * 1024) continue;
+    const fs::path rel = it->path().lexically_relative(kRoot);
+    // The contract explains its own "CONTRACT §N" shorthand; this test names what it looks for.
+    if (rel == "docs/contract.md" || rel == "tests/unit/daemon/docs_links_test.cpp") continue;
+    ++scanned;
+    std::istringstream lines(readFile(it->path()));
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n) {
+      EXPECT_FALSE(std::regex_search(line, outside))
+          << rel.string() << ":" << n << " cites a file outside the repository: " << line;
+    }
+  }
+  EXPECT_GT(scanned, 100u) << "the walk found too few files to mean anything";
+}
+
 TEST(DocsLinksTest, RelativeLinksStayInsideTheRepositoryAndExist) {
   const std::regex link(R"(\]\(([^)\s#]+)(#[^)\s]*)?\))");
   for (const fs::path& doc : documents()) {

@@ -1,7 +1,7 @@
-// Cost follows scrapes (ARCHITECTURE.md "Exporters"): the pipeline publishes each snapshot's batches
-// and never renders; the first scrape of a snapshot renders it once for every scraper of that
-// snapshot, and a new snapshot is rendered by the next scrape. Passes are driven by hand
-// (runPass), so no test here depends on timing.
+// Cost follows scrapes (docs/architecture.md, "One render per snapshot"): the pipeline publishes
+// each snapshot's batches and never renders; the first scrape of a snapshot renders it once for
+// every scraper of that snapshot, and a new snapshot is rendered by the next scrape. Passes are
+// driven by hand (runPass), so no test here depends on timing.
 #include <gtest/gtest.h>
 
 #include <future>

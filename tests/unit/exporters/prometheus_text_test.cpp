@@ -190,7 +190,7 @@ TEST(PrometheusTextTest, PassesPromtoolCheckMetrics) {
   ASSERT_TRUE(WIFEXITED(rc));
   const int status = WEXITSTATUS(rc);
   ASSERT_TRUE(status == 0 || status == 3) << "promtool said:\n" << promtoolSaid << "\ninput:\n" << text;
-  // The one lint finding tolerated: CONTRACT §4 fixes the names of the generic families
+  // The one lint finding tolerated: docs/contract.md §4 fixes the names of the generic families
   // fabricmon_hw_stat_total / fabricmon_pma_stat_total, which contain "counter".
   std::string otherLint;
   std::istringstream lines(promtoolSaid);

@@ -1,4 +1,4 @@
-// The simulated tree: layout (CONTRACT §2, reference/COUNTERS.md), formats, in-place rewriting,
+// The simulated tree: layout (docs/contract.md §2, docs/simulator.md), formats, in-place rewriting,
 // reproducibility and the API's error cases.
 
 #include "sim/simulator.hpp"
@@ -144,7 +144,7 @@ TEST(SimulatorTree, EveryPortHasTheFilesTheContractReads) {
     }
     EXPECT_EQ(readTrimmed(port / "hw_counters/lifespan"), "10");
 
-    // Both ways from the RDMA device to its netdev (CONTRACT §2: support both).
+    // Both ways from the RDMA device to its netdev (docs/contract.md §2: support both).
     EXPECT_TRUE(fs::is_directory(cls / "device/net" / p.interface));
     const fs::path net = sys / "class/net" / p.interface;
     ASSERT_TRUE(fs::is_symlink(net));
@@ -169,7 +169,7 @@ TEST(SimulatorTree, EveryPortHasTheFilesTheContractReads) {
         EXPECT_EQ(readTrimmed(net / "ecn/roce_np/enable" / std::to_string(prio)), "1");
         EXPECT_EQ(readTrimmed(net / "ecn/roce_rp/enable" / std::to_string(prio)), "1");
       }
-      // NVIDIA firmware defaults (reference/COUNTERS.md).
+      // NVIDIA firmware defaults (docs/simulator.md).
       EXPECT_EQ(readTrimmed(net / "ecn/roce_np/cnp_dscp"), "48");
       EXPECT_EQ(readTrimmed(net / "ecn/roce_np/cnp_802p_prio"), "6");
       EXPECT_EQ(readTrimmed(net / "ecn/roce_np/min_time_between_cnps"), "4");

@@ -188,7 +188,7 @@ TEST_P(PostFecBer, OverTenMinutes) {
   EXPECT_EQ(ever, c.fires);
 }
 
-// 1e-12 at 400 Gb/s is 0.4 errors/s (COUNTERS.md); at 100 Gb/s 0.1/s.
+// 1e-12 at 400 Gb/s is 0.4 errors/s (docs/rules.md, link_errors); at 100 Gb/s 0.1/s.
 INSTANTIATE_TEST_SUITE_P(Rates, PostFecBer,
                          ::testing::Values(BerCase{0.5, k400G, true}, BerCase{0.3, k400G, false},
                                            BerCase{0.3, k400G / 4, true}, BerCase{0, k400G, false}));
