@@ -6,49 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "model/families/dcb.hpp"
+
 namespace fabricmon {
 
 namespace {
 
-const FamilyDef kPfcEnabled{"fabricmon_pfc_enabled",
-                            "1 when priority flow control is enabled for the priority (DCB "
-                            "ieee_pfc.pfc_en, or the dcb_dir file).",
-                            MetricType::kGauge};
-const FamilyDef kTrustDscp{"fabricmon_dcb_trust_dscp",
-                           "1 when the port classifies traffic by DSCP (trust dscp), 0 when by the "
-                           "VLAN PCP (trust pcp); from netlink "
-                           "it is inferred from DSCP entries in the DCB APP table.",
-                           MetricType::kGauge};
-const FamilyDef kDscpPriority{
-    "fabricmon_dcb_dscp_priority",
-    "The priority that packets with this DSCP value are mapped to (DCB APP table, selector DSCP).",
-    MetricType::kGauge};
-const FamilyDef kPfcRequests{"fabricmon_dcb_pfc_requests_total",
-                             "PFC requests per priority as the driver reports them in "
-                             "ieee_pfc.requests (mlx5: pause frames sent).",
-                             MetricType::kCounter};
-const FamilyDef kPfcIndications{"fabricmon_dcb_pfc_indications_total",
-                                "PFC indications per priority as the driver reports them in "
-                                "ieee_pfc.indications (mlx5: pause frames "
-                                "received).",
-                                MetricType::kCounter};
-const FamilyDef kDcbxMode{"fabricmon_dcb_dcbx_mode",
-                          "The DCBX mode of the interface as DCB_CAP_DCBX_* bits (1 host, 2 "
-                          "LLD-managed, 4 CEE, 8 IEEE, 16 static).",
-                          MetricType::kGauge};
-const FamilyDef kStormTimeout{"fabricmon_pfc_storm_prevention_timeout_seconds",
-                              "PFC storm prevention timeout (ethtool tunable pfc-prevention-tout): "
-                              "how long the NIC may be paused "
-                              "before it stops honouring pause frames; 0 = off.",
-                              MetricType::kGauge};
-const FamilyDef kIntent{"fabricmon_qos_intent_info",
-                        "The QoS this node is meant to have (config qos): RoCE and CNP priority "
-                        "and DSCP, and whether DCQCN is "
-                        "meant to be on. Always 1.",
-                        MetricType::kGauge};
-constexpr std::array<const FamilyDef*, 8> kFamilies{
-    &kPfcEnabled,     &kTrustDscp, &kDscpPriority, &kPfcRequests,
-    &kPfcIndications, &kDcbxMode,  &kStormTimeout, &kIntent};
+using namespace families::dcb;
 
 class DcbConfigCollector final : public Collector {
  public:
@@ -61,7 +25,7 @@ class DcbConfigCollector final : public Collector {
                                      {"dcqcn", qos.dcqcnEnabled ? "on" : "off"}})) {}
 
   std::string_view name() const override { return "dcb_config"; }
-  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+  std::span<const FamilyDef* const> families() const override { return families::dcb::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     out.add(intent_, 1);

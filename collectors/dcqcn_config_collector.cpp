@@ -10,27 +10,13 @@
 #include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/parse.hpp"
 #include "collectors/sources/sysfs.hpp"
+#include "model/families/dcqcn.hpp"
 
 namespace fabricmon {
 
 namespace {
 
-const FamilyDef kNpEnabled{"fabricmon_dcqcn_np_enabled",
-                           "1 when DCQCN notification-point (ECN-marked packet -> CNP) handling is "
-                           "enabled for the priority, from "
-                           "class/net/<if>/ecn/roce_np/enable/<priority> (NVIDIA OFED).",
-                           MetricType::kGauge};
-const FamilyDef kRpEnabled{
-    "fabricmon_dcqcn_rp_enabled",
-    "1 when DCQCN reaction-point (rate reduction on CNP) is enabled for the priority, from "
-    "class/net/<if>/ecn/roce_rp/enable/<priority> (NVIDIA OFED).",
-    MetricType::kGauge};
-const FamilyDef kParameter{"fabricmon_dcqcn_parameter",
-                           "A DCQCN parameter of the interface: every other file of ecn/roce_np "
-                           "and ecn/roce_rp (OFED), or of the "
-                           "upstream mlx5 debugfs cc_params directory (parameter = file name).",
-                           MetricType::kGauge};
-constexpr std::array<const FamilyDef*, 3> kFamilies{&kNpEnabled, &kRpEnabled, &kParameter};
+using namespace families::dcqcn;
 
 constexpr std::array<std::string_view, 2> kRoles{"np", "rp"};
 
@@ -81,7 +67,7 @@ class DcqcnConfigCollector final : public Collector {
       : sysfs_(std::move(sysfs)) {}
 
   std::string_view name() const override { return "dcqcn_config"; }
-  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+  std::span<const FamilyDef* const> families() const override { return families::dcqcn::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     if (!sysfs_) return CollectStatus::kFailed;

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "collectors/ethtool_dialects/dialect.hpp"
-#include "collectors/ethtool_families.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/ethtool_source.hpp"
 #include "config/config.hpp"
+#include "model/families/ethtool.hpp"
 
 namespace fabricmon {
 
@@ -37,7 +37,7 @@ class EthtoolPfcCollector final : public Collector {
       : source_(std::move(source)), include_(std::move(include)) {}
 
   std::string_view name() const override { return "ethtool_pfc"; }
-  std::span<const FamilyDef* const> families() const override { return ethtool::families(); }
+  std::span<const FamilyDef* const> families() const override { return families::ethtool::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     if (!source_ || topology.netdevs.empty()) return CollectStatus::kNoData;
@@ -182,7 +182,9 @@ class EthtoolPfcCollector final : public Collector {
     }
     for (const auto& re : include_) {
       if (std::regex_match(stat, re)) {
-        return Target{makeSeries(ethtool::kEthtoolStat, {{"interface", ifname}, {"stat", stat}}), 1};
+        return Target{
+            makeSeries(families::ethtool::kEthtoolStat, {{"interface", ifname}, {"stat", stat}}),
+            1};
       }
     }
     return Target{};

@@ -5,7 +5,6 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_file_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_ioctl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_pfc_collector.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ethtool_families.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/dialect.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/mlx5.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/bnxt_en.cpp

@@ -5,57 +5,20 @@
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sysfs_slot_groups.hpp"
+#include "model/families/roce.hpp"
 
 namespace fabricmon {
 
 namespace {
 
-constexpr FamilyDef kEcnMarked{"fabricmon_roce_ecn_marked_packets_total",
-                               "RoCE packets that arrived ECN-marked (congestion experienced), as notification "
-                               "point, from hw_counters/np_ecn_marked_roce_packets.",
-                               MetricType::kCounter};
-constexpr FamilyDef kCnpSent{"fabricmon_roce_cnp_sent_total",
-                             "Congestion notification packets sent as notification point, from "
-                             "hw_counters/np_cnp_sent.",
-                             MetricType::kCounter};
-constexpr FamilyDef kCnpHandled{"fabricmon_roce_cnp_handled_total",
-                                "Congestion notification packets handled by the reaction point (rate "
-                                "reduced), from hw_counters/rp_cnp_handled.",
-                                MetricType::kCounter};
-constexpr FamilyDef kCnpIgnored{"fabricmon_roce_cnp_ignored_total",
-                                "Congestion notification packets received but ignored by the reaction point, "
-                                "from hw_counters/rp_cnp_ignored.",
-                                MetricType::kCounter};
-constexpr FamilyDef kOutOfSequence{"fabricmon_roce_out_of_sequence_total",
-                                   "Packets received out of sequence (a sign of loss), from "
-                                   "hw_counters/out_of_sequence (mlx5: 32-bit, wraps, resets on driver reload).",
-                                   MetricType::kCounter};
-constexpr FamilyDef kPacketSeqErr{"fabricmon_roce_packet_sequence_errors_total",
-                                  "NAK sequence errors received by the requester, from hw_counters/packet_seq_err.",
-                                  MetricType::kCounter};
-constexpr FamilyDef kLocalAckTimeout{"fabricmon_roce_local_ack_timeouts_total",
-                                     "Requester ACK timeouts (retransmission after no response), from "
-                                     "hw_counters/local_ack_timeout_err.",
-                                     MetricType::kCounter};
-constexpr FamilyDef kHwCounter{"fabricmon_hw_stat_total",
-                               "Every other file of ports/<port>/hw_counters/ of any driver, named as in sysfs "
-                               "(lifespan, a setting, is left out).",
-                               MetricType::kCounter};
-constexpr FamilyDef kDeviceHwCounter{"fabricmon_device_hw_stat_total",
-                                     "Device-level counters from class/infiniband/<device>/hw_counters/, named as "
-                                     "in sysfs (hfi1 names contain spaces and commas).",
-                                     MetricType::kCounter};
-
-constexpr std::array<const FamilyDef*, 9> kFamilies{&kEcnMarked,    &kCnpSent,      &kCnpHandled,
-                                                    &kCnpIgnored,   &kOutOfSequence, &kPacketSeqErr,
-                                                    &kLocalAckTimeout, &kHwCounter,  &kDeviceHwCounter};
+using namespace families::roce;
 
 struct FirstClass {
   std::string_view file;
   const FamilyDef* family;
 };
 
-// CONTRACT §4 (mlx5 names, drivers/infiniband/hw/mlx5/counters.c).
+// docs/contract.md §4 (mlx5 names, drivers/infiniband/hw/mlx5/counters.c).
 constexpr std::array<FirstClass, 7> kFirstClass{{
     {"np_ecn_marked_roce_packets", &kEcnMarked},
     {"np_cnp_sent", &kCnpSent},
@@ -87,7 +50,7 @@ class HwCounterCollector final : public Collector {
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
   std::string_view name() const override { return "hw_counters"; }
-  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+  std::span<const FamilyDef* const> families() const override { return families::roce::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     return cache_.collect(topology, out) == 0 ? CollectStatus::kNoData : CollectStatus::kOk;

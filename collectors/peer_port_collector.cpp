@@ -1,133 +1,34 @@
 #include "collectors/peer_port_collector.hpp"
 
+#include <fmt/format.h>
 #include <infiniband/mad.h>
 
 #include <array>
 #include <map>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/mad_source.hpp"
+#include "model/families/mad.hpp"
 
 namespace fabricmon {
 namespace {
 
-using mad::Counter;
+using namespace families::mad;
 
-constexpr FamilyDef kPeerInfo{
-    "fabricmon_peer_port_info",
-    "The node at the far end of an InfiniBand port's cable (SMP NodeInfo and NodeDescription by directed route); "
-    "always 1. peer_port is the neighbour's port facing us, peer_type ca, switch or router.",
-    MetricType::kGauge};
+using mad::Counter;
 
 // The neighbour's PMA counters: the local families' names with fabricmon_peer_ in place of
 // fabricmon_, the same units, labelled with the local device and port.
-constexpr FamilyDef kPeerTransmitBytes{"fabricmon_peer_port_transmit_bytes_total",
-                                       "Bytes the neighbour's port facing us transmitted (towards us): PMA PortXmitData "
-                                       "(4-byte words) x 4, 64-bit PortCountersExtended where the PMA has it.",
-                                       MetricType::kCounter};
-constexpr FamilyDef kPeerReceiveBytes{"fabricmon_peer_port_receive_bytes_total",
-                                      "Bytes the neighbour's port facing us received (from us): PMA PortRcvData x 4.",
-                                      MetricType::kCounter};
-constexpr FamilyDef kPeerTransmitPackets{"fabricmon_peer_port_transmit_packets_total",
-                                         "Packets the neighbour's port facing us transmitted: PMA PortXmitPkts.",
-                                         MetricType::kCounter};
-constexpr FamilyDef kPeerReceivePackets{"fabricmon_peer_port_receive_packets_total",
-                                        "Packets the neighbour's port facing us received: PMA PortRcvPkts.",
-                                        MetricType::kCounter};
-constexpr FamilyDef kPeerTransmitWait{"fabricmon_peer_port_transmit_wait_total",
-                                      "Ticks the neighbour's port facing us had data for us but no credits: PMA "
-                                      "PortXmitWait (32-bit, saturates). Rising means this node is a slow receiver.",
-                                      MetricType::kCounter};
-constexpr FamilyDef kPeerSymbolErrors{"fabricmon_peer_port_symbol_errors_total",
-                                      "Symbol errors the neighbour's port detected on the lanes from us: PMA "
-                                      "SymbolErrorCounter (16-bit, saturates).",
-                                      MetricType::kCounter};
-constexpr FamilyDef kPeerLinkErrorRecovery{"fabricmon_peer_port_link_error_recovery_total",
-                                           "Link error recoveries of the neighbour's port: PMA LinkErrorRecoveryCounter "
-                                           "(8-bit, saturates).",
-                                           MetricType::kCounter};
-constexpr FamilyDef kPeerLinkDowned{"fabricmon_peer_port_link_downed_total",
-                                    "Times the neighbour's port went down: PMA LinkDownedCounter (8-bit, saturates).",
-                                    MetricType::kCounter};
-constexpr FamilyDef kPeerReceiveErrors{"fabricmon_peer_port_receive_errors_total",
-                                       "Packets from us the neighbour's port received with errors: PMA PortRcvErrors "
-                                       "(16-bit, saturates).",
-                                       MetricType::kCounter};
-constexpr FamilyDef kPeerTransmitDiscards{"fabricmon_peer_port_transmit_discards_total",
-                                          "Packets for us the neighbour's port discarded: PMA PortXmitDiscards (16-bit, "
-                                          "saturates).",
-                                          MetricType::kCounter};
-constexpr FamilyDef kPeerStat{"fabricmon_peer_pma_stat_total",
-                              "Every other PMA counter of the neighbour's port (PortCounters, PortRcvErrorDetails, "
-                              "PortXmitDiscardDetails), named as the kernel's counters/ files where it has one.",
-                              MetricType::kCounter};
-constexpr FamilyDef kPeerSaturated{"fabricmon_peer_port_pma_saturated",
-                                   "1 when a narrow PMA counter of the neighbour's port sits at the maximum of its "
-                                   "width (PMA counters saturate, they do not wrap), else 0.",
-                                   MetricType::kGauge};
-constexpr FamilyDef kPeerState{"fabricmon_peer_port_state",
-                               "Logical state of the neighbour's port facing us, PortInfo.PortState (1 DOWN, 2 INIT, "
-                               "3 ARMED, 4 ACTIVE).",
-                               MetricType::kGauge};
-constexpr FamilyDef kPeerPhysicalState{"fabricmon_peer_port_physical_state",
-                                       "Physical state of the neighbour's port facing us, "
-                                       "PortInfo.PortPhysicalState (5 LinkUp).",
-                                       MetricType::kGauge};
 
 // Width and speed: the local port's (from its own PortInfo) and the neighbour's.
-constexpr FamilyDef kWidthActive{"fabricmon_port_link_width_active_lanes",
-                                 "Lanes the link trained to, PortInfo.LinkWidthActive (1, 2, 4, 8 or 12).",
-                                 MetricType::kGauge};
-constexpr FamilyDef kWidthEnabled{"fabricmon_port_link_width_enabled_lanes",
-                                  "The widest width enabled on the port, PortInfo.LinkWidthEnabled, in lanes.",
-                                  MetricType::kGauge};
-constexpr FamilyDef kSpeedActive{"fabricmon_port_lane_speed_active_bytes_per_second",
-                                 "Per-lane signalling rate the link trained to, PortInfo.LinkSpeedActive / "
-                                 "LinkSpeedExtActive (SDR 2.5 ... NDR 106.25 Gb/s), in bytes per second.",
-                                 MetricType::kGauge};
-constexpr FamilyDef kSpeedEnabled{"fabricmon_port_lane_speed_enabled_bytes_per_second",
-                                  "The fastest per-lane rate enabled on the port, PortInfo.LinkSpeedEnabled / "
-                                  "LinkSpeedExtEnabled, in bytes per second.",
-                                  MetricType::kGauge};
-constexpr FamilyDef kDownObserved{"fabricmon_port_link_down_observed_total",
-                                  "Times the MAD poller saw the port's link leave ACTIVE/LinkUp (PortInfo); a flap "
-                                  "shorter than the peer_port interval is missed, link_downed counts those.",
-                                  MetricType::kCounter};
-constexpr FamilyDef kPeerWidthActive{"fabricmon_peer_port_link_width_active_lanes",
-                                     "Lanes of the neighbour's port facing us, PortInfo.LinkWidthActive.",
-                                     MetricType::kGauge};
-constexpr FamilyDef kPeerWidthEnabled{"fabricmon_peer_port_link_width_enabled_lanes",
-                                      "The widest width enabled on the neighbour's port facing us, in lanes.",
-                                      MetricType::kGauge};
-constexpr FamilyDef kPeerSpeedActive{"fabricmon_peer_port_lane_speed_active_bytes_per_second",
-                                     "Per-lane rate of the neighbour's port facing us, in bytes per second.",
-                                     MetricType::kGauge};
-constexpr FamilyDef kPeerSpeedEnabled{"fabricmon_peer_port_lane_speed_enabled_bytes_per_second",
-                                      "The fastest per-lane rate enabled on the neighbour's port facing us, in bytes "
-                                      "per second.",
-                                      MetricType::kGauge};
-constexpr FamilyDef kPeerDownObserved{"fabricmon_peer_port_link_down_observed_total",
-                                      "Times the MAD poller lost the neighbour (directed-route NodeInfo unanswered) or "
-                                      "saw its port facing us leave ACTIVE.",
-                                      MetricType::kCounter};
-
-const FamilyDef* const kFamilies[] = {
-    &kPeerInfo,          &kPeerTransmitBytes, &kPeerReceiveBytes,  &kPeerTransmitPackets,   &kPeerReceivePackets,
-    &kPeerTransmitWait,  &kPeerSymbolErrors,  &kPeerLinkErrorRecovery, &kPeerLinkDowned,   &kPeerReceiveErrors,
-    &kPeerTransmitDiscards, &kPeerStat,       &kPeerSaturated,     &kPeerState,             &kPeerPhysicalState,
-    &kWidthActive,       &kWidthEnabled,      &kSpeedActive,       &kSpeedEnabled,          &kDownObserved,
-    &kPeerWidthActive,   &kPeerWidthEnabled,  &kPeerSpeedActive,   &kPeerSpeedEnabled,      &kPeerDownObserved,
-};
 
 /// The peer family of a local PMA family ("fabricmon_port_symbol_errors_total" → the peer's).
 const FamilyDef* peerFamilyOf(const FamilyDef* local) {
   if (local == nullptr) return nullptr;
-  for (const FamilyDef* f : kFamilies) {
+  for (const FamilyDef* f : families::mad::all()) {
     if (f->name.size() > 15 && f->name.substr(15) == local->name.substr(10) && f->name.starts_with("fabricmon_peer_")) {
       return f;
     }
@@ -166,7 +67,7 @@ class PeerPortCollector final : public Collector {
   explicit PeerPortCollector(std::shared_ptr<MadSource> source) : source_(std::move(source)) {}
 
   std::string_view name() const override { return "peer_port"; }
-  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+  std::span<const FamilyDef* const> families() const override { return families::mad::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     auto ports = source_->ports();

@@ -1,65 +1,18 @@
 #include "collectors/pma_counter_collector.hpp"
 
 #include <algorithm>
-
 #include <array>
 #include <optional>
 
 #include "collectors/registry.hpp"
 #include "collectors/sysfs_slot_groups.hpp"
+#include "model/families/pma.hpp"
 
 namespace fabricmon {
 
 namespace {
 
-constexpr FamilyDef kTransmitBytes{"fabricmon_port_transmit_bytes_total",
-                                   "Bytes transmitted by the port: counters/port_xmit_data (4-byte words) x 4.",
-                                   MetricType::kCounter};
-constexpr FamilyDef kReceiveBytes{"fabricmon_port_receive_bytes_total",
-                                  "Bytes received by the port: counters/port_rcv_data (4-byte words) x 4.",
-                                  MetricType::kCounter};
-constexpr FamilyDef kTransmitPackets{"fabricmon_port_transmit_packets_total",
-                                     "Packets transmitted by the port, from counters/port_xmit_packets.",
-                                     MetricType::kCounter};
-constexpr FamilyDef kReceivePackets{"fabricmon_port_receive_packets_total",
-                                    "Packets received by the port, from counters/port_rcv_packets.",
-                                    MetricType::kCounter};
-constexpr FamilyDef kTransmitWait{"fabricmon_port_transmit_wait_total",
-                                  "Ticks the port had data to send but no flow-control credits, from "
-                                  "counters/port_xmit_wait (32-bit PMA counter, saturates).",
-                                  MetricType::kCounter};
-constexpr FamilyDef kSymbolErrors{"fabricmon_port_symbol_errors_total",
-                                  "Minor link errors detected on physical lanes, from counters/symbol_error "
-                                  "(16-bit PMA counter, saturates).",
-                                  MetricType::kCounter};
-constexpr FamilyDef kLinkErrorRecovery{"fabricmon_port_link_error_recovery_total",
-                                       "Times the link error recovery process completed, from "
-                                       "counters/link_error_recovery (8-bit PMA counter, saturates).",
-                                       MetricType::kCounter};
-constexpr FamilyDef kLinkDowned{"fabricmon_port_link_downed_total",
-                                "Times the link failed to recover and went down, from counters/link_downed "
-                                "(8-bit PMA counter, saturates).",
-                                MetricType::kCounter};
-constexpr FamilyDef kReceiveErrors{"fabricmon_port_receive_errors_total",
-                                   "Packets received with errors, from counters/port_rcv_errors "
-                                   "(16-bit PMA counter, saturates).",
-                                   MetricType::kCounter};
-constexpr FamilyDef kTransmitDiscards{"fabricmon_port_transmit_discards_total",
-                                      "Outbound packets discarded (port down or congested), from "
-                                      "counters/port_xmit_discards (16-bit PMA counter, saturates).",
-                                      MetricType::kCounter};
-constexpr FamilyDef kPortCounter{"fabricmon_pma_stat_total",
-                                 "Every other file of ports/<port>/counters/ (PMA), named as in sysfs.",
-                                 MetricType::kCounter};
-constexpr FamilyDef kSaturated{"fabricmon_port_pma_saturated",
-                               "1 when a narrow PMA counter sits at the maximum of its width (PMA counters "
-                               "saturate, they do not wrap), else 0.",
-                               MetricType::kGauge};
-
-constexpr std::array<const FamilyDef*, 12> kFamilies{
-    &kTransmitBytes, &kReceiveBytes,  &kTransmitPackets,   &kReceivePackets,
-    &kTransmitWait,  &kSymbolErrors,  &kLinkErrorRecovery, &kLinkDowned,
-    &kReceiveErrors, &kTransmitDiscards, &kPortCounter,    &kSaturated};
+using namespace families::pma;
 
 struct FirstClass {
   std::string_view file;
@@ -67,7 +20,8 @@ struct FirstClass {
   double scale;
 };
 
-// CONTRACT §4; port_xmit_data/port_rcv_data count 4-byte words (IBA PortCounters, kernel sysfs.c).
+// docs/contract.md §4; port_xmit_data/port_rcv_data count 4-byte words (IBA PortCounters, kernel
+// sysfs.c).
 constexpr std::array<FirstClass, 10> kFirstClass{{
     {"port_xmit_data", &kTransmitBytes, 4.0},
     {"port_rcv_data", &kReceiveBytes, 4.0},
@@ -86,8 +40,9 @@ struct Width {
   unsigned bits;
 };
 
-// IBA PortCounters attribute widths (reference/COUNTERS.md). Data and packet counters are left out:
-// mlx5 exposes them as 64-bit (PortCountersExtended), so their width is not known from the name.
+// IBA PortCounters attribute widths (IBTA Vol. 1 §16.1.3.5 PortCounters; docs/metrics.md). Data and
+// packet counters are left out: mlx5 exposes them as 64-bit (PortCountersExtended), so their width
+// is not known from the name.
 constexpr std::array<Width, 13> kWidths{{
     {"symbol_error", 16},
     {"link_error_recovery", 8},
@@ -118,7 +73,7 @@ class PmaCounterCollector final : public Collector {
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
   std::string_view name() const override { return "pma_counters"; }
-  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+  std::span<const FamilyDef* const> families() const override { return families::pma::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     return cache_.collect(topology, out) == 0 ? CollectStatus::kNoData : CollectStatus::kOk;

@@ -4,37 +4,13 @@
 
 #include "collectors/registry.hpp"
 #include "collectors/sysfs_slot_groups.hpp"
+#include "model/families/port.hpp"
 
 namespace fabricmon {
 
 namespace {
 
-constexpr FamilyDef kDeviceInfo{
-    "fabricmon_device_info",
-    "RDMA device identity from class/infiniband/<device>/{fw_ver,hca_type,board_id,node_guid}; always 1. "
-    "Labels are empty where the driver has no such file (irdma has no hca_type or board_id).",
-    MetricType::kGauge};
-constexpr FamilyDef kPortInfo{
-    "fabricmon_port_info",
-    "RDMA port description; always 1. interface is the first network interface behind the port "
-    "(gid_attrs/ndevs or device/net), link_layer and rate are the sysfs text.",
-    MetricType::kGauge};
-constexpr FamilyDef kPortState{
-    "fabricmon_port_state",
-    "Logical port state from ports/<port>/state (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).",
-    MetricType::kGauge};
-constexpr FamilyDef kPortPhysicalState{
-    "fabricmon_port_physical_state",
-    "Physical port state from ports/<port>/phys_state (2 Polling, 3 Disabled, 5 LinkUp, "
-    "6 LinkErrorRecovery, ...).",
-    MetricType::kGauge};
-constexpr FamilyDef kPortRate{
-    "fabricmon_port_rate_bytes_per_second",
-    "Signalling rate of the port from ports/<port>/rate, in bytes per second.",
-    MetricType::kGauge};
-
-constexpr std::array<const FamilyDef*, 5> kFamilies{&kDeviceInfo, &kPortInfo, &kPortState,
-                                                     &kPortPhysicalState, &kPortRate};
+using namespace families::port;
 
 class RdmaPortCollector final : public Collector {
  public:
@@ -43,7 +19,7 @@ class RdmaPortCollector final : public Collector {
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
   std::string_view name() const override { return "rdma_port"; }
-  std::span<const FamilyDef* const> families() const override { return kFamilies; }
+  std::span<const FamilyDef* const> families() const override { return families::port::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     return cache_.collect(topology, out) == 0 ? CollectStatus::kNoData : CollectStatus::kOk;

@@ -4,22 +4,25 @@ namespace fabricmon {
 
 namespace {
 
-const FamilyDef kCollectorUp{"fabricmon_collector_up",
-                             "1 if the collector's last run succeeded and it is not stuck in a run, else 0.",
-                             MetricType::kGauge};
-const FamilyDef kCollectorDuration{"fabricmon_collector_duration_seconds",
-                                   "Wall-clock length of the collector's last finished run, in seconds.",
-                                   MetricType::kGauge};
+const FamilyDef kCollectorUp{
+    "fabricmon_collector_up",
+    "1 if the collector's last run succeeded and it is not stuck in a run, else 0.",
+    MetricType::kGauge, "0/1", "collector"};
+const FamilyDef kCollectorDuration{
+    "fabricmon_collector_duration_seconds",
+    "Wall-clock length of the collector's last finished run, in seconds.", MetricType::kGauge,
+    "seconds", "collector"};
 const FamilyDef kCollectorLastSuccess{
     "fabricmon_collector_last_success_timestamp_seconds",
-    "Unix time of the collector's last successful run (0 if it never succeeded).", MetricType::kGauge};
+    "Unix time of the collector's last successful run (0 if it never succeeded).",
+    MetricType::kGauge, "Unix seconds", "collector"};
 const FamilyDef kCollectorErrors{
     "fabricmon_collector_errors_total",
     "Failed collector runs plus per-file read errors (each skipped value counts once).",
-    MetricType::kCounter};
+    MetricType::kCounter, "errors", "collector"};
 const FamilyDef kBuildInfo{"fabricmon_build_info",
                            "Always 1; the labels give the fabricmon version and source revision.",
-                           MetricType::kGauge};
+                           MetricType::kGauge, "1", "version,revision"};
 
 // The names Prometheus and Alertmanager give the same facts about themselves, so one alert rule
 // (`..._config_last_reload_successful == 0`) covers all three.
@@ -27,11 +30,11 @@ const FamilyDef kReloadSuccessful{
     "fabricmon_config_last_reload_successful",
     "1 if the last configuration reload (SIGHUP) was accepted, 0 if it was rejected and the "
     "previous configuration is still in force.",
-    MetricType::kGauge};
+    MetricType::kGauge, "0/1", ""};
 const FamilyDef kReloadTimestamp{
     "fabricmon_config_last_reload_success_timestamp_seconds",
     "Unix time of the last successful configuration load (the start or an accepted reload).",
-    MetricType::kGauge};
+    MetricType::kGauge, "seconds", ""};
 
 const FamilyDef* const kFamilies[] = {&kCollectorUp,     &kCollectorDuration, &kCollectorLastSuccess,
                                       &kCollectorErrors, &kBuildInfo,         &kReloadSuccessful,

@@ -9,20 +9,22 @@ namespace fabricmon {
 
 const FamilyDef AlertmanagerPusher::kSentFamily{
     "fabricmon_alertmanager_notifications_sent_total",
-    "Batches of alerts Alertmanager accepted (POST /api/v2/alerts answered 2xx), by Alertmanager URL.",
-    MetricType::kCounter};
+    "Batches of alerts Alertmanager accepted (POST /api/v2/alerts answered 2xx), by Alertmanager "
+    "URL.",
+    MetricType::kCounter, "batches", "alertmanager"};
 const FamilyDef AlertmanagerPusher::kFailedFamily{
     "fabricmon_alertmanager_notifications_failed_total",
     "Batches of alerts that did not reach Alertmanager (refused, timed out, TLS or auth failure, "
     "non-2xx answer), by Alertmanager URL; each is retried with backoff.",
-    MetricType::kCounter};
+    MetricType::kCounter, "batches", "alertmanager"};
 const FamilyDef AlertmanagerPusher::kDroppedFamily{
     "fabricmon_alertmanager_alerts_dropped_total",
-    "Alerts given up because the push queue held its maximum number of alerts.", MetricType::kCounter};
+    "Alerts given up because the push queue held its maximum number of alerts.",
+    MetricType::kCounter, "alerts", ""};
 const FamilyDef AlertmanagerPusher::kPendingFamily{
     "fabricmon_alertmanager_pending_alerts",
     "Alerts whose latest state (firing or resolved) some Alertmanager has not acknowledged yet.",
-    MetricType::kGauge};
+    MetricType::kGauge, "alerts", ""};
 
 std::span<const FamilyDef* const> AlertmanagerPusher::families() {
   static constexpr std::array<const FamilyDef*, 4> kAll{&kSentFamily, &kFailedFamily, &kDroppedFamily,

@@ -147,21 +147,21 @@ std::string renderPrometheusText(std::span<const BatchPtr> batches,
                                  std::vector<prometheus::MetricFamily> extra) {
   std::vector<Group> groups;
   std::unordered_map<std::string_view, size_t> groupIndex;
-  // A series published twice (two collectors emitting it by mistake) would be a duplicate sample in
-  // the scrape; the first one wins.
-  std::unordered_set<std::string_view> seenKeys;
+  // A series published twice (two collectors emitting it by mistake: makeSeries gives them one
+  // object and id) would be a duplicate sample in the scrape; the first one wins.
+  std::unordered_set<uint64_t> seenIds;
   size_t total = 0;
   for (const BatchPtr& batch : batches) {
     if (batch) total += batch->samples.size();
   }
-  seenKeys.reserve(total);
+  seenIds.reserve(total);
 
   for (const BatchPtr& batch : batches) {
     if (!batch) continue;
     for (const Sample& sample : batch->samples) {
       if (!sample.series || sample.series->family == nullptr) continue;
       const Series& series = *sample.series;
-      if (!seenKeys.insert(series.key).second) continue;
+      if (!seenIds.insert(series.id).second) continue;
       const FamilyDef& def = *series.family;
       auto [it, inserted] = groupIndex.try_emplace(def.name, groups.size());
       if (inserted) groups.push_back(Group{def.name, &def, nullptr, {}});

@@ -6,11 +6,12 @@
 namespace fabricmon {
 namespace {
 
-const FamilyDef kFamily{"fabricmon_http_request_duration_seconds",
-                        "Time the HTTP server took to answer a request, from the request read to the "
-                        "response written, by handler (/metrics includes rendering the snapshot the "
-                        "first time it is asked for).",
-                        MetricType::kHistogram};
+const FamilyDef kFamily{
+    "fabricmon_http_request_duration_seconds",
+    "Time the HTTP server took to answer a request, from the request read to the "
+    "response written, by handler (/metrics includes rendering the snapshot the "
+    "first time it is asked for).",
+    MetricType::kHistogram, "seconds", "handler"};
 
 constexpr std::array<std::string_view, RequestDurations::kHandlers> kHandlerLabels = {
     "/metrics", "/healthz", "/api/v1/findings", "/", "/api/v1/window", "/api/v1/status", "/static/", "other"};

@@ -38,7 +38,8 @@ Result<RecentSamples::Query> parseWindowQuery(std::string_view query) {
       q.window = std::chrono::seconds(seconds);
     } else if (name == "family") {
       const auto kept = RecentSamples::keptFamilies();
-      if (std::find(kept.begin(), kept.end(), value) == kept.end()) {
+      if (std::none_of(kept.begin(), kept.end(),
+                       [&](const FamilyDef* f) { return f->name == value; })) {
         return Error{"family is not kept in the recent history (see docs/contract.md)", EINVAL};
       }
       q.family = std::string(value);

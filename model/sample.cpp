@@ -1,6 +1,8 @@
 #include "model/sample.hpp"
 
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 
 namespace fabricmon {
 
@@ -11,6 +13,58 @@ std::string_view Series::label(std::string_view name) const {
   return {};
 }
 
+namespace {
+
+/// Every live series by its key, so that a series is identified once: building the same family and
+/// labels again while the first is alive (a collector re-creating its series after a topology
+/// change, two collectors emitting one series by mistake) returns the same object and id. An entry
+/// leaves with the last reference to its series.
+class SeriesTable {
+ public:
+  SeriesPtr intern(const FamilyDef& family, Labels labels, std::string key, bool plain) {
+    SeriesPtr
+        found;  // outlives the lock: a last reference dropped here must not run forget() under it
+    std::lock_guard lock(mutex_);
+    if (auto it = byKey_.find(key); it != byKey_.end()) {
+      found = it->second.series.lock();
+      if (found && found->family == &family) return found;
+      // Another FamilyDef with the same name (only tests make one): the newer definition wins.
+      byKey_.erase(it);
+    }
+    static std::atomic<uint64_t> nextId{1};
+    const uint64_t id = nextId.fetch_add(1, std::memory_order_relaxed);
+    auto* raw = new Series{&family, std::move(labels), std::move(key), plain, id};
+    SeriesPtr created(raw, [this](const Series* s) {
+      forget(s);
+      delete s;
+    });
+    byKey_.emplace(std::string_view(raw->key), Entry{created, raw});
+    return created;
+  }
+
+ private:
+  void forget(const Series* s) {
+    std::lock_guard lock(mutex_);
+    auto it = byKey_.find(s->key);
+    if (it != byKey_.end() && it->second.raw == s) byKey_.erase(it);
+  }
+
+  struct Entry {
+    std::weak_ptr<const Series> series;
+    const Series* raw;  ///< which object the entry is for, even once `series` has expired
+  };
+  std::mutex mutex_;
+  std::unordered_map<std::string_view, Entry> byKey_;  ///< keys view the series' own key
+};
+
+SeriesTable& seriesTable() {
+  // Never destroyed: series with static storage duration may be released after main returns.
+  static auto* const table = new SeriesTable;
+  return *table;
+}
+
+}  // namespace
+
 SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
   std::string key(family.name);
   key += '{';
@@ -20,7 +74,17 @@ SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
     first = false;
     key += k;
     key += "=\"";
-    key += v;
+    // Escaped as in the text format, so two label sets never share a key.
+    for (const char c : v) {
+      if (c == '\\' || c == '"') {
+        key += '\\';
+        key += c;
+      } else if (c == '\n') {
+        key += "\\n";
+      } else {
+        key += c;
+      }
+    }
     key += '"';
   }
   key += '}';
@@ -30,9 +94,7 @@ SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
       if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') plain = false;
     }
   }
-  static std::atomic<uint64_t> nextId{1};
-  const uint64_t id = nextId.fetch_add(1, std::memory_order_relaxed);
-  return std::make_shared<const Series>(Series{&family, std::move(labels), std::move(key), plain, id});
+  return seriesTable().intern(family, std::move(labels), std::move(key), plain);
 }
 
 }  // namespace fabricmon

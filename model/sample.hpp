@@ -16,11 +16,17 @@ namespace fabricmon {
 /// (exporters/request_durations.hpp); the type is here so every family is listed the same way.
 enum class MetricType { kCounter, kGauge, kHistogram };
 
-/// A metric family: defined once, with static storage duration, by the component that emits it.
+/// A metric family: defined once, with static storage duration, and referenced by address from the
+/// collector that emits it, the watchdog that reads it and the renderer. The collectors' families
+/// live in model/families/, one file per group; fabricmon's own in the component that emits them.
 struct FamilyDef {
   std::string_view name;
   std::string_view help;  ///< a real sentence: what the number is and where it comes from
   MetricType type;
+  std::string_view unit =
+      {};  ///< as docs/metrics.md's "unit" column: "bytes", "seconds", "0/1", ...
+  std::string_view labels =
+      {};  ///< label names, comma-separated, as every series of it carries them
 };
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
@@ -30,12 +36,14 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 struct Series {
   const FamilyDef* family;
   Labels labels;
-  std::string key;  ///< canonical `name{a="x",b="y"}`, unique per series; used for history lookups
+  std::string key;  ///< canonical `name{a="x",b="y"}` (values escaped), unique per series
   /// The label values are printable ASCII without `\` or `"`: `key` is then, byte for byte, the
   /// series' line head in the text format (no escaping, valid UTF-8), and the renderer copies it.
   bool plainKey = false;
-  /// Unique per makeSeries call and never reused: the identity other components key per-series
-  /// state by (the watchdog's history), instead of rebuilding a string from the labels per sample.
+  /// The series' identity, computed once when it is made: every makeSeries call with the same
+  /// family and labels returns the same object, with this id, while any of them is alive; an id is
+  /// never reused. The watchdog's history, its recent samples and the renderer's duplicate check
+  /// key by it instead of rebuilding or hashing a string per sample.
   uint64_t id = 0;
 
   std::string_view label(std::string_view name) const;  ///< "" when absent

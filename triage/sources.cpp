@@ -129,7 +129,7 @@ Result<std::map<std::string, Evidence>> fetchPrometheus(const std::string& baseU
   for (const Check& c : checks()) {
     for (auto f : c.families) families.insert(std::string(f));
   }
-  for (auto f : RecentSamples::keptFamilies()) families.insert(std::string(f));
+  for (const FamilyDef* f : RecentSamples::keptFamilies()) families.insert(std::string(f->name));
   for (const std::string& fam : families) {
     const bool counter = fam.ends_with("_total");
     if (!counter) {

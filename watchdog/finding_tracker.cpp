@@ -33,16 +33,20 @@ std::string formatLabels(const Finding& f) {
 
 const FamilyDef FindingTracker::kActiveFamily{
     "fabricmon_watchdog_active",
-    "1 while a watchdog finding is active, 0 after it cleared (until its subject disappears); see docs/rules.md.",
-    MetricType::kGauge};
+    "1 while a watchdog finding is active, 0 after it cleared (until its subject disappears); see "
+    "docs/rules.md.",
+    MetricType::kGauge, "0/1", "rule,severity,device,port,interface,priority,reason,side"};
 const FamilyDef FindingTracker::kRecurringFamily{
     "fabricmon_watchdog_recurring",
-    "1 while a watchdog finding of this rule and subject has started at least watchdog.recurrence.count times "
-    "within watchdog.recurrence.window (the fault keeps being reset, not fixed), 0 after; see docs/rules.md.",
-    MetricType::kGauge};
+    "1 while a watchdog finding of this rule and subject has started at least "
+    "watchdog.recurrence.count times "
+    "within watchdog.recurrence.window (the fault keeps being reset, not fixed), 0 after; see "
+    "docs/rules.md.",
+    MetricType::kGauge, "0/1", "rule,severity,device,port,interface,priority,reason"};
 const FamilyDef FindingTracker::kTransitionsFamily{
-    "fabricmon_watchdog_transitions_total", "Number of times a finding of this watchdog rule started.",
-    MetricType::kCounter};
+    "fabricmon_watchdog_transitions_total",
+    "Number of times a finding of this watchdog rule started.", MetricType::kCounter, "starts",
+    "rule"};
 
 FindingTracker::FindingTracker(std::vector<std::string_view> rules)
     : rules_(std::move(rules)), transitions_(rules_.size(), 0.0) {

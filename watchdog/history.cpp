@@ -109,10 +109,12 @@ Tracked::Window Tracked::over(Nanos window) const {
 
 const FamilyDef History::kRefreshFamily{
     "fabricmon_counter_refresh_seconds",
-    "How often a NIC counter source (an interface's ethtool stats, a port's hw_counters or PMA counters) "
-    "refreshes its values, learned from how often its fastest-moving counter changes; a value near the poll "
+    "How often a NIC counter source (an interface's ethtool stats, a port's hw_counters or PMA "
+    "counters) "
+    "refreshes its values, learned from how often its fastest-moving counter changes; a value near "
+    "the poll "
     "interval means at least that often. Rates are judged over this period, never over one poll.",
-    MetricType::kGauge};
+    MetricType::kGauge, "seconds", "collector,device,port,interface"};
 
 void History::setPlan(const HistoryPlan& plan) {
   plan_ = plan;
@@ -221,7 +223,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       continue;
     }
     // First sight of this series object: find (or create) what it feeds, once.
-    auto fam = inputFamilyByName(sample.series->family->name);
+    auto fam = inputFamilyOf(sample.series->family);
     if (!fam) continue;
     const auto& def = inputFamily(*fam);
     std::string_view l[3];
@@ -236,7 +238,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (inserted) {
       s.fam = *fam;
       s.saturatesAt = saturatesAt;
-      if (def.counter) s.group = groupOf(*sample.series, collectors_[collector].name);
+      if (def.counter()) s.group = groupOf(*sample.series, collectors_[collector].name);
       shape(s);
       indexDirty_ = true;
     }
@@ -277,7 +279,7 @@ void History::update(Tracked& s, Nanos t, double v) {
   }
   s.prevT = s.t;
   s.prevTotal = s.total;
-  if (def.counter) {
+  if (def.counter()) {
     double delta;
     const bool reset = v < s.raw;
     if (reset) {
@@ -391,14 +393,14 @@ void History::learnRefresh() {
   }
   size_t live = 0;
   for (auto& [key, s] : series_) {
-    if (!inputFamily(s.fam).counter) continue;
+    if (!inputFamily(s.fam).counter()) continue;
     Group& g = groups_[s.group];
     live += g.live ? 0 : 1;
     g.live = true;
     if (s.gapCount >= 2 && (g.refresh == 0 || s.ownRefresh < g.refresh)) g.refresh = s.ownRefresh;
   }
   for (auto& [key, s] : series_) {
-    if (inputFamily(s.fam).counter) s.refresh = groups_[s.group].refresh;
+    if (inputFamily(s.fam).counter()) s.refresh = groups_[s.group].refresh;
   }
   // Devices that come and go under new names (VFs, re-created devices) leave groups behind: drop
   // them once they outnumber the live ones, so memory follows the node, not its history.
@@ -422,7 +424,7 @@ void History::compactGroups() {
     }
   }
   for (auto& [key, s] : series_) {
-    if (inputFamily(s.fam).counter) s.group = remap[s.group];
+    if (inputFamily(s.fam).counter()) s.group = remap[s.group];
   }
   groups_ = std::move(kept);
 }

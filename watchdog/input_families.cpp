@@ -2,6 +2,15 @@
 
 #include <unordered_map>
 
+#include "model/families/dcb.hpp"
+#include "model/families/dcqcn.hpp"
+#include "model/families/ethtool.hpp"
+#include "model/families/mad.hpp"
+#include "model/families/netdev.hpp"
+#include "model/families/pma.hpp"
+#include "model/families/port.hpp"
+#include "model/families/roce.hpp"
+
 namespace fabricmon::watchdog {
 namespace {
 
@@ -9,68 +18,68 @@ constexpr double kMax4 = 15, kMax8 = 255, kMax16 = 65535, kMax32 = 4294967295.0;
 
 // Order follows enum Fam.
 constexpr InputFamily kFamilies[] = {
-    {"fabricmon_port_info", {"device", "port", "interface"}, false, 0},
-    {"fabricmon_port_state", {"device", "port", ""}, false, 0},
-    {"fabricmon_port_physical_state", {"device", "port", ""}, false, 0},
-    {"fabricmon_port_rate_bytes_per_second", {"device", "port", ""}, false, 0},
-    {"fabricmon_port_symbol_errors_total", {"device", "port", ""}, true, kMax16},
-    {"fabricmon_port_link_error_recovery_total", {"device", "port", ""}, true, kMax8},
-    {"fabricmon_port_link_downed_total", {"device", "port", ""}, true, kMax8},
-    {"fabricmon_port_receive_errors_total", {"device", "port", ""}, true, kMax16},
-    {"fabricmon_pma_stat_total", {"device", "port", "counter"}, true, 0},
-    {"fabricmon_roce_ecn_marked_packets_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_roce_cnp_sent_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_roce_cnp_handled_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_roce_cnp_ignored_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_roce_out_of_sequence_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_roce_packet_sequence_errors_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_roce_local_ack_timeouts_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_hw_stat_total", {"device", "port", "counter"}, true, 0},
-    {"fabricmon_netdev_up", {"interface", "", ""}, false, 0},
-    {"fabricmon_netdev_carrier_changes_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_netdev_carrier_down_changes_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_pfc_pause_seconds_total", {"interface", "priority", "direction"}, true, 0, 1.0},
-    {"fabricmon_pause_storm_warning_events_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_pause_storm_error_events_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_priority_transmit_packets_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_priority_receive_packets_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_priority_discards_total", {"interface", "priority", "kind"}, true, 0},
-    {"fabricmon_priority_ecn_marked_packets_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_phy_link_down_events_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_phy_symbol_errors_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_dcqcn_np_enabled", {"interface", "priority", ""}, false, 0},
-    {"fabricmon_dcqcn_rp_enabled", {"interface", "priority", ""}, false, 0},
-    {"fabricmon_dcqcn_parameter", {"interface", "role", "parameter"}, false, 0},
-    {"fabricmon_pfc_enabled", {"interface", "priority", ""}, false, 0},
-    {"fabricmon_dcb_trust_dscp", {"interface", "", ""}, false, 0},
-    {"fabricmon_dcb_dscp_priority", {"interface", "dscp", ""}, false, 0},
-    {"fabricmon_pfc_pause_frames_received_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_pfc_pause_frames_transmitted_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_dcb_pfc_indications_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_dcb_pfc_requests_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_device_info", {"device", "", ""}, false, 0},
-    {"fabricmon_phy_transmitted_bytes_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_pfc_storm_prevention_timeout_seconds", {"interface", "", ""}, false, 0},
-    {"fabricmon_global_pause_frames_received_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_global_pause_frames_transmitted_total", {"interface", "", ""}, true, 0},
-    {"fabricmon_priority_receive_bytes_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_priority_transmit_bytes_total", {"interface", "priority", ""}, true, 0},
-    {"fabricmon_rdma_vport_bytes_total", {"interface", "direction", ""}, true, 0},
-    {"fabricmon_port_transmit_wait_total", {"device", "port", ""}, true, kMax32},
-    {"fabricmon_peer_port_transmit_wait_total", {"device", "port", ""}, true, kMax32},
-    {"fabricmon_peer_port_symbol_errors_total", {"device", "port", ""}, true, kMax16},
-    {"fabricmon_peer_port_link_error_recovery_total", {"device", "port", ""}, true, kMax8},
-    {"fabricmon_peer_port_link_downed_total", {"device", "port", ""}, true, kMax8},
-    {"fabricmon_peer_port_receive_errors_total", {"device", "port", ""}, true, kMax16},
-    {"fabricmon_peer_pma_stat_total", {"device", "port", "counter"}, true, 0},
-    {"fabricmon_port_link_down_observed_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_peer_port_link_down_observed_total", {"device", "port", ""}, true, 0},
-    {"fabricmon_port_link_width_active_lanes", {"device", "port", ""}, false, 0},
-    {"fabricmon_port_link_width_enabled_lanes", {"device", "port", ""}, false, 0},
-    {"fabricmon_peer_port_link_width_enabled_lanes", {"device", "port", ""}, false, 0},
-    {"fabricmon_port_lane_speed_active_bytes_per_second", {"device", "port", ""}, false, 0},
-    {"fabricmon_port_lane_speed_enabled_bytes_per_second", {"device", "port", ""}, false, 0},
-    {"fabricmon_peer_port_lane_speed_enabled_bytes_per_second", {"device", "port", ""}, false, 0},
+    {&families::port::kPortInfo, {"device", "port", "interface"}, 0},
+    {&families::port::kPortState, {"device", "port", ""}, 0},
+    {&families::port::kPortPhysicalState, {"device", "port", ""}, 0},
+    {&families::port::kPortRate, {"device", "port", ""}, 0},
+    {&families::pma::kSymbolErrors, {"device", "port", ""}, kMax16},
+    {&families::pma::kLinkErrorRecovery, {"device", "port", ""}, kMax8},
+    {&families::pma::kLinkDowned, {"device", "port", ""}, kMax8},
+    {&families::pma::kReceiveErrors, {"device", "port", ""}, kMax16},
+    {&families::pma::kPortCounter, {"device", "port", "counter"}, 0},
+    {&families::roce::kEcnMarked, {"device", "port", ""}, 0},
+    {&families::roce::kCnpSent, {"device", "port", ""}, 0},
+    {&families::roce::kCnpHandled, {"device", "port", ""}, 0},
+    {&families::roce::kCnpIgnored, {"device", "port", ""}, 0},
+    {&families::roce::kOutOfSequence, {"device", "port", ""}, 0},
+    {&families::roce::kPacketSeqErr, {"device", "port", ""}, 0},
+    {&families::roce::kLocalAckTimeout, {"device", "port", ""}, 0},
+    {&families::roce::kHwCounter, {"device", "port", "counter"}, 0},
+    {&families::netdev::kUp, {"interface", "", ""}, 0},
+    {&families::netdev::kCarrierChanges, {"interface", "", ""}, 0},
+    {&families::netdev::kCarrierDown, {"interface", "", ""}, 0},
+    {&families::ethtool::kPfcPauseSeconds, {"interface", "priority", "direction"}, 0, 1.0},
+    {&families::ethtool::kStormWarning, {"interface", "", ""}, 0},
+    {&families::ethtool::kStormError, {"interface", "", ""}, 0},
+    {&families::ethtool::kPrioTxPackets, {"interface", "priority", ""}, 0},
+    {&families::ethtool::kPrioRxPackets, {"interface", "priority", ""}, 0},
+    {&families::ethtool::kPrioDiscards, {"interface", "priority", "kind"}, 0},
+    {&families::ethtool::kPrioEcnMarked, {"interface", "priority", ""}, 0},
+    {&families::ethtool::kPhyLinkDown, {"interface", "", ""}, 0},
+    {&families::ethtool::kPhySymbol, {"interface", "", ""}, 0},
+    {&families::dcqcn::kNpEnabled, {"interface", "priority", ""}, 0},
+    {&families::dcqcn::kRpEnabled, {"interface", "priority", ""}, 0},
+    {&families::dcqcn::kParameter, {"interface", "role", "parameter"}, 0},
+    {&families::dcb::kPfcEnabled, {"interface", "priority", ""}, 0},
+    {&families::dcb::kTrustDscp, {"interface", "", ""}, 0},
+    {&families::dcb::kDscpPriority, {"interface", "dscp", ""}, 0},
+    {&families::ethtool::kPfcPauseRx, {"interface", "priority", ""}, 0},
+    {&families::ethtool::kPfcPauseTx, {"interface", "priority", ""}, 0},
+    {&families::dcb::kPfcIndications, {"interface", "priority", ""}, 0},
+    {&families::dcb::kPfcRequests, {"interface", "priority", ""}, 0},
+    {&families::port::kDeviceInfo, {"device", "", ""}, 0},
+    {&families::ethtool::kPhyTransmittedBytes, {"interface", "", ""}, 0},
+    {&families::dcb::kStormTimeout, {"interface", "", ""}, 0},
+    {&families::ethtool::kGlobalPauseRx, {"interface", "", ""}, 0},
+    {&families::ethtool::kGlobalPauseTx, {"interface", "", ""}, 0},
+    {&families::ethtool::kPrioRxBytes, {"interface", "priority", ""}, 0},
+    {&families::ethtool::kPrioTxBytes, {"interface", "priority", ""}, 0},
+    {&families::ethtool::kRdmaVportBytes, {"interface", "direction", ""}, 0},
+    {&families::pma::kTransmitWait, {"device", "port", ""}, kMax32},
+    {&families::mad::kPeerTransmitWait, {"device", "port", ""}, kMax32},
+    {&families::mad::kPeerSymbolErrors, {"device", "port", ""}, kMax16},
+    {&families::mad::kPeerLinkErrorRecovery, {"device", "port", ""}, kMax8},
+    {&families::mad::kPeerLinkDowned, {"device", "port", ""}, kMax8},
+    {&families::mad::kPeerReceiveErrors, {"device", "port", ""}, kMax16},
+    {&families::mad::kPeerStat, {"device", "port", "counter"}, 0},
+    {&families::mad::kDownObserved, {"device", "port", ""}, 0},
+    {&families::mad::kPeerDownObserved, {"device", "port", ""}, 0},
+    {&families::mad::kWidthActive, {"device", "port", ""}, 0},
+    {&families::mad::kWidthEnabled, {"device", "port", ""}, 0},
+    {&families::mad::kPeerWidthEnabled, {"device", "port", ""}, 0},
+    {&families::mad::kSpeedActive, {"device", "port", ""}, 0},
+    {&families::mad::kSpeedEnabled, {"device", "port", ""}, 0},
+    {&families::mad::kPeerSpeedEnabled, {"device", "port", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 
@@ -78,14 +87,14 @@ static_assert(std::size(kFamilies) == kFamCount);
 
 const InputFamily& inputFamily(Fam fam) { return kFamilies[static_cast<size_t>(fam)]; }
 
-std::optional<Fam> inputFamilyByName(std::string_view name) {
-  static const auto* const kByName = [] {
-    auto* m = new std::unordered_map<std::string_view, Fam>();
-    for (size_t i = 0; i < kFamCount; ++i) m->emplace(kFamilies[i].name, static_cast<Fam>(i));
+std::optional<Fam> inputFamilyOf(const FamilyDef* family) {
+  static const auto* const kByDef = [] {
+    auto* m = new std::unordered_map<const FamilyDef*, Fam>();
+    for (size_t i = 0; i < kFamCount; ++i) m->emplace(kFamilies[i].family, static_cast<Fam>(i));
     return m;
   }();
-  auto it = kByName->find(name);
-  if (it == kByName->end()) return std::nullopt;
+  auto it = kByDef->find(family);
+  if (it == kByDef->end()) return std::nullopt;
   return it->second;
 }
 

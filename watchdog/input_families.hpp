@@ -8,6 +8,8 @@
 #include <optional>
 #include <string_view>
 
+#include "model/sample.hpp"
+
 namespace fabricmon::watchdog {
 
 enum class Fam : uint8_t {
@@ -79,20 +81,22 @@ enum class Fam : uint8_t {
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);
 
 struct InputFamily {
-  std::string_view name;
+  const FamilyDef* family;                    ///< its one definition (model/families/)
   std::array<std::string_view, 3> keyLabels;  ///< label names that identify a series ("" = unused)
-  bool counter;
   /// PMA counters saturate at 2^width-1 (IBTA PortCounters; docs/metrics.md); 0 = not narrow.
   double saturatesAt;
   /// The most the counter can rise per second, when physics bounds it (a priority is paused at most
   /// one second per second); 0 = no bound. An increase above it is batching by the NIC, spread
   /// into the following interval, never dropped.
   double maxPerSecond = 0;
+
+  bool counter() const { return family->type == MetricType::kCounter; }
+  std::string_view name() const { return family->name; }
 };
 
 const InputFamily& inputFamily(Fam fam);
-/// The family of a metric name, if the watchdog reads it.
-std::optional<Fam> inputFamilyByName(std::string_view name);
+/// The watchdog's name for a family definition, if the watchdog reads it.
+std::optional<Fam> inputFamilyOf(const FamilyDef* family);
 /// Whether a series of `fam` with these key-label values is one the rules read (filters the
 /// generic counter families down to the few counters used). Also returns the saturation point.
 bool wanted(Fam fam, std::string_view thirdLabel, double* saturatesAt);

@@ -3,39 +3,64 @@
 #include <algorithm>
 #include <array>
 
+#include "model/families/dcb.hpp"
+#include "model/families/dcqcn.hpp"
+#include "model/families/ethtool.hpp"
+#include "model/families/netdev.hpp"
+#include "model/families/pma.hpp"
+#include "model/families/port.hpp"
+#include "model/families/roce.hpp"
+
 namespace fabricmon {
 namespace {
 
-// What triage walks (docs/runbook.md, "Triage") and the status page charts. Counters unless named
-// in kGauges.
-constexpr std::array<std::string_view, 37> kKept{
+// What triage walks (docs/runbook.md, "Triage") and the status page charts, by the families'
+// definitions (model/families/).
+constexpr std::array<const FamilyDef*, 37> kKept{
     // step 1: PFC pause and storm events
-    "fabricmon_pfc_pause_seconds_total", "fabricmon_pfc_pause_frames_received_total",
-    "fabricmon_pfc_pause_frames_transmitted_total", "fabricmon_global_pause_seconds_total",
-    "fabricmon_pause_storm_warning_events_total", "fabricmon_pause_storm_error_events_total",
+    &families::ethtool::kPfcPauseSeconds,
+    &families::ethtool::kPfcPauseRx,
+    &families::ethtool::kPfcPauseTx,
+    &families::ethtool::kGlobalPauseSeconds,
+    &families::ethtool::kStormWarning,
+    &families::ethtool::kStormError,
     // step 2: ECN and CNP
-    "fabricmon_roce_ecn_marked_packets_total", "fabricmon_roce_cnp_sent_total",
-    "fabricmon_roce_cnp_handled_total", "fabricmon_roce_cnp_ignored_total",
-    "fabricmon_priority_ecn_marked_packets_total",
+    &families::roce::kEcnMarked,
+    &families::roce::kCnpSent,
+    &families::roce::kCnpHandled,
+    &families::roce::kCnpIgnored,
+    &families::ethtool::kPrioEcnMarked,
     // step 3: configuration
-    "fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled", "fabricmon_pfc_enabled",
-    "fabricmon_dcb_trust_dscp",
+    &families::dcqcn::kNpEnabled,
+    &families::dcqcn::kRpEnabled,
+    &families::dcb::kPfcEnabled,
+    &families::dcb::kTrustDscp,
     // step 4: link errors, flaps, degraded ports
-    "fabricmon_port_symbol_errors_total", "fabricmon_port_link_error_recovery_total",
-    "fabricmon_port_link_downed_total", "fabricmon_port_receive_errors_total",
-    "fabricmon_phy_symbol_errors_total", "fabricmon_phy_crc_errors_total",
-    "fabricmon_phy_pcs_symbol_errors_total", "fabricmon_phy_link_down_events_total",
-    "fabricmon_netdev_carrier_changes_total", "fabricmon_netdev_up", "fabricmon_port_state",
-    "fabricmon_port_rate_bytes_per_second",
+    &families::pma::kSymbolErrors,
+    &families::pma::kLinkErrorRecovery,
+    &families::pma::kLinkDowned,
+    &families::pma::kReceiveErrors,
+    &families::ethtool::kPhySymbol,
+    &families::ethtool::kPhyCrc,
+    &families::ethtool::kPhyPcsSymbol,
+    &families::ethtool::kPhyLinkDown,
+    &families::netdev::kCarrierChanges,
+    &families::netdev::kUp,
+    &families::port::kPortState,
+    &families::port::kPortRate,
     // step 5: RoCE loss
-    "fabricmon_roce_out_of_sequence_total", "fabricmon_roce_packet_sequence_errors_total",
-    "fabricmon_roce_local_ack_timeouts_total", "fabricmon_priority_discards_total",
-    "fabricmon_port_transmit_discards_total",
+    &families::roce::kOutOfSequence,
+    &families::roce::kPacketSeqErr,
+    &families::roce::kLocalAckTimeout,
+    &families::ethtool::kPrioDiscards,
+    &families::pma::kTransmitDiscards,
     // step 6: InfiniBand congestion
-    "fabricmon_port_transmit_wait_total",
+    &families::pma::kTransmitWait,
     // throughput, for context
-    "fabricmon_port_transmit_bytes_total", "fabricmon_port_receive_bytes_total",
-    "fabricmon_priority_transmit_bytes_total", "fabricmon_priority_receive_bytes_total",
+    &families::pma::kTransmitBytes,
+    &families::pma::kReceiveBytes,
+    &families::ethtool::kPrioTxBytes,
+    &families::ethtool::kPrioRxBytes,
 };
 
 // A counter standing still this long has a zero rate, whatever its NIC's refresh period (the
@@ -44,9 +69,9 @@ constexpr double kStill = 3.0;
 
 }  // namespace
 
-std::span<const std::string_view> RecentSamples::keptFamilies() { return kKept; }
+std::span<const FamilyDef* const> RecentSamples::keptFamilies() { return kKept; }
 
-bool RecentSamples::kept(std::string_view family) const {
+bool RecentSamples::kept(const FamilyDef* family) {
   return std::find(kKept.begin(), kKept.end(), family) != kKept.end();
 }
 
@@ -71,10 +96,10 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
     wallOffsetNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(batch->wall.time_since_epoch()).count() -
                     std::chrono::duration_cast<std::chrono::nanoseconds>(batch->monotonic.time_since_epoch()).count();
     for (const Sample& s : batch->samples) {
-      if (!kept(s.series->family->name)) continue;
-      auto it = rings_.find(s.series->key);
+      if (!kept(s.series->family)) continue;
+      auto it = rings_.find(s.series->id);
       if (it == rings_.end()) {
-        it = rings_.emplace(s.series->key, Ring{}).first;
+        it = rings_.emplace(s.series->id, Ring{}).first;
         it->second.series = s.series;
         it->second.collector = collector;
         it->second.counter = s.series->family->type == MetricType::kCounter;
@@ -166,6 +191,10 @@ std::vector<RecentSamples::SeriesWindow> RecentSamples::window(const Query& q) c
     }
     out.push_back(std::move(w));
   }
+  // Series in a stable order for the reader (the table is keyed by id, in no order).
+  std::sort(out.begin(), out.end(), [](const SeriesWindow& a, const SeriesWindow& b) {
+    return a.series->key < b.series->key;
+  });
   return out;
 }
 

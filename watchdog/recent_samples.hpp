@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/sample.hpp"
@@ -26,7 +27,7 @@ class RecentSamples {
  public:
   static constexpr size_t kCapacity = 600;  ///< points per series: 10 min at 1 s, 2.5 min at 250 ms
   /// The families kept (a table: a new rule's inputs are one line here).
-  static std::span<const std::string_view> keptFamilies();
+  static std::span<const FamilyDef* const> keptFamilies();
 
   struct Point {
     double t;  ///< unix seconds (wall clock of the sample's collector run)
@@ -76,10 +77,10 @@ class RecentSamples {
     const Raw& at(size_t i) const { return points[(head + i) % kCapacity]; }  // 0 = oldest
     void push(Raw r);
   };
-  bool kept(std::string_view family) const;
+  static bool kept(const FamilyDef* family);
 
   mutable std::mutex mutex_;
-  std::map<std::string, Ring, std::less<>> rings_;
+  std::unordered_map<uint64_t, Ring> rings_;                ///< by Series::id
   std::map<std::string, BatchPtr, std::less<>> lastBatch_;  ///< per collector
   std::map<std::string, uint32_t, std::less<>> epochs_;     ///< per collector, bumped per new batch
   int64_t wallOffsetNs_ = 0;  ///< wall - steady of the latest batch

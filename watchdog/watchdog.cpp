@@ -13,27 +13,29 @@ namespace fabricmon {
 namespace watchdog {
 namespace {
 
-const FamilyDef kPauseFractionPeak{
-    "fabricmon_pause_fraction_peak",
-    "Largest fraction of a judged interval (one poll, or one NIC counter refresh when the NIC refreshes slower) "
-    "spent in PFC pause within the last peak_window (ethtool rx/tx_prio<N>_pause_duration); a storm of a few "
-    "seconds survives here where a 30 s rate() averages it away.",
-    MetricType::kGauge};
-const FamilyDef kEcnMarkedRatePeak{
-    "fabricmon_ecn_marked_rate_peak",
-    "Largest ECN-marked RoCE packet rate (packets per second, hw_counters/np_ecn_marked_roce_packets) of a single "
-    "poll interval within the last peak_window.",
-    MetricType::kGauge};
-const FamilyDef kCnpSentRatePeak{
-    "fabricmon_cnp_sent_rate_peak",
-    "Largest CNP send rate (per second, hw_counters/np_cnp_sent) of a single poll interval within the last "
-    "peak_window.",
-    MetricType::kGauge};
+const FamilyDef kPauseFractionPeak{"fabricmon_pause_fraction_peak",
+                                   "Largest fraction of a judged interval (one poll, or one NIC "
+                                   "counter refresh when the NIC refreshes slower) "
+                                   "spent in PFC pause within the last peak_window (ethtool "
+                                   "rx/tx_prio<N>_pause_duration); a storm of a few "
+                                   "seconds survives here where a 30 s rate() averages it away.",
+                                   MetricType::kGauge, "ratio 0–1", "interface,priority,direction"};
+const FamilyDef kEcnMarkedRatePeak{"fabricmon_ecn_marked_rate_peak",
+                                   "Largest ECN-marked RoCE packet rate (packets per second, "
+                                   "hw_counters/np_ecn_marked_roce_packets) of a single "
+                                   "poll interval within the last peak_window.",
+                                   MetricType::kGauge, "packets/s", "device,port"};
+const FamilyDef kCnpSentRatePeak{"fabricmon_cnp_sent_rate_peak",
+                                 "Largest CNP send rate (per second, hw_counters/np_cnp_sent) of a "
+                                 "single poll interval within the last "
+                                 "peak_window.",
+                                 MetricType::kGauge, "CNPs/s", "device,port"};
 const FamilyDef kCnpHandledRatePeak{
     "fabricmon_cnp_handled_rate_peak",
-    "Largest handled-CNP rate (per second, hw_counters/rp_cnp_handled) of a single poll interval within the last "
+    "Largest handled-CNP rate (per second, hw_counters/rp_cnp_handled) of a single poll interval "
+    "within the last "
     "peak_window.",
-    MetricType::kGauge};
+    MetricType::kGauge, "CNPs/s", "device,port"};
 
 const FamilyDef* const kFamilies[] = {&FindingTracker::kActiveFamily, &FindingTracker::kTransitionsFamily,
                                       &FindingTracker::kRecurringFamily, &History::kRefreshFamily,

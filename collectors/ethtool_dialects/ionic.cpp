@@ -7,11 +7,13 @@
 // reachable through ethtool.stats_include.
 
 #include "collectors/ethtool_dialects/dialect.hpp"
-#include "collectors/ethtool_families.hpp"
+#include "model/families/ethtool.hpp"
 
 namespace fabricmon::ethtool {
 
 namespace {
+
+using namespace families::ethtool;
 
 constexpr std::string_view kDrivers[] = {"ionic"};
 

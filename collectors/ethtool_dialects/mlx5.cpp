@@ -2,11 +2,13 @@
 // and Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst.
 
 #include "collectors/ethtool_dialects/dialect.hpp"
-#include "collectors/ethtool_families.hpp"
+#include "model/families/ethtool.hpp"
 
 namespace fabricmon::ethtool {
 
 namespace {
+
+using namespace families::ethtool;
 
 constexpr double kBitsToBytes = 1.0 / 8;  // exported in base units
 constexpr double kPercent = 0.01;         // outbound_pci_stalled_* are percent of the last second

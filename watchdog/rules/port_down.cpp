@@ -34,12 +34,13 @@ std::string PortDownRule::checkPortName(const std::string& text) {
 
 namespace fabricmon::watchdog {
 
-const FamilyDef kPortIgnoredFamily{
-    "fabricmon_watchdog_port_ignored_info",
-    "1 for each RDMA port the port_down rule does not judge, and why: never_active (not ACTIVE since "
-    "fabricmon started and not in expected_ports), disabled (physical state Disabled: down on purpose), "
-    "excluded (port_down.exclude).",
-    MetricType::kGauge};
+const FamilyDef kPortIgnoredFamily{"fabricmon_watchdog_port_ignored_info",
+                                   "1 for each RDMA port the port_down rule does not judge, and "
+                                   "why: never_active (not ACTIVE since "
+                                   "fabricmon started and not in expected_ports), disabled "
+                                   "(physical state Disabled: down on purpose), "
+                                   "excluded (port_down.exclude).",
+                                   MetricType::kGauge, "1", "device,port,why"};
 
 namespace {
 

@@ -55,7 +55,7 @@ struct RuleContext {
   bool ready(const Tracked* s) const {
     if (s == nullptr) return false;
     unsigned need = config.minSamples;
-    if (inputFamily(s->fam).counter) need = std::max(need, 2u);
+    if (inputFamily(s->fam).counter()) need = std::max(need, 2u);
     return s->samples >= need;
   }
   /// A counter with a judged rate (see History::judgeRate: cadence-proof).

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "collectors/registry.hpp"
 #include "daemon/self_metrics.hpp"
@@ -38,8 +40,8 @@ std::set<std::string> documentedMetrics() {
   return names;
 }
 
-std::set<std::string> codeMetrics() {
-  std::set<std::string> names;
+std::vector<const FamilyDef*> codeFamilies() {
+  std::vector<const FamilyDef*> families;
   const auto dir = std::filesystem::temp_directory_path();
   SourcesConfig sc;
   sc.sysfsRoot = dir.string();
@@ -50,12 +52,61 @@ std::set<std::string> codeMetrics() {
   for (const auto& entry : collectorRegistry()) {
     const auto collector = entry.make(sources, config);
     EXPECT_EQ(collector->name(), entry.name);
-    for (const FamilyDef* f : collector->families()) names.insert(std::string(f->name));
+    for (const FamilyDef* f : collector->families()) families.push_back(f);
   }
-  for (const FamilyDef* f : SelfMetrics::families()) names.insert(std::string(f->name));
-  for (const FamilyDef* f : Watchdog::families()) names.insert(std::string(f->name));
-  for (const FamilyDef* f : AlertmanagerPusher::families()) names.insert(std::string(f->name));
+  for (auto group : {SelfMetrics::families(), Watchdog::families(), AlertmanagerPusher::families()}) {
+    families.insert(families.end(), group.begin(), group.end());
+  }
+  return families;
+}
+
+std::set<std::string> codeMetrics() {
+  std::set<std::string> names;
+  for (const FamilyDef* f : codeFamilies()) names.insert(std::string(f->name));
   return names;
+}
+
+std::set<std::string> splitLabels(std::string_view list) {
+  std::set<std::string> out;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty() && item != "—") out.emplace(item);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  return out;
+}
+
+// Each family is defined once, in code (model/families/ for the collectors'); the page's row must
+// say the same type, unit and label names, so a reader of docs/metrics.md reads the definition.
+TEST(DocsTest, MetricsPageRowsAgreeWithTheFamilyDefinitions) {
+  struct Row {
+    std::string type, unit;
+    std::set<std::string> labels;
+  };
+  std::map<std::string, Row> rows;
+  static const std::regex kRow(R"(^\|\s*`(fabricmon_[a-z0-9_]+)`\s*\|\s*(\w+)\s*\|([^|]*)\|([^|]*)\|)");
+  std::istringstream lines(readFile(FABRICMON_SOURCE_DIR "/docs/metrics.md"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, kRow)) continue;
+    std::string unit = m[4].str();
+    unit.erase(0, unit.find_first_not_of(' '));
+    unit.erase(unit.find_last_not_of(' ') + 1);
+    rows[m[1].str()] = Row{m[2].str(), unit, splitLabels(m[3].str())};
+  }
+  for (const FamilyDef* f : codeFamilies()) {
+    const auto it = rows.find(std::string(f->name));
+    if (it == rows.end()) continue;  // MetricsPageListsExactlyTheMetricsTheCodeEmits reports it
+    const char* type = f->type == MetricType::kCounter ? "counter" : f->type == MetricType::kGauge ? "gauge" : "histogram";
+    EXPECT_EQ(it->second.type, type) << f->name;
+    EXPECT_FALSE(f->unit.empty()) << f->name << " has no unit in its definition";
+    EXPECT_EQ(it->second.unit, f->unit) << f->name;
+    EXPECT_EQ(it->second.labels, splitLabels(f->labels)) << f->name;
+  }
 }
 
 TEST(DocsTest, MetricsPageListsExactlyTheMetricsTheCodeEmits) {

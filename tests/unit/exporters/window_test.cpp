@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "exporters/window_json.hpp"
+#include "model/families/ethtool.hpp"
 
 namespace fabricmon {
 namespace {
@@ -28,7 +29,7 @@ TEST(WindowQuery, RejectsWhatItDoesNotKnow) {
 
 TEST(WindowJson, SummarisesEachKeptSeries) {
   RecentSamples recent;
-  static const FamilyDef kPause{"fabricmon_pfc_pause_seconds_total", "", MetricType::kCounter};
+  const FamilyDef& kPause = families::ethtool::kPfcPauseSeconds;
   static const FamilyDef kOther{"fabricmon_build_info", "", MetricType::kGauge};
   const auto pause = makeSeries(kPause, {{"interface", "eth0"}, {"priority", "3"}});
   const auto other = makeSeries(kOther, {});

@@ -8,11 +8,13 @@
 
 #include "model/store.hpp"
 #include "watchdog/history.hpp"
+#include "model/families/netdev.hpp"
+#include "model/families/port.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
 
-const FamilyDef kCarrier{"fabricmon_netdev_carrier_changes_total", "carrier changes", MetricType::kCounter};
+const FamilyDef& kCarrier = families::netdev::kCarrierChanges;
 const FamilyDef kNotAnInput{"fabricmon_something_else_total", "read by no rule", MetricType::kCounter};
 
 class HistoryIdentity : public ::testing::Test {
@@ -34,18 +36,32 @@ class HistoryIdentity : public ::testing::Test {
   std::chrono::steady_clock::time_point now_{std::chrono::hours(1)};
 };
 
-TEST_F(HistoryIdentity, ANewObjectForTheSameLabelsContinuesTheSameHistory) {
+TEST_F(HistoryIdentity, TheSameLabelsAreOneSeriesObjectWithOneHistory) {
   auto first = makeSeries(kCarrier, {{"interface", "eth0"}});
   publish({{first, 10}});
-  publish({{first, 12}});
+  auto rebuilt = makeSeries(kCarrier, {{"interface", "eth0"}});  // a collector re-creating it
+  EXPECT_EQ(rebuilt.get(), first.get());
+  EXPECT_EQ(rebuilt->id, first->id);
+  publish({{rebuilt, 12}});
+  EXPECT_EQ(history_.size(), 1u);
   ASSERT_NE(carrier("eth0"), nullptr);
   EXPECT_EQ(carrier("eth0")->samples, 2u);
-  auto rebuilt = makeSeries(kCarrier, {{"interface", "eth0"}});  // same labels, another object and id
-  ASSERT_NE(rebuilt->id, first->id);
-  publish({{rebuilt, 15}});
+  EXPECT_EQ(carrier("eth0")->total, 2.0);
+}
+
+TEST_F(HistoryIdentity, ANewSeriesWithTheSameKeyLabelsContinuesTheSameHistory) {
+  // port_info's rate label follows renegotiation: another series (another id), the same port.
+  const FamilyDef& info = families::port::kPortInfo;
+  auto fast = makeSeries(info, {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"link_layer", "Ethernet"}, {"rate", "400 Gb/sec (4X NDR)"}});
+  publish({{fast, 1}});
+  auto slow = makeSeries(info, {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"link_layer", "Ethernet"}, {"rate", "200 Gb/sec (4X HDR)"}});
+  ASSERT_NE(slow->id, fast->id);
+  publish({{slow, 1}});
   EXPECT_EQ(history_.size(), 1u);
-  EXPECT_EQ(carrier("eth0")->samples, 3u);
-  EXPECT_EQ(carrier("eth0")->total, 5.0);  // 10 → 12 → 15: one history, no reset
+  const Tracked* port = history_.find(Fam::kPortInfo, "mlx5_0", "1", "eth0");
+  ASSERT_NE(port, nullptr);
+  EXPECT_EQ(port->samples, 2u);
+  EXPECT_EQ(port->series.get(), slow.get());  // the newest labels are the ones rules read
 }
 
 TEST_F(HistoryIdentity, AVanishedSeriesIsForgottenWithItsId) {

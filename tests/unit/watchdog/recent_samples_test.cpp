@@ -1,5 +1,7 @@
 // RecentSamples: the node's fine-grained recent history behind /api/v1/window and the status page.
 #include "watchdog/recent_samples.hpp"
+#include "model/families/ethtool.hpp"
+#include "model/families/netdev.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +10,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const FamilyDef kPause{"fabricmon_pfc_pause_seconds_total", "", MetricType::kCounter};
-const FamilyDef kUp{"fabricmon_netdev_up", "", MetricType::kGauge};
+const FamilyDef& kPause = families::ethtool::kPfcPauseSeconds;
+const FamilyDef& kUp = families::netdev::kUp;
 
 class RecentSamplesTest : public ::testing::Test {
  protected:

@@ -7,13 +7,17 @@
 #include <map>
 #include <string>
 
+#include "model/families/all.hpp"
 #include "model/store.hpp"
 #include "watchdog/watchdog.hpp"
 
 namespace fabricmon::testing {
 
-/// A FamilyDef per name, with static storage (the model expects families to outlive series).
+/// The definition of a family by name: the real one (model/families/) for a family a collector
+/// emits, which is what the watchdog recognises; otherwise a test-only one with static storage
+/// (the model expects families to outlive series).
 inline const FamilyDef& family(std::string_view name) {
+  if (const FamilyDef* real = families::byName(name)) return *real;
   static std::deque<std::string> names;
   static std::map<std::string, FamilyDef, std::less<>> defs;
   auto it = defs.find(name);

@@ -7,7 +7,7 @@
 
 #include "model/sample.hpp"
 
-namespace fabricmon::ethtool {
+namespace fabricmon::families::ethtool {
 
 extern const FamilyDef kPfcPauseRx;
 extern const FamilyDef kPfcPauseTx;
@@ -43,6 +43,6 @@ extern const FamilyDef kPciStalled;
 extern const FamilyDef kEthtoolStat;
 
 /// Every family above, in exposition order.
-std::span<const FamilyDef* const> families();
+std::span<const FamilyDef* const> all();
 
-}  // namespace fabricmon::ethtool
+}  // namespace fabricmon::families::ethtool

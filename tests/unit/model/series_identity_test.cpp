@@ -1,0 +1,65 @@
+// A series is identified once, when it is made (model/sample.cpp): the same family and labels give
+// the same object and id while any holder keeps it; ids are never reused.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "model/sample.hpp"
+
+namespace fabricmon {
+namespace {
+
+const FamilyDef kFamily{"fabricmon_identity_test_total", "A test counter.", MetricType::kCounter, "events",
+                        "interface"};
+const FamilyDef kOther{"fabricmon_identity_other_total", "Another test counter.", MetricType::kCounter, "events",
+                       "interface"};
+
+TEST(SeriesIdentity, TheSameFamilyAndLabelsAreOneObjectWithOneId) {
+  const SeriesPtr a = makeSeries(kFamily, {{"interface", "eth0"}});
+  const SeriesPtr b = makeSeries(kFamily, {{"interface", "eth0"}});
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(a->id, b->id);
+  EXPECT_NE(makeSeries(kFamily, {{"interface", "eth1"}})->id, a->id);
+  EXPECT_NE(makeSeries(kOther, {{"interface", "eth0"}})->id, a->id);
+}
+
+TEST(SeriesIdentity, AReleasedSeriesIsMadeAgainWithANewId) {
+  std::weak_ptr<const Series> weak;
+  uint64_t firstId = 0;
+  {
+    const SeriesPtr a = makeSeries(kFamily, {{"interface", "gone0"}});
+    weak = a;
+    firstId = a->id;
+  }
+  EXPECT_TRUE(weak.expired());  // the table holds no reference of its own
+  const SeriesPtr again = makeSeries(kFamily, {{"interface", "gone0"}});
+  EXPECT_GT(again->id, firstId);
+}
+
+TEST(SeriesIdentity, LabelValuesThatLookAlikeUnescapedAreDifferentSeries) {
+  // Unescaped, both would read fabricmon_identity_test_total{a="x",b="y"}.
+  const SeriesPtr one = makeSeries(kFamily, {{"a", R"(x",b="y)"}});
+  const SeriesPtr two = makeSeries(kFamily, {{"a", "x"}, {"b", "y"}});
+  EXPECT_NE(one.get(), two.get());
+  EXPECT_NE(one->key, two->key);
+  EXPECT_FALSE(one->plainKey);
+  EXPECT_TRUE(two->plainKey);
+  EXPECT_EQ(two->key, R"(fabricmon_identity_test_total{a="x",b="y"})");
+}
+
+TEST(SeriesIdentity, ConcurrentMakersOfOneSeriesGetOneObject) {
+  constexpr int kThreads = 4;
+  std::vector<SeriesPtr> made(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&made, i] {
+      for (int n = 0; n < 1000; ++n) made[i] = makeSeries(kFamily, {{"interface", "race0"}});
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 1; i < kThreads; ++i) EXPECT_EQ(made[i].get(), made[0].get());
+}
+
+}  // namespace
+}  // namespace fabricmon
