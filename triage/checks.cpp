@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "watchdog/rules/rule.hpp"
+
 namespace fabricmon::triage {
 
 std::string_view stateName(State s) {
@@ -157,37 +159,55 @@ void judgeIb(const Evidence& ev, CheckResult& r) {
 
 const std::vector<Check>& table() {
   static const std::vector<Check> kChecks = {
-      {"pfc_pause", "PFC pause and storm events per priority", 2, {"pause_storm", "global_pause"},
+      {"pfc_pause",
+       "PFC pause and storm events per priority",
+       2,
        {"fabricmon_pfc_pause_seconds_total", "fabricmon_global_pause_seconds_total",
         "fabricmon_pause_storm_warning_events_total"},
        "find the port that sends the pauses (the peer's switch port; its receive buffer or a stuck "
        "receiver) and check the NIC's pfc storm prevention; see docs/runbook.md#pause-storm",
        judgePause},
-      {"ecn_cnp", "ECN marking and CNP rates", 5, {},
-       {"fabricmon_roce_ecn_marked_packets_total", "fabricmon_roce_cnp_sent_total", "fabricmon_roce_cnp_handled_total"},
-       "ECN without CNPs or ignored CNPs is DCQCN not reacting: check step 3", judgeEcn},
-      {"qos_config", "DCQCN/PFC/trust configuration against the intended QoS", 0,
-       {"dcqcn_misconfig", "pfc_protection_off", "lossless_class_shared"},
-       {"fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled", "fabricmon_pfc_enabled", "fabricmon_dcb_trust_dscp",
-        "fabricmon_roce_ecn_marked_packets_total"},
-       "re-apply the intended QoS (ecn/roce_np and roce_rp enable on the RoCE priority, PFC, DSCP trust); "
+      {"ecn_cnp",
+       "ECN marking and CNP rates",
+       5,
+       {"fabricmon_roce_ecn_marked_packets_total", "fabricmon_roce_cnp_sent_total",
+        "fabricmon_roce_cnp_handled_total"},
+       "ECN without CNPs or ignored CNPs is DCQCN not reacting: check step 3",
+       judgeEcn},
+      {"qos_config",
+       "DCQCN/PFC/trust configuration against the intended QoS",
+       0,
+       {"fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled", "fabricmon_pfc_enabled",
+        "fabricmon_dcb_trust_dscp", "fabricmon_roce_ecn_marked_packets_total"},
+       "re-apply the intended QoS (ecn/roce_np and roce_rp enable on the RoCE priority, PFC, DSCP "
+       "trust); "
        "see docs/runbook.md#dcqcn-misconfig",
        judgeQos},
-      {"link", "Link errors, flaps and degraded ports", 1,
-       {"link_flap", "link_errors", "port_degraded", "port_down", "device_missing"},
-       {"fabricmon_port_symbol_errors_total", "fabricmon_phy_symbol_errors_total", "fabricmon_netdev_carrier_changes_total",
-        "fabricmon_port_link_downed_total", "fabricmon_port_state"},
-       "check the cable and transceiver at both ends (reseat, swap), the switch port's error counters and "
+      {"link",
+       "Link errors, flaps and degraded ports",
+       1,
+       {"fabricmon_port_symbol_errors_total", "fabricmon_phy_symbol_errors_total",
+        "fabricmon_netdev_carrier_changes_total", "fabricmon_port_link_downed_total",
+        "fabricmon_port_state"},
+       "check the cable and transceiver at both ends (reseat, swap), the switch port's error "
+       "counters and "
        "its negotiated speed; see docs/runbook.md#link-errors",
        judgeLink},
-      {"roce_loss", "RoCE loss and retransmissions", 3, {"roce_packet_loss", "lossless_drop"},
+      {"roce_loss",
+       "RoCE loss and retransmissions",
+       3,
        {"fabricmon_roce_out_of_sequence_total", "fabricmon_roce_local_ack_timeouts_total",
         "fabricmon_priority_discards_total"},
-       "loss on a lossless fabric: look upstream (switch drops, PFC not enabled end to end on the RoCE "
+       "loss on a lossless fabric: look upstream (switch drops, PFC not enabled end to end on the "
+       "RoCE "
        "priority); see docs/runbook.md#roce-packet-loss",
        judgeLoss},
-      {"ib_congestion", "InfiniBand congestion", 4, {"ib_congestion"}, {"fabricmon_port_transmit_wait_total"},
-       "find the congested switch port (PortXmitWait along the path); see docs/runbook.md", judgeIb},
+      {"ib_congestion",
+       "InfiniBand congestion",
+       4,
+       {"fabricmon_port_transmit_wait_total"},
+       "find the congested switch port (PortXmitWait along the path); see docs/runbook.md",
+       judgeIb},
   };
   return kChecks;
 }
@@ -214,7 +234,8 @@ Verdict judge(const Evidence& ev) {
     // The worst finding of the check's rules decides; its summary and evidence are the numbers.
     const FindingSeen* worst = nullptr;
     for (const FindingSeen& f : ev.findings) {
-      if (std::find(c.rules.begin(), c.rules.end(), f.rule) == c.rules.end()) continue;
+      const watchdog::RuleDef* rule = watchdog::findRule(f.rule);
+      if (rule == nullptr || rule->triageStep != c.id) continue;
       if (!worst || severityRank(f.severity) > severityRank(worst->severity)) worst = &f;
     }
     if (hasData) c.judge(ev, r);

@@ -1,8 +1,9 @@
 #pragma once
 // The runbook as a table (docs/runbook.md, "Triage"): one check per step, in the runbook's order.
-// Each check owns the watchdog rules that judge its step (an active finding makes it a problem)
-// and reads the raw numbers of its families for the rest (suspicious, ok, or no data). A new rule
-// is one more name in its step's `rules`; a new step is one more row.
+// The watchdog rules that judge a step name it in their RuleDef (`triageStep`, watchdog/rules/):
+// an active finding of one makes the step a problem; the step reads the raw numbers of its families
+// for the rest (suspicious, ok, or no data). A new rule needs nothing here; a new step is one more
+// row.
 
 #include <functional>
 #include <span>
@@ -36,7 +37,6 @@ struct Check {
   /// Among problems, the more fundamental first: a misconfigured QoS or a bad link causes pause,
   /// ECN and loss downstream; a pause storm stalls the priority and explains its drops.
   int causeRank;
-  std::vector<std::string_view> rules;     ///< findings of these rules make it a problem
   std::vector<std::string_view> families;  ///< any series of these = data present
   std::string_view action;                 ///< next step when it is a problem or suspicious
   /// Fills state (suspicious/ok), where, summary and numbers from the raw series.

@@ -309,6 +309,8 @@ void planDcqcnMisconfig(const DcqcnMisconfigRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kDcqcnMisconfigRule = defineRule<DcqcnMisconfigRule, planDcqcnMisconfig, evaluateDcqcnMisconfig>("dcqcn_misconfig");
+const RuleDef kDcqcnMisconfigRule =
+    defineRule<DcqcnMisconfigRule, planDcqcnMisconfig, evaluateDcqcnMisconfig>("dcqcn_misconfig",
+                                                                               "qos_config");
 
 }  // namespace fabricmon::watchdog

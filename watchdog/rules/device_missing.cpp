@@ -127,6 +127,8 @@ void planDeviceMissing(const DeviceMissingRule& /*rule*/, EnginePlan& /*plan*/) 
 
 }  // namespace
 
-const RuleDef kDeviceMissingRule = defineRule<DeviceMissingRule, planDeviceMissing, evaluateDeviceMissing>("device_missing");
+const RuleDef kDeviceMissingRule =
+    defineRule<DeviceMissingRule, planDeviceMissing, evaluateDeviceMissing>("device_missing",
+                                                                            "link");
 
 }  // namespace fabricmon::watchdog

@@ -59,6 +59,7 @@ void planGlobalPause(const GlobalPauseRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kGlobalPauseRule = defineRule<GlobalPauseRule, planGlobalPause, evaluateGlobalPause>("global_pause");
+const RuleDef kGlobalPauseRule =
+    defineRule<GlobalPauseRule, planGlobalPause, evaluateGlobalPause>("global_pause", "pfc_pause");
 
 }  // namespace fabricmon::watchdog

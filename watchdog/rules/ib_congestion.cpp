@@ -60,6 +60,8 @@ void planIbCongestion(const IbCongestionRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kIbCongestionRule = defineRule<IbCongestionRule, planIbCongestion, evaluateIbCongestion>("ib_congestion");
+const RuleDef kIbCongestionRule =
+    defineRule<IbCongestionRule, planIbCongestion, evaluateIbCongestion>("ib_congestion",
+                                                                         "ib_congestion");
 
 }  // namespace fabricmon::watchdog

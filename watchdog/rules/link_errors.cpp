@@ -144,6 +144,7 @@ void planLinkErrors(const LinkErrorsRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kLinkErrorsRule = defineRule<LinkErrorsRule, planLinkErrors, evaluateLinkErrors>("link_errors");
+const RuleDef kLinkErrorsRule =
+    defineRule<LinkErrorsRule, planLinkErrors, evaluateLinkErrors>("link_errors", "link");
 
 }  // namespace fabricmon::watchdog

@@ -100,6 +100,7 @@ void planLinkFlap(const LinkFlapRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kLinkFlapRule = defineRule<LinkFlapRule, planLinkFlap, evaluateLinkFlap>("link_flap");
+const RuleDef kLinkFlapRule =
+    defineRule<LinkFlapRule, planLinkFlap, evaluateLinkFlap>("link_flap", "link");
 
 }  // namespace fabricmon::watchdog

@@ -113,6 +113,8 @@ void planLosslessClassShared(const LosslessClassSharedRule& rule, EnginePlan& pl
 
 }  // namespace
 
-const RuleDef kLosslessClassSharedRule = defineRule<LosslessClassSharedRule, planLosslessClassShared, evaluateLosslessClassShared>("lossless_class_shared");
+const RuleDef kLosslessClassSharedRule =
+    defineRule<LosslessClassSharedRule, planLosslessClassShared, evaluateLosslessClassShared>(
+        "lossless_class_shared", "qos_config");
 
 }  // namespace fabricmon::watchdog

@@ -70,6 +70,8 @@ void planLosslessDrop(const LosslessDropRule& /*rule*/, EnginePlan& /*plan*/) {}
 
 }  // namespace
 
-const RuleDef kLosslessDropRule = defineRule<LosslessDropRule, planLosslessDrop, evaluateLosslessDrop>("lossless_drop");
+const RuleDef kLosslessDropRule =
+    defineRule<LosslessDropRule, planLosslessDrop, evaluateLosslessDrop>("lossless_drop",
+                                                                         "roce_loss");
 
 }  // namespace fabricmon::watchdog

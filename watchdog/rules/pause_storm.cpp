@@ -239,6 +239,7 @@ void planPauseStorm(const PauseStormRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kPauseStormRule = defineRule<PauseStormRule, planPauseStorm, evaluatePauseStorm>("pause_storm");
+const RuleDef kPauseStormRule =
+    defineRule<PauseStormRule, planPauseStorm, evaluatePauseStorm>("pause_storm", "pfc_pause");
 
 }  // namespace fabricmon::watchdog

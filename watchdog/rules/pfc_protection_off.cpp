@@ -65,6 +65,8 @@ void planPfcProtectionOff(const PfcProtectionOffRule& /*rule*/, EnginePlan& /*pl
 
 }  // namespace
 
-const RuleDef kPfcProtectionOffRule = defineRule<PfcProtectionOffRule, planPfcProtectionOff, evaluatePfcProtectionOff>("pfc_protection_off");
+const RuleDef kPfcProtectionOffRule =
+    defineRule<PfcProtectionOffRule, planPfcProtectionOff, evaluatePfcProtectionOff>(
+        "pfc_protection_off", "qos_config");
 
 }  // namespace fabricmon::watchdog

@@ -178,6 +178,7 @@ void planPortDegraded(const PortDegradedRule& /*rule*/, EnginePlan& /*plan*/) {}
 
 }  // namespace
 
-const RuleDef kPortDegradedRule = defineRule<PortDegradedRule, planPortDegraded, evaluatePortDegraded>("port_degraded");
+const RuleDef kPortDegradedRule =
+    defineRule<PortDegradedRule, planPortDegraded, evaluatePortDegraded>("port_degraded", "link");
 
 }  // namespace fabricmon::watchdog

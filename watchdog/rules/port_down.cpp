@@ -141,6 +141,7 @@ void planPortDown(const PortDownRule& /*rule*/, EnginePlan& /*plan*/) {
 
 }  // namespace
 
-const RuleDef kPortDownRule = defineRule<PortDownRule, planPortDown, evaluatePortDown>("port_down");
+const RuleDef kPortDownRule =
+    defineRule<PortDownRule, planPortDown, evaluatePortDown>("port_down", "link");
 
 }  // namespace fabricmon::watchdog

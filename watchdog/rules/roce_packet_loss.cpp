@@ -109,6 +109,8 @@ void planRocePacketLoss(const RocePacketLossRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kRocePacketLossRule = defineRule<RocePacketLossRule, planRocePacketLoss, evaluateRocePacketLoss>("roce_packet_loss");
+const RuleDef kRocePacketLossRule =
+    defineRule<RocePacketLossRule, planRocePacketLoss, evaluateRocePacketLoss>("roce_packet_loss",
+                                                                               "roce_loss");
 
 }  // namespace fabricmon::watchdog

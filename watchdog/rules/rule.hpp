@@ -23,6 +23,9 @@ struct EnginePlan {
 
 struct RuleDef {
   std::string_view name;
+  /// The runbook step its findings belong to: the id of a triage check (triage/checks.cpp,
+  /// docs/runbook.md "Triage"), so triage learns a new rule from this table.
+  std::string_view triageStep;
   void (*bind)(SettingsBinder& binder, RuleSettingsSet& settings);  ///< declares the rule's config keys
   bool (*enabled)(const RuleSettingsSet& settings);
   void (*plan)(const WatchdogConfig& config, EnginePlan& plan);     ///< the history windows it reads

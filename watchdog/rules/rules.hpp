@@ -69,9 +69,10 @@ struct RuleContext {
 /// The RuleDef of a rule whose settings struct is S (with defaults, `bool enabled` and
 /// `void bind(SettingsBinder&)`), planned by Plan and evaluated by Evaluate.
 template <class S, void (*Plan)(const S&, EnginePlan&), void (*Evaluate)(RuleContext&, const S&)>
-constexpr RuleDef defineRule(std::string_view name) {
+constexpr RuleDef defineRule(std::string_view name, std::string_view triageStep) {
   return RuleDef{
       name,
+      triageStep,
       [](SettingsBinder& binder, RuleSettingsSet& set) { set.get<S>().bind(binder); },
       [](const RuleSettingsSet& set) { return set.get<S>().enabled; },
       [](const WatchdogConfig& config, EnginePlan& plan) { Plan(config.rules.get<S>(), plan); },
