@@ -12,6 +12,7 @@
 #include "collectors/registry.hpp"
 #include "collectors/sources/mad_source.hpp"
 #include "model/families/mad.hpp"
+#include "model/families/neighbor.hpp"
 
 namespace fabricmon {
 namespace {
@@ -34,6 +35,27 @@ const FamilyDef* peerFamilyOf(const FamilyDef* local) {
     }
   }
   return nullptr;
+}
+
+/// The MAD families plus the neighbour's identity under the link-layer-neutral names LLDP fills on
+/// Ethernet (fabricmon_port_neighbor_info, source="mad").
+std::span<const FamilyDef* const> peerPortFamilies() {
+  static const std::vector<const FamilyDef*> list = [] {
+    std::vector<const FamilyDef*> v(families::mad::all().begin(), families::mad::all().end());
+    v.push_back(&families::neighbor::kPortNeighborInfo);
+    return v;
+  }();
+  return list;
+}
+
+/// The first network interface behind an RDMA port (IPoIB on InfiniBand); "" when sysfs shows none.
+std::string interfaceOf(const Topology& topology, const UmadPort& port) {
+  const RdmaDevice* device = topology.device(port.ca);
+  if (device == nullptr) return "";
+  for (const RdmaPort& p : device->ports) {
+    if (p.number == port.port && !p.netdevs.empty()) return p.netdevs.front();
+  }
+  return "";
 }
 
 constexpr unsigned kActive = 4, kLinkUp = 5;
@@ -67,7 +89,7 @@ class PeerPortCollector final : public Collector {
   explicit PeerPortCollector(std::shared_ptr<MadSource> source) : source_(std::move(source)) {}
 
   std::string_view name() const override { return "peer_port"; }
-  std::span<const FamilyDef* const> families() const override { return families::mad::all(); }
+  std::span<const FamilyDef* const> families() const override { return peerPortFamilies(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     auto ports = source_->ports();
@@ -150,7 +172,7 @@ class PeerPortCollector final : public Collector {
       return;
     }
     if (node->nodeGuid != m.peerGuid || node->localPort != m.peerPort) {
-      if (auto st = learnNeighbour(port, hop, *node, m); !st) {
+      if (auto st = learnNeighbour(topology, port, hop, *node, m); !st) {
         out.fileError(peerKey, st.error());
         failed(port, m);
         emitDowns(port, m, out);
@@ -172,6 +194,7 @@ class PeerPortCollector final : public Collector {
     m.peerSeen = true;
 
     out.add(series(m, kPeerInfo, port), 1.0);  // labels below: built once per neighbour
+    out.add(series(m, families::neighbor::kPortNeighborInfo, port), 1.0);
     emitPeerPortInfo(port, *peer, m, out);
     emitDowns(port, m, out);
 
@@ -187,8 +210,8 @@ class PeerPortCollector final : public Collector {
   }
 
   /// A new neighbour (first contact, re-cabled, switch replaced): who it is, its LID, what its PMA answers.
-  Status learnNeighbour(const UmadPort& port, const std::vector<uint8_t>& hop, const mad::NodeInfo& node,
-                        PortMemory& m) {
+  Status learnNeighbour(const Topology& topology, const UmadPort& port, const std::vector<uint8_t>& hop,
+                        const mad::NodeInfo& node, PortMemory& m) {
     auto desc = source_->smpDirected(port, hop, IB_ATTR_NODE_DESC, 0);
     if (!desc) return desc.error();
     // A switch's LID is on PortInfo of its port 0 (IBA 14.2.5.6); a CA's on the port itself.
@@ -218,6 +241,17 @@ class PeerPortCollector final : public Collector {
                                             {"peer_port", std::to_string(node.localPort)},
                                             {"peer_description", m.peerDescription},
                                             {"peer_type", std::string(mad::nodeTypeName(node.type))}}));
+    // The same neighbour under the names LLDP fills on Ethernet (docs/contract.md §4).
+    const auto& neighbourInfo = families::neighbor::kPortNeighborInfo;
+    m.series.emplace(std::string(neighbourInfo.name) + "\x1f",
+                     makeSeries(neighbourInfo, {{"device", port.ca},
+                                                {"port", std::to_string(port.port)},
+                                                {"interface", interfaceOf(topology, port)},
+                                                {"chassis_name", m.peerDescription},
+                                                {"chassis_id", fmt::format("{:#018x}", node.nodeGuid)},
+                                                {"port_id", std::to_string(node.localPort)},
+                                                {"port_description", ""},
+                                                {"source", "mad"}}));
     return {};
   }
 
