@@ -10,7 +10,12 @@ bool ErrorTracker::failed(std::string_view key, const Error& error) {
   auto [it, inserted] = failing_.try_emplace(std::string(key), Entry{error.message});
   it->second.touched = true;
   if (inserted) {
-    spdlog::warn("collector {}: {} (skipped until it reads again)", collector_, error.message);
+    // A file error names its path already; others (a MAD that timed out) need the key to say where.
+    if (error.message.find(key) != std::string::npos) {
+      spdlog::warn("collector {}: {} (skipped until it reads again)", collector_, error.message);
+    } else {
+      spdlog::warn("collector {}: {}: {} (skipped until it reads again)", collector_, key, error.message);
+    }
   }
   return inserted;
 }

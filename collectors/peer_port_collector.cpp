@@ -86,7 +86,8 @@ struct PortMemory {
 
 class PeerPortCollector final : public Collector {
  public:
-  explicit PeerPortCollector(std::shared_ptr<MadSource> source) : source_(std::move(source)) {}
+  PeerPortCollector(std::shared_ptr<MadSource> source, NameFilter devices)
+      : source_(std::move(source)), devices_(std::move(devices)) {}
 
   std::string_view name() const override { return "peer_port"; }
   std::span<const FamilyDef* const> families() const override { return peerPortFamilies(); }
@@ -101,6 +102,7 @@ class PeerPortCollector final : public Collector {
     std::map<std::string, PortMemory> kept;
     for (const UmadPort& port : *ports) {
       if (!port.infiniband) continue;  // RoCE: no PMA over MADs, LLDP tells the neighbour there
+      if (!devices_.selected(port.ca)) continue;
       const std::string key = fmt::format("{}/{}", port.ca, port.port);
       PortMemory memory;
       if (auto it = memory_.find(key); it != memory_.end()) memory = std::move(it->second);
@@ -374,17 +376,18 @@ class PeerPortCollector final : public Collector {
   }
 
   std::shared_ptr<MadSource> source_;
+  NameFilter devices_;
   std::map<std::string, PortMemory> memory_;
 };
 
 }  // namespace
 
-std::unique_ptr<Collector> makePeerPortCollector(std::shared_ptr<MadSource> source) {
-  return std::make_unique<PeerPortCollector>(std::move(source));
+std::unique_ptr<Collector> makePeerPortCollector(std::shared_ptr<MadSource> source, NameFilter devices) {
+  return std::make_unique<PeerPortCollector>(std::move(source), std::move(devices));
 }
 
-std::unique_ptr<Collector> makePeerPortCollector(const Sources& sources, const Config& /*config*/) {
-  return makePeerPortCollector(sources.mad);
+std::unique_ptr<Collector> makePeerPortCollector(const Sources& sources, const Config& config) {
+  return makePeerPortCollector(sources.mad, NameFilter(config.devices.include, config.devices.exclude, "devices"));
 }
 
 }  // namespace fabricmon

@@ -33,11 +33,6 @@ void addUnique(std::vector<std::string>& list, std::string name) {
   if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(std::move(name));
 }
 
-bool matchesAny(const std::vector<std::regex>& patterns, const std::string& name) {
-  return std::any_of(patterns.begin(), patterns.end(),
-                     [&](const std::regex& re) { return std::regex_match(name, re); });
-}
-
 bool samePort(const RdmaPort& a, const RdmaPort& b) {
   return a.number == b.number && a.linkLayer == b.linkLayer && a.netdevs == b.netdevs;
 }
@@ -61,30 +56,11 @@ bool sameContent(const Topology& a, const Topology& b) {
 
 TopologyDiscovery::TopologyDiscovery(std::shared_ptr<const SysfsRoot> sysfs, DevicesConfig devices,
                                      NetdevConfig netdev)
-    : sysfs_(std::move(sysfs)) {
-  // Config validation should have caught a bad pattern already; if not, scan() reports it instead
-  // of throwing from a reload.
-  auto compile = [this](const std::vector<std::string>& patterns, std::vector<std::regex>& out,
-                        std::string_view key) {
-    for (const auto& p : patterns) {
-      try {
-        out.emplace_back(p, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        if (!configError_) {
-          configError_ = Error{std::string(key) + ": invalid regex \"" + p + "\": " + e.what(), EINVAL};
-        }
-      }
-    }
-  };
-  compile(devices.include, include_, "devices.include");
-  compile(devices.exclude, exclude_, "devices.exclude");
-  compile(netdev.include, netdevInclude_, "netdev.include");
-}
-
-bool TopologyDiscovery::deviceSelected(const std::string& name) const {
-  if (matchesAny(exclude_, name)) return false;
-  return include_.empty() || matchesAny(include_, name);
-}
+    // Config validation should have caught a bad pattern already; if not, scan() reports it instead
+    // of throwing from a reload.
+    : sysfs_(std::move(sysfs)),
+      devices_(devices.include, devices.exclude, "devices"),
+      netdevInclude_(netdev.include, {}, "netdev") {}
 
 RdmaDevice TopologyDiscovery::scanDevice(const std::string& name) const {
   RdmaDevice device;
@@ -151,14 +127,15 @@ Netdev TopologyDiscovery::makeNetdev(const std::string& name, const std::string&
 }
 
 Result<TopologyPtr> TopologyDiscovery::scan() {
-  if (configError_) return *configError_;
+  if (devices_.error()) return *devices_.error();
+  if (netdevInclude_.error()) return *netdevInclude_.error();
   auto topology = std::make_shared<Topology>();
 
   if (sysfs_->isDir(kInfiniband)) {
     auto names = sysfs_->listDir(kInfiniband);
     if (!names) return names.error();
     for (const auto& name : *names) {
-      if (!deviceSelected(name)) continue;
+      if (!devices_.selected(name)) continue;
       // A device removed between listing and scanning leaves nothing to read.
       if (!sysfs_->isDir(std::string(kInfiniband) + "/" + name)) continue;
       topology->devices.push_back(scanDevice(name));
@@ -179,7 +156,7 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
     auto names = sysfs_->listDir(kNet);
     if (!names) return names.error();
     for (const auto& ifname : *names) {
-      if (topology->netdev(ifname) != nullptr || !matchesAny(netdevInclude_, ifname)) continue;
+      if (topology->netdev(ifname) != nullptr || !netdevInclude_.selected(ifname)) continue;
       // Interfaces are directories (symlinks to them); class/net also holds files such as the
       // bonding driver's bonding_masters (drivers/net/bonding/bond_sysfs.c), which are not.
       if (!sysfs_->isDir(std::string(kNet) + "/" + ifname)) continue;

@@ -5,10 +5,10 @@
 
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "collectors/name_filter.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "collectors/topology.hpp"
 #include "config/config.hpp"
@@ -27,16 +27,13 @@ class TopologyDiscovery {
   Result<TopologyPtr> scan();
 
  private:
-  bool deviceSelected(const std::string& name) const;
   RdmaDevice scanDevice(const std::string& name) const;
   void mapDeviceNetdevs(const std::string& name, RdmaDevice& device) const;
   Netdev makeNetdev(const std::string& name, const std::string& rdmaDevice, unsigned port) const;
 
   std::shared_ptr<const SysfsRoot> sysfs_;
-  std::vector<std::regex> include_;
-  std::vector<std::regex> exclude_;
-  std::vector<std::regex> netdevInclude_;
-  std::optional<Error> configError_;
+  NameFilter devices_;
+  NameFilter netdevInclude_;  ///< include only: an empty list selects no extra interface
   TopologyPtr last_;
 };
 

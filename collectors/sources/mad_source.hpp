@@ -1,7 +1,7 @@
 #pragma once
 // The MAD source: InfiniBand management datagrams through libibumad/libibmad. The real
 // implementation talks to /dev/infiniband/umad* (or to ibsim when libumad2sim is preloaded); tests
-// of the collector's logic substitute their own (tests/unit/peer_port_collector_test.cpp).
+// of the collector's logic substitute their own (tests/unit/collectors/peer_port_collector_test.cpp).
 
 #include <cstdint>
 #include <memory>

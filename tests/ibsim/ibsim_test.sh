@@ -151,6 +151,67 @@ case_dead_simulator() {
   [ $(((e - s) / 1000000)) -lt 2000 ] || fail "shutdown took more than 2 s"
 }
 
+# The InfiniBand rows of the dashboards and the FabricmonIbCongestion alert, for real: a Prometheus on
+# 127.0.0.1 scrapes this node and loads deploy/prometheus/fabricmon.rules.yml; both ends of the cable
+# wait for credits (PortXmitWait grows on the switch port and on ours); every query of the rows titled
+# "InfiniBand..." must return data and the alert must be pending with the right side.
+case_dashboards_and_alerts() {
+  local root prom_bin prom_port prom  # PUMP_PID is global: the EXIT trap stops it
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  prom_bin=$(find_bin prometheus) || skip "prometheus not installed"
+  prom_port=$(free_port)
+  prom="http://127.0.0.1:$prom_port"
+  cat >"$WORK/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $root/deploy/prometheus/fabricmon.rules.yml
+scrape_configs:
+  - job_name: fabricmon
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+        labels: {instance: 'ibsim-hca1'}
+YAML
+  start_bg "$WORK/prometheus.log" "$prom_bin" --config.file="$WORK/prometheus.yml" \
+    --storage.tsdb.path="$WORK/prom" --web.listen-address="127.0.0.1:$prom_port"
+  trap 'kill "${PUMP_PID:-}" 2>/dev/null; stop_all; stop_daemon_now; stop_sim; rm -rf "$WORK"' EXIT
+  wait_http "$prom/-/ready" 30 || fail "prometheus not ready"
+  # 4X SDR = 1.25e9 bytes/s: 3.9e7 ticks of 8 bytes a second is 25 % of the time (the switch port
+  # towards us); 1.875e7 is 12 % (our port). Raised every second, as a real counter would be, and
+  # for at most 100 s (PortXmitWait is 32 bits wide).
+  (
+    for i in $(seq 1 100); do
+      echo "PerformanceSet \"Switch1\"[1] PortCounters.PortXmitWait=$((i * 39000000))" >"$WORK/cmd"
+      echo "PerformanceSet \"Hca1\"[1] PortCounters.PortXmitWait=$((i * 18750000))" >"$WORK/cmd"
+      sleep 1
+    done
+  ) &
+  PUMP_PID=$!
+  wait_until 20 'finding_with ib_congestion peer' || fail "no ib_congestion side=peer"
+  wait_until 20 'finding_with ib_congestion local' || fail "no ib_congestion side=local"
+  python3 "$root/tests/grafana/dashboard_check.py" query --rows InfiniBand "$prom" ibsim-hca1 40 \
+    "$root/deploy/grafana/fabricmon-node-detail.json" "$root/deploy/grafana/fabricmon-throughput-triage.json" ||
+    fail "InfiniBand dashboard rows without data"
+  # The recording rule's 1-minute share reaches the true share once a full minute is scraped.
+  record() {
+    curl -fsS "$prom/api/v1/query" --data-urlencode \
+      "query=instance_device_port_side:fabricmon_ib_transmit_wait:ratio_rate1m{side=\"$1\"}" |
+      python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)'
+  }
+  near() { python3 -c "import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) < 0.03 else 1)" "$@"; }
+  wait_until 90 'near "$(record peer)" 0.25 && near "$(record local)" 0.12' ||
+    fail "recording rule shares peer=$(record peer) local=$(record local), want 0.25 and 0.12"
+  echo "credit-wait shares (recording rule): peer $(record peer), local $(record local)"
+  local alerts
+  alerts=$(curl -fsS "$prom/api/v1/query" --data-urlencode 'query=ALERTS{alertname="FabricmonIbCongestion"}')
+  echo "$alerts"
+  for side in peer local; do
+    echo "$alerts" | grep -q "\"side\":\"$side\"" || fail "FabricmonIbCongestion not pending for side=$side"
+  done
+  echo "$alerts" | grep -q '"alertstate":"pending"' || fail "FabricmonIbCongestion not pending"
+}
+
 setup_case
 "case_$1"
 echo "PASS: $1"

@@ -29,3 +29,11 @@ gtest_discover_tests(mad_fields_test)
 # The regeneration command documented in tests/fixtures/README.md runs as written and selects tests.
 add_test(NAME golden_regeneration_command
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/golden_command_test.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+
+# The peer_port collector's logic over a fake MadSource (the real fabric: tests/ibsim).
+add_executable(peer_port_collector_test ${CMAKE_CURRENT_LIST_DIR}/peer_port_collector_test.cpp)
+target_link_libraries(peer_port_collector_test PRIVATE fabricmon_collectors GTest::gtest_main)
+if(TARGET fabricmon_config)
+  target_link_libraries(peer_port_collector_test PRIVATE fabricmon_config)
+endif()
+gtest_discover_tests(peer_port_collector_test)

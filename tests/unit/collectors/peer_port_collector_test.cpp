@@ -1,0 +1,327 @@
+// The peer_port collector's logic over a fake MadSource (collectors/sources/mad_source.hpp): a
+// small fabric model that answers SMPs and PMA queries with buffers encoded by libibmad's own field
+// tables, so the collector's decoding path is the real one. The same collector against a real
+// simulated fabric is tests/ibsim/ibsim_test.sh.
+#include "collectors/peer_port_collector.hpp"
+
+#include <infiniband/mad.h>
+
+#include <cerrno>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "collectors/error_tracker.hpp"
+#include "collectors/sources/mad_source.hpp"
+
+namespace fabricmon {
+namespace {
+
+/// One end of a cable as the fake fabric knows it.
+struct FakePort {
+  uint64_t guid = 0;
+  unsigned port = 1;
+  mad::NodeType type = mad::NodeType::kSwitch;
+  std::string description;
+  unsigned lid = 0;
+  unsigned state = 4, physState = 5;    // Active, LinkUp
+  unsigned widthActive = 2;             // encoding 2 = 4X
+  unsigned widthEnabled = 2 | 1;        // 4X or 1X
+  uint16_t pmaCapMask = (1u << 9) | (1u << 12);  // PortCountersExtended, PortXmitWait
+  std::map<MAD_FIELDS, uint64_t> counters;
+};
+
+class FakeMadSource final : public MadSource {
+ public:
+  std::vector<UmadPort> localPorts;
+  std::map<std::string, FakePort> local;       ///< "ca/port" → our port
+  std::map<std::string, FakePort> neighbours;  ///< "ca/port" → the port at the other end
+  std::set<std::string> dead;                  ///< "ca/port" whose MADs time out
+  std::map<std::string, unsigned> sentTo;      ///< MADs per "ca/port"
+  unsigned reopens = 0;
+
+  Result<std::vector<UmadPort>> ports() override { return localPorts; }
+
+  Result<mad::Payload> smpDirected(const UmadPort& from, const std::vector<uint8_t>& hops, unsigned attr,
+                                   unsigned modifier) override {
+    const std::string k = key(from);
+    ++sent_;
+    ++sentTo[k];
+    if (dead.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
+    if (hops.empty()) return portInfo(local.at(k), local.at(k).lid);
+    const FakePort& n = neighbours.at(k);
+    mad::Payload p{};
+    switch (attr) {
+      case IB_ATTR_NODE_INFO:
+        mad_set_field(p.data(), 0, IB_NODE_TYPE_F, static_cast<uint32_t>(n.type));
+        mad_set_field(p.data(), 0, IB_NODE_NPORTS_F, 36);
+        mad_set_field64(p.data(), 0, IB_NODE_GUID_F, n.guid);
+        mad_set_field(p.data(), 0, IB_NODE_LOCAL_PORT_F, n.port);
+        return p;
+      case IB_ATTR_NODE_DESC:
+        std::copy(n.description.begin(), n.description.end(), p.begin());
+        return p;
+      case IB_ATTR_PORT_INFO:
+        // A switch's LID is on its port 0 (IBA 14.2.5.6); the port itself carries none.
+        return portInfo(n, modifier == 0 || n.type != mad::NodeType::kSwitch ? n.lid : 0);
+      default:
+        return Error{"unexpected SMP attribute", EINVAL};
+    }
+  }
+
+  Result<mad::Payload> pma(const UmadPort& from, unsigned lid, unsigned portSelect, unsigned attr) override {
+    const std::string k = key(from);
+    ++sent_;
+    ++sentTo[k];
+    if (dead.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
+    const FakePort* target = nullptr;
+    if (neighbours.count(k) != 0 && neighbours.at(k).lid == lid) target = &neighbours.at(k);
+    if (local.at(k).lid == lid) target = &local.at(k);
+    if (target == nullptr || portSelect != target->port) return Error{"no such LID or port", EHOSTUNREACH};
+    mad::Payload p{};
+    if (attr == CLASS_PORT_INFO) {
+      mad_set_field(p.data(), 0, IB_CPI_BASEVER_F, 1);
+      mad_set_field(p.data(), 0, IB_CPI_CAPMASK_F, target->pmaCapMask);
+      return p;
+    }
+    if (attr == IB_GSI_PORT_RCV_ERROR_DETAILS || attr == IB_GSI_PORT_XMIT_DISCARD_DETAILS) {
+      return Error{"attribute not supported", EPROTONOSUPPORT};  // optional (IBA 16.1.4)
+    }
+    for (const auto& [field, value] : target->counters) {
+      const bool extended = field >= IB_PC_EXT_FIRST_F && field < IB_PC_EXT_LAST_F;
+      if (extended != (attr == IB_GSI_PORT_COUNTERS_EXT)) continue;
+      if (extended) {
+        mad_set_field64(p.data(), 0, field, value);
+      } else {
+        mad_set_field(p.data(), 0, field, static_cast<uint32_t>(value));
+      }
+    }
+    return p;
+  }
+
+  void reopen(const UmadPort&) override { ++reopens; }
+  uint64_t madsSent() const override { return sent_; }
+
+ private:
+  static std::string key(const UmadPort& p) { return p.ca + "/" + std::to_string(p.port); }
+  static mad::Payload portInfo(const FakePort& port, unsigned lid) {
+    mad::Payload p{};
+    mad_set_field(p.data(), 0, IB_PORT_LID_F, lid);
+    mad_set_field(p.data(), 0, IB_PORT_STATE_F, port.state);
+    mad_set_field(p.data(), 0, IB_PORT_PHYS_STATE_F, port.physState);
+    mad_set_field(p.data(), 0, IB_PORT_LINK_WIDTH_ACTIVE_F, port.widthActive);
+    mad_set_field(p.data(), 0, IB_PORT_LINK_WIDTH_ENABLED_F, port.widthEnabled);
+    mad_set_field(p.data(), 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
+    mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);   // QDR
+    mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
+    mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+    return p;
+  }
+  uint64_t sent_ = 0;
+};
+
+/// A fabric of one local CA port (mlx5_0/1, LID 2) cabled to port 17 of switch "leaf-3" (LID 10).
+std::shared_ptr<FakeMadSource> oneCable() {
+  auto src = std::make_shared<FakeMadSource>();
+  src->localPorts.push_back(UmadPort{"mlx5_0", 1, true, 2, 4, 5, 40});
+  FakePort ours;
+  ours.guid = 0x1111;
+  ours.type = mad::NodeType::kCa;
+  ours.lid = 2;
+  ours.counters = {{IB_PC_ERR_SYM_F, 3}, {IB_PC_XMT_WAIT_F, 1000}, {IB_PC_EXT_XMT_BYTES_F, 250}};
+  src->local["mlx5_0/1"] = ours;
+  FakePort sw;
+  sw.guid = 0x0002c90300a1b2c3;
+  sw.port = 17;
+  sw.description = "leaf-3 \"MF0\"";
+  sw.lid = 10;
+  sw.counters = {{IB_PC_ERR_SYM_F, 7},           {IB_PC_ERR_RCV_F, 65535},  // 16 bit: saturated
+                 {IB_PC_LINK_DOWNED_F, 1},       {IB_PC_XMT_WAIT_F, 123456},
+                 {IB_PC_EXT_XMT_BYTES_F, 1000},  {IB_PC_EXT_RCV_PKTS_F, 42},
+                 {IB_PC_EXT_XMT_UPKTS_F, 9}};
+  src->neighbours["mlx5_0/1"] = sw;
+  return src;
+}
+
+/// One collector run: the samples by series key, and the number of per-file errors.
+struct PollResult {
+  std::map<std::string, double> values;
+  uint64_t errors = 0;
+  CollectStatus status{};
+  bool has(std::string_view prefix) const {
+    for (const auto& [k, v] : values) {
+      if (k.starts_with(prefix)) return true;
+    }
+    return false;
+  }
+  std::optional<double> value(const std::string& key) const {
+    auto it = values.find(key);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+class PeerPortCollectorTest : public ::testing::Test {
+ protected:
+  PollResult run(Collector& c, const Topology& topology = {}) {
+    std::vector<Sample> samples;
+    CollectOutput out(samples, errors_);
+    PollResult r;
+    r.status = c.collect(topology, out);
+    for (const Sample& s : samples) r.values[s.series->key] = s.value;
+    r.errors = out.errorCount();
+    return r;
+  }
+  ErrorTracker errors_{"peer_port"};
+};
+
+const std::string kPort = R"(device="mlx5_0",port="1")";
+
+TEST_F(PeerPortCollectorTest, ExportsTheNeighboursIdentityAndCountersUnderTheLocalPortsLabels) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.status, CollectStatus::kOk);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(r.value(R"(fabricmon_peer_port_info{device="mlx5_0",port="1",peer_guid="0x0002c90300a1b2c3",)"
+                    R"(peer_port="17",peer_description="leaf-3 ?MF0?",peer_type="switch"})"),
+            1.0);
+  EXPECT_EQ(r.value(R"(fabricmon_port_neighbor_info{device="mlx5_0",port="1",interface="",chassis_name="leaf-3 ?MF0?",)"
+                    R"(chassis_id="0x0002c90300a1b2c3",port_id="17",port_description="",source="mad"})"),
+            1.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_symbol_errors_total{" + kPort + "}"), 7.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_link_downed_total{" + kPort + "}"), 1.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_transmit_wait_total{" + kPort + "}"), 123456.0);
+  // PortCountersExtended: data in 4-byte words, as bytes.
+  EXPECT_EQ(r.value("fabricmon_peer_port_transmit_bytes_total{" + kPort + "}"), 4000.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_receive_packets_total{" + kPort + "}"), 42.0);
+  EXPECT_EQ(r.value("fabricmon_peer_pma_stat_total{" + kPort + R"(,counter="unicast_xmit_packets"})"), 9.0);
+  // A 16-bit counter at its maximum is flagged; one below it is not.
+  EXPECT_EQ(r.value("fabricmon_peer_port_pma_saturated{" + kPort + R"(,counter="port_rcv_errors"})"), 1.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_pma_saturated{" + kPort + R"(,counter="symbol_error"})"), 0.0);
+  // Width and speed of both ends: 4X QDR, 1X or 4X enabled.
+  EXPECT_EQ(r.value("fabricmon_peer_port_link_width_active_lanes{" + kPort + "}"), 4.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_link_width_enabled_lanes{" + kPort + "}"), 4.0);
+  EXPECT_EQ(r.value("fabricmon_port_lane_speed_active_bytes_per_second{" + kPort + "}"), 10e9 / 8);
+  EXPECT_EQ(r.value("fabricmon_peer_port_state{" + kPort + "}"), 4.0);
+}
+
+TEST_F(PeerPortCollectorTest, FillsTheLocalPortFromMadsOnlyWhereSysfsDoesNotShowIt) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  const PollResult bare = run(*c);
+  EXPECT_EQ(bare.value("fabricmon_port_symbol_errors_total{" + kPort + "}"), 3.0);
+  EXPECT_EQ(bare.value("fabricmon_port_transmit_wait_total{" + kPort + "}"), 1000.0);
+  EXPECT_EQ(bare.value(R"(fabricmon_port_info{device="mlx5_0",port="1",interface="",link_layer="InfiniBand",)"
+                       R"x(rate="40 Gb/sec (4X)"})x"),
+            1.0);
+  EXPECT_EQ(bare.value("fabricmon_port_rate_bytes_per_second{" + kPort + "}"), 40e9 / 8);
+
+  Topology sysfs;
+  sysfs.devices.push_back(RdmaDevice{"mlx5_0", "0000:17:00.0", 1, {RdmaPort{1, "InfiniBand", {"ib0"}}}});
+  auto c2 = makePeerPortCollector(src);
+  const PollResult withSysfs = run(*c2, sysfs);
+  EXPECT_FALSE(withSysfs.has("fabricmon_port_symbol_errors_total"));
+  EXPECT_FALSE(withSysfs.has("fabricmon_port_info{"));
+  EXPECT_TRUE(withSysfs.has("fabricmon_peer_port_symbol_errors_total"));
+  // The neighbour's interface label is the port's netdev when sysfs shows one.
+  EXPECT_TRUE(withSysfs.has(R"(fabricmon_port_neighbor_info{device="mlx5_0",port="1",interface="ib0",)"));
+}
+
+TEST_F(PeerPortCollectorTest, PortXmitWaitOnlyWhereTheCapabilityMaskSaysItIsValid) {
+  auto src = oneCable();
+  src->neighbours["mlx5_0/1"].pmaCapMask = 1u << 9;  // no bit 12
+  auto c = makePeerPortCollector(src);
+  const PollResult r = run(*c);
+  EXPECT_FALSE(r.has("fabricmon_peer_port_transmit_wait_total"));
+  EXPECT_TRUE(r.has("fabricmon_peer_port_symbol_errors_total"));
+}
+
+TEST_F(PeerPortCollectorTest, RoceOnlyNodeIsNoDataAndSendsNoMad) {
+  auto src = std::make_shared<FakeMadSource>();
+  src->localPorts.push_back(UmadPort{"mlx5_0", 1, false, 0, 4, 5, 400});
+  auto c = makePeerPortCollector(src);
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.status, CollectStatus::kNoData);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_TRUE(r.values.empty());
+  EXPECT_EQ(src->madsSent(), 0u);
+}
+
+TEST_F(PeerPortCollectorTest, ANewNeighbourReplacesTheOldOnesSeries) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  ASSERT_TRUE(run(*c).has(R"(fabricmon_peer_port_info{device="mlx5_0",port="1",peer_guid="0x0002c90300a1b2c3")"));
+  // Re-cabled to another switch.
+  FakePort& n = src->neighbours["mlx5_0/1"];
+  n.guid = 0x0002c90300ffff01;
+  n.description = "leaf-4";
+  n.port = 5;
+  const PollResult r = run(*c);
+  EXPECT_FALSE(r.has(R"(fabricmon_peer_port_info{device="mlx5_0",port="1",peer_guid="0x0002c90300a1b2c3")"));
+  EXPECT_TRUE(r.has(R"(fabricmon_peer_port_info{device="mlx5_0",port="1",peer_guid="0x0002c90300ffff01",peer_port="5",peer_description="leaf-4")"));
+  EXPECT_FALSE(r.has(R"(fabricmon_port_neighbor_info{device="mlx5_0",port="1",interface="",chassis_name="leaf-3)"));
+  EXPECT_TRUE(r.has(R"(fabricmon_port_neighbor_info{device="mlx5_0",port="1",interface="",chassis_name="leaf-4",chassis_id="0x0002c90300ffff01",port_id="5")"));
+}
+
+TEST_F(PeerPortCollectorTest, ATimedOutPortIsAnErrorOfThatPortOnlyAndIsReopenedAfterThreePolls) {
+  auto src = oneCable();
+  src->localPorts.push_back(UmadPort{"mlx5_1", 1, true, 3, 4, 5, 40});
+  src->local["mlx5_1/1"] = src->local["mlx5_0/1"];
+  src->local["mlx5_1/1"].lid = 3;
+  src->neighbours["mlx5_1/1"] = src->neighbours["mlx5_0/1"];
+  src->neighbours["mlx5_1/1"].port = 18;
+  auto c = makePeerPortCollector(src);
+  ASSERT_EQ(run(*c).errors, 0u);
+
+  src->dead.insert("mlx5_0/1");
+  for (int poll = 1; poll <= 3; ++poll) {
+    const unsigned before = src->sentTo["mlx5_0/1"];
+    const PollResult r = run(*c);
+    EXPECT_EQ(r.status, CollectStatus::kOk);
+    EXPECT_GE(r.errors, 1u);
+    // The dead port's first MAD fails and nothing more is sent to it in that poll.
+    EXPECT_EQ(src->sentTo["mlx5_0/1"] - before, 1u);
+    EXPECT_FALSE(r.has(R"(fabricmon_peer_port_info{device="mlx5_0")"));
+    EXPECT_FALSE(r.has("fabricmon_peer_port_symbol_errors_total{" + kPort + "}"));
+    // The other port goes on.
+    EXPECT_TRUE(r.has(R"(fabricmon_peer_port_info{device="mlx5_1",port="1")"));
+    EXPECT_EQ(src->reopens, poll < 3 ? 0u : 1u) << "poll " << poll;
+  }
+  src->dead.clear();
+  const PollResult back = run(*c);
+  EXPECT_EQ(back.errors, 0u);
+  EXPECT_EQ(back.value("fabricmon_peer_port_symbol_errors_total{" + kPort + "}"), 7.0);
+}
+
+TEST_F(PeerPortCollectorTest, LosingTheNeighbourCountsADownOnItsSide) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  run(*c);
+  src->neighbours["mlx5_0/1"].state = 1;  // the switch port went Down; ours still up (a moment)
+  src->neighbours["mlx5_0/1"].physState = 3;
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.value("fabricmon_peer_port_link_down_observed_total{" + kPort + "}"), 1.0);
+  EXPECT_EQ(r.value("fabricmon_port_link_down_observed_total{" + kPort + "}"), 0.0);
+  src->local["mlx5_0/1"].state = 1;  // now ours too
+  const PollResult r2 = run(*c);
+  EXPECT_EQ(r2.value("fabricmon_port_link_down_observed_total{" + kPort + "}"), 1.0);
+  EXPECT_EQ(r2.value("fabricmon_peer_port_link_down_observed_total{" + kPort + "}"), 1.0);
+}
+
+TEST_F(PeerPortCollectorTest, DevicesIncludeAndExcludeSelectTheLocalCas) {
+  auto src = oneCable();
+  src->localPorts.push_back(UmadPort{"mlx5_9", 1, true, 3, 4, 5, 40});
+  src->local["mlx5_9/1"] = src->local["mlx5_0/1"];
+  src->neighbours["mlx5_9/1"] = src->neighbours["mlx5_0/1"];
+  auto c = makePeerPortCollector(src, NameFilter({"mlx5_.*"}, {"mlx5_9"}, "devices"));
+  const PollResult r = run(*c);
+  EXPECT_TRUE(r.has(R"(fabricmon_peer_port_info{device="mlx5_0")"));
+  EXPECT_FALSE(r.has(R"(fabricmon_peer_port_info{device="mlx5_9")"));
+  EXPECT_EQ(src->sentTo["mlx5_9/1"], 0u) << "an excluded device is not even asked";
+}
+
+}  // namespace
+}  // namespace fabricmon
