@@ -11,6 +11,7 @@
 
 #include "config/duration.hpp"
 #include "triage/report.hpp"
+#include "triage/scope.hpp"
 #include "triage/sources.hpp"
 
 namespace fabricmon::triage {
@@ -129,49 +130,6 @@ Result<Options> parse(const std::vector<std::string>& args) {
 
 bool colourWanted() { return ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr; }
 
-// Scope of a fleet's problems (docs/runbook.md, "Triage over Prometheus"): pause on the same
-// priority on several nodes at once points at the switch they share; on most nodes, the fabric.
-void setScope(FleetVerdict& f) {
-  std::vector<const Verdict*> sick;
-  for (const auto& v : f.ranked) {
-    if (v.wrong) sick.push_back(&v);
-  }
-  if (sick.empty()) {
-    f.scope = "none";
-    return;
-  }
-  if (sick.size() == 1) {
-    f.scope = "one node";
-    f.scopeReason = sick.front()->source;
-    return;
-  }
-  std::map<std::string, size_t> pausingOn;  // priority -> nodes with a pause problem on it
-  for (const Verdict* v : sick) {
-    for (const auto& c : v->ranked) {
-      if (c.id != "pfc_pause" || c.state != State::kProblem) continue;
-      const auto at = c.where.find("priority ");
-      pausingOn[at == std::string::npos ? "any" : c.where.substr(at + 9)]++;
-    }
-  }
-  const double share = double(sick.size()) / double(std::max<size_t>(f.nodes, 1));
-  std::string prio;
-  size_t most = 0;
-  for (const auto& [p, n] : pausingOn) {
-    if (n > most) most = n, prio = p;
-  }
-  if (share > 0.5 && f.nodes >= 3) {
-    f.scope = "fabric-wide";
-    f.scopeReason = std::to_string(sick.size()) + " of " + std::to_string(f.nodes) + " nodes";
-  } else if (most >= 2) {
-    f.scope = "one switch's worth of nodes";
-    f.scopeReason = std::to_string(most) + " nodes pausing on priority " + prio + " at once, " +
-                    std::to_string(f.nodes - sick.size()) + " healthy";
-  } else {
-    f.scope = "several nodes";
-    f.scopeReason = std::to_string(sick.size()) + " of " + std::to_string(f.nodes) + " nodes, different causes";
-  }
-}
-
 }  // namespace
 
 std::string triageUsage() {
@@ -239,7 +197,7 @@ int runTriage(const std::vector<std::string>& args) {
     if (ca.severity != cb.severity) return ca.severity > cb.severity;
     return ca.causeRank < cb.causeRank;
   });
-  setScope(fleet);
+  setScope(fleet, *nodes);
   const std::string out = opts->json ? renderJson(fleet) : renderText(fleet, colour);
   std::fputs(out.c_str(), stdout);
   return fleet.wrong() ? 1 : 0;

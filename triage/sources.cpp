@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "model/families/neighbor.hpp"
 #include "triage/checks.hpp"
 #include "watchdog/recent_samples.hpp"
 
@@ -130,6 +131,9 @@ Result<std::map<std::string, Evidence>> fetchPrometheus(const std::string& baseU
     for (auto f : c.families) families.insert(std::string(f));
   }
   for (const FamilyDef* f : RecentSamples::keptFamilies()) families.insert(std::string(f->name));
+  // Where each port sits and what it faces: the scope of a fleet's problems (triage/scope.hpp).
+  families.insert(std::string(families::neighbor::kPortNeighborInfo.name));
+  families.insert("fabricmon_port_topology_info");
   for (const std::string& fam : families) {
     const bool counter = fam.ends_with("_total");
     if (!counter) {

@@ -53,6 +53,9 @@ cases=(
   'target-down|active|alertname=FabricmonTargetDown severity=warning instance=n3:19110 job=fabricmon'
   'collector-same-node|suppressed|alertname=FabricmonCollectorDown severity=warning instance=n3:19110 collector=ethtool_pfc'
   'collector-other-node|active|alertname=FabricmonCollectorErrors severity=warning instance=n4:19110 collector=ethtool_pfc'
+  'fabric-pause|active|alertname=FabricmonFabricWidePause severity=critical job=fabricmon priority=3'
+  'switch-same-prio|suppressed|alertname=FabricmonSwitchPause severity=critical job=fabricmon switch=leaf-1 priority=3'
+  'switch-other-prio|active|alertname=FabricmonSwitchPause severity=critical job=fabricmon switch=leaf-2 priority=0'
 )
 
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
