@@ -152,6 +152,7 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
       }
     }
   }
+  addBondSlaves(*topology);
   if (!netdevInclude_.empty() && sysfs_->isDir(kNet)) {
     auto names = sysfs_->listDir(kNet);
     if (!names) return names.error();
@@ -170,6 +171,31 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
   topology->generation = last_ ? last_->generation + 1 : 1;
   last_ = topology;
   return last_;
+}
+
+void TopologyDiscovery::addBondSlaves(Topology& topology) const {
+  // An RDMA LAG (mlx5_bond_<n>) names its bond master in gid_attrs/ndevs; the PFC and per-priority
+  // counters live on the slaves, whose ethtool stats the master does not have. The bonding driver
+  // lists them in class/net/<master>/bonding/slaves (drivers/net/bonding/bond_sysfs.c), so each
+  // slave is watched too, carrying the LAG's RDMA device and port: the LAG is one device with its
+  // PFC counters per slave (docs/metrics.md, "Bonds").
+  const size_t masters = topology.netdevs.size();
+  for (size_t i = 0; i < masters; ++i) {
+    const Netdev master = topology.netdevs[i];
+    if (master.rdmaDevice.empty()) continue;
+    auto slaves = sysfs_->readText(std::string(kNet) + "/" + master.name + "/bonding/slaves");
+    if (!slaves) continue;  // not a bond
+    size_t at = 0;
+    while (at < slaves->size()) {
+      const size_t start = slaves->find_first_not_of(" \t\n", at);
+      if (start == std::string::npos) break;
+      const size_t end = std::min(slaves->find_first_of(" \t\n", start), slaves->size());
+      const std::string slave = slaves->substr(start, end - start);
+      at = end;
+      if (topology.netdev(slave) != nullptr || !sysfs_->exists(std::string(kNet) + "/" + slave)) continue;
+      topology.netdevs.push_back(makeNetdev(slave, master.rdmaDevice, master.rdmaPort));
+    }
+  }
 }
 
 }  // namespace fabricmon

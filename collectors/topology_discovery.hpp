@@ -30,6 +30,7 @@ class TopologyDiscovery {
   RdmaDevice scanDevice(const std::string& name) const;
   void mapDeviceNetdevs(const std::string& name, RdmaDevice& device) const;
   Netdev makeNetdev(const std::string& name, const std::string& rdmaDevice, unsigned port) const;
+  void addBondSlaves(Topology& topology) const;
 
   std::shared_ptr<const SysfsRoot> sysfs_;
   NameFilter devices_;

@@ -126,6 +126,34 @@ TEST(TopologyDiscovery, MapsNetdevsFromGidAttrsAndFromDeviceNet) {
   EXPECT_EQ(t->netdevs.front().name, "bond0");  // sorted
 }
 
+TEST(TopologyDiscovery, RoceLagWatchesEverySlaveOfItsBondUnderTheLagsDeviceAndPort) {
+  TempTree tree;
+  tree.unpack("handmade/roce_mlx5.ttar");
+  // With the LAG active the second PF's own RDMA device is gone (mlx5_core folds both PFs into
+  // mlx5_bond_0); the bonding driver lists both slaves.
+  fs::remove_all(tree.root() / "class/infiniband/mlx5_1");
+  tree.write("class/net/bond0/bonding/slaves", "ens1f0np0 ens1f1np1\n");
+  TopologyDiscovery d(std::make_shared<SysfsRoot>(tree.root()), {}, {});
+  auto t = scanOk(d);
+  ASSERT_TRUE(t);
+  ASSERT_EQ(deviceNames(*t), (std::vector<std::string>{"mlx5_bond_0"}));  // the LAG is one device
+  std::vector<std::string> names;
+  for (const auto& n : t->netdevs) {
+    names.push_back(n.name);
+    EXPECT_EQ(n.rdmaDevice, "mlx5_bond_0") << n.name;
+    EXPECT_EQ(n.rdmaPort, 1u) << n.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"bond0", "ens1f0np0", "ens1f1np1"}));
+  EXPECT_EQ(t->netdev("ens1f1np1")->pciAddress, "0000:17:00.1");
+
+  // A slave listed but absent from class/net is not watched; no bonding/slaves = not a bond.
+  tree.write("class/net/bond0/bonding/slaves", "ens1f0np0 gone0\n");
+  auto t2 = scanOk(d);
+  ASSERT_TRUE(t2);
+  EXPECT_EQ(t2->netdev("gone0"), nullptr);
+  EXPECT_EQ(t2->netdev("ens1f1np1"), nullptr);
+}
+
 TEST(TopologyDiscovery, MultiPortDeviceMapsDeviceNetByDevPort) {
   TempTree tree;
   tree.unpack("realdata/procfs_fixtures_sys_class_infiniband.ttar");
