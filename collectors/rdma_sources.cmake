@@ -7,6 +7,9 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/hw_counter_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/netdev_link_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_table_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/host_topology.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/port_roles.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/port_topology_collector.cpp
 )
 
 # The MAD group: libibumad/libibmad (Debian: libibumad-dev, libibmad-dev).

@@ -7,6 +7,7 @@
 #include "collectors/netdev_link_collector.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
+#include "collectors/port_topology_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 
 namespace fabricmon {
@@ -35,6 +36,8 @@ const CollectorEntry kRegistry[] = {
     {"dcb_config", Cadence::kSlow, &makeDcbConfigCollector},
     // MADs to the neighbour: slow like pma_counters (docs/metrics.md, "The far end of the cable").
     {"peer_port", Cadence::kSlow, &makePeerPortCollector},
+    // Where each port sits (PCI, NUMA, GPUs, role, rail): changes only with the hardware.
+    {"port_topology", Cadence::kSlow, &makePortTopologyCollector},
 };
 
 }  // namespace

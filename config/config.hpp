@@ -77,6 +77,21 @@ struct DevicesConfig {
   bool operator==(const DevicesConfig&) const = default;
 };
 
+/// Port roles and rails (docs/configuration.md, "topology"). A port near a GPU is compute whatever
+/// these say; the lists name the others (regexes on the whole interface or device name).
+struct TopologyConfig {
+  std::vector<std::string> compute;
+  std::vector<std::string> storage;
+  /// Onboard (eno*), USB (enx*) and conventionally named management interfaces.
+  std::vector<std::string> management{"eno[0-9].*", "enx.*", "mgmt.*", "bmc.*"};
+  /// Rail i = the ports matching entry i (first match wins); empty = by the GPU each compute NIC serves.
+  std::vector<std::string> rails;
+  /// Judge management ports with the fabric rules too (they are always exported).
+  bool judgeManagement = false;
+
+  bool operator==(const TopologyConfig&) const = default;
+};
+
 struct NetdevConfig {
   std::vector<std::string> include;  ///< regexes: extra interfaces besides those behind RDMA ports
 
@@ -160,6 +175,7 @@ struct Config {
   PollConfig poll;
   DevicesConfig devices;
   NetdevConfig netdev;
+  TopologyConfig topology;
   std::vector<CollectorConfig> collectors;  ///< only those named in the file
   EthtoolConfig ethtool;
   QosConfig qos;

@@ -139,6 +139,7 @@ class Loader {
         {"poll", [&](const Field& s) { poll(s); }},
         {"devices", [&](const Field& s) { devices(s); }},
         {"netdev", [&](const Field& s) { netdev(s); }},
+        {"topology", [&](const Field& s) { topology(s); }},
         {"collectors", [&](const Field& s) { collectors(s); }},
         {"ethtool", [&](const Field& s) { ethtool(s); }},
         {"qos", [&](const Field& s) { qos(s); }},
@@ -259,6 +260,17 @@ class Loader {
   void netdev(const Field& f) {
     const Entry entries[] = {
         {"include", [&](const Field& v) { r_.readRegexList(v, c_.netdev.include); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void topology(const Field& f) {
+    const Entry entries[] = {
+        {"compute", [&](const Field& v) { r_.readRegexList(v, c_.topology.compute); }},
+        {"storage", [&](const Field& v) { r_.readRegexList(v, c_.topology.storage); }},
+        {"management", [&](const Field& v) { r_.readRegexList(v, c_.topology.management); }},
+        {"rails", [&](const Field& v) { r_.readRegexList(v, c_.topology.rails); }},
+        {"judge_management", [&](const Field& v) { r_.readBool(v, c_.topology.judgeManagement); }},
     };
     r_.readMap(f, entries);
   }

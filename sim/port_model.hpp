@@ -43,6 +43,11 @@ struct PortModel {
   unsigned port = 1;
   std::string netdev;      ///< "enp24s0np0" / "ibp170s0"
   std::string pciAddress;  ///< "0000:18:00.0"
+  /// The function's directory below sys/devices: behind a root port and a PCIe switch for a compute
+  /// NIC ("pci0000:00/0000:00:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0"), else on the root complex.
+  std::string pciPath;
+  /// The GPU behind the same PCIe switch (a compute NIC of the default node); "" = none.
+  std::string gpuPath;
   bool roce = true;        ///< false = InfiniBand link layer
   unsigned rateGbps = 400;
   std::string rateText = "400 Gb/sec (4X NDR)";

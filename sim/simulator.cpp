@@ -21,6 +21,12 @@ namespace {
 constexpr unsigned kRoceBuses[16] = {0x18, 0x40, 0x4f, 0x5e, 0x9a, 0xc0, 0xce, 0xdc,
                                      0x1b, 0x43, 0x52, 0x61, 0x9d, 0xc3, 0xd1, 0xdf};
 constexpr unsigned kIbBus = 0xaa;
+constexpr unsigned kManagementBus = 0xe1;
+/// As on a DGX H100: RoCE NIC i and GPU i share a PCIe switch; the GPU is 3 buses above the NIC
+/// (NIC 0x18, GPU 0x1b). Only for the first 8 RoCE ports of a node of at most 8 (beyond that the
+/// buses are other NICs').
+constexpr unsigned kGpuBusOffset = 3;
+constexpr unsigned kGpuPairs = 8;
 
 /// The ports SimOptions::mixedNode adds (hca_type/board_id as class/infiniband shows them:
 /// MT41692 = BlueField-3; bnxt_re has neither file).
@@ -137,8 +143,12 @@ struct Simulator::State {
   bool initialised = false;
 
   fs::path sys() const { return options.root / "sys"; }
-  fs::path pciDir(const PortModel& p) const {
-    return sys() / "devices" / "pci0000:00" / p.pciAddress;
+  fs::path pciDir(const PortModel& p) const { return sys() / "devices" / p.pciPath; }
+  /// From a directory below sys/ back up to sys/ ("../../.." for devices/pci0000:00/<fn>).
+  static std::string upToSys(const std::string& devicesRel) {
+    std::string up = "../";  // out of devices/
+    for (char c : devicesRel) up += c == '/' ? "../" : "";
+    return up + "../";
   }
   fs::path devDir(const PortModel& p) const { return pciDir(p) / "infiniband" / p.device; }
   fs::path netDir(const PortModel& p) const { return pciDir(p) / "net" / p.netdev; }
@@ -182,6 +192,7 @@ struct Simulator::State {
   }
   bool pendingRestore = false;
   Status createTree();
+  Status createBridgesAndGpu(const PortModel& p);
   Status renderAll();
   Status renderPort(const PortModel& p);
 };
@@ -231,6 +242,50 @@ void Simulator::State::fireEvent() {
   nextEvent.reset();
 }
 
+// The PCIe switch and root port above a compute NIC, and the GPU beside it: static files written
+// once (drivers/pci/pci-sysfs.c names: vendor, device, class, numa_node, max_link_*).
+Status Simulator::State::createBridgesAndGpu(const PortModel& p) {
+  const fs::path devices = sys() / "devices";
+  const std::string numa = p.pciAddress < "0000:80" ? "0\n" : "1\n";
+  auto bridge = [&](const fs::path& dir) -> Status {
+    if (Status st = FileWriter::makeDirs(dir); !st) return st;
+    for (const auto& [name, text] : {std::pair<const char*, std::string>{"vendor", "0x1000\n"},
+                                     {"class", "0x060400\n"},
+                                     {"numa_node", numa},
+                                     {"max_link_speed", "32.0 GT/s PCIe\n"},
+                                     {"max_link_width", "16\n"},
+                                     {"current_link_speed", "32.0 GT/s PCIe\n"},
+                                     {"current_link_width", "16\n"}}) {
+      if (Status st = writer.write(dir / name, text); !st) return st;
+    }
+    return {};
+  };
+  // Every directory between the root complex and the function is a bridge (root port, switch ports).
+  fs::path dir = devices;
+  bool first = true;
+  for (const auto& part : fs::path(p.pciPath).parent_path()) {
+    dir /= part;
+    if (first) {  // pci0000:00, the root complex: no PCI function of its own
+      first = false;
+      if (Status st = FileWriter::makeDirs(dir); !st) return st;
+      continue;
+    }
+    if (Status st = bridge(dir); !st) return st;
+  }
+  if (p.gpuPath.empty()) return {};
+  const fs::path gpu = devices / p.gpuPath;
+  if (Status st = bridge(gpu.parent_path()); !st) return st;
+  if (Status st = FileWriter::makeDirs(gpu); !st) return st;
+  // H100 SXM5 (pci.ids 10de:2330), class 0x0302: 3D controller.
+  for (const auto& [name, text] : {std::pair<const char*, std::string>{"vendor", "0x10de\n"},
+                                   {"device", "0x2330\n"},
+                                   {"class", "0x030200\n"},
+                                   {"numa_node", numa}}) {
+    if (Status st = writer.write(gpu / name, text); !st) return st;
+  }
+  return {};
+}
+
 Status Simulator::State::createTree() {
   const fs::path s = sys();
   for (const fs::path& d : {s / "class" / "infiniband", s / "class" / "net",
@@ -260,10 +315,11 @@ Status Simulator::State::createTree() {
     // InfiniBand port is a ConnectX-7 (mlx5_core). Discovery reads its basename.
     const std::string driver(p.roce ? vendorDriver(vendorOf(p)) : vendorDriver(Vendor::kMlx5));
     if (Status st = FileWriter::makeDirs(s / "bus/pci/drivers" / driver); !st) return st;
-    if (Status st = FileWriter::symlink("../../../bus/pci/drivers/" + driver, pciDir(p) / "driver");
+    if (Status st = FileWriter::symlink(upToSys(p.pciPath) + "bus/pci/drivers/" + driver, pciDir(p) / "driver");
         !st)
       return st;
-    const std::string pciRel = "../../devices/pci0000:00/" + p.pciAddress;
+    if (Status st = createBridgesAndGpu(p); !st) return st;
+    const std::string pciRel = "../../devices/" + p.pciPath;
     const std::pair<fs::path, fs::path> links[] = {
         {pciRel + "/infiniband/" + p.device, s / "class/infiniband" / p.device},
         {pciRel + "/net/" + p.netdev, s / "class/net" / p.netdev},
@@ -288,6 +344,8 @@ Status Simulator::State::renderPort(const PortModel& p) {
   files.emplace_back(pci / "numa_node", p.pciAddress < "0000:80" ? "0\n" : "1\n");
   files.emplace_back(pci / "current_link_speed", "32.0 GT/s PCIe\n");
   files.emplace_back(pci / "current_link_width", "16\n");
+  files.emplace_back(pci / "max_link_speed", "32.0 GT/s PCIe\n");
+  files.emplace_back(pci / "max_link_width", "16\n");
 
   files.emplace_back(dev / "node_type", "1: CA\n");
   files.emplace_back(dev / "node_guid", line(guidText(p.nodeGuid)));
@@ -440,13 +498,21 @@ Status Simulator::init() {
   // 200G BlueField-3 ports (storage / in-band management) and a 100G Broadcom front-end NIC.
   const unsigned extra = o.mixedNode ? std::size(kMixedPorts) : 0;
   const unsigned roce = o.rocePorts + extra;
-  const unsigned total = roce + (o.infinibandPort ? 1 : 0);
+  const unsigned withIb = roce + (o.infinibandPort ? 1 : 0);
+  const unsigned total = withIb + (o.managementNic ? 1 : 0);
   st.ports.resize(total);
   for (unsigned i = 0; i < total; ++i) {
     PortModel& p = st.ports[i];
-    p.roce = i < roce;
+    const bool management = i >= withIb;
+    p.roce = i < roce || management;
     const MixedPort* mixed = i >= o.rocePorts && i < roce ? &kMixedPorts[i - o.rocePorts] : nullptr;
-    const unsigned bus = mixed ? mixed->bus : p.roce ? kRoceBuses[i] : kIbBus;
+    const unsigned bus = management ? kManagementBus : mixed ? mixed->bus : p.roce ? kRoceBuses[i] : kIbBus;
+    if (management) {
+      p.hcaType = "MT4125";  // ConnectX-6 Dx
+      p.boardId = "MT_0000000359";
+      p.rateGbps = 100;
+      p.rateText = "100 Gb/sec (4X EDR)";
+    }
     p.device = mixed && mixed->device[0] != '\0' ? std::string(mixed->device) : "mlx5_" + std::to_string(i);
     if (mixed) {
       p.hcaType = mixed->hcaType;
@@ -456,9 +522,21 @@ Status Simulator::init() {
       p.vendor = mixed->vendor;
     }
     p.pciAddress = pciName(bus);
+    p.pciPath = "pci0000:00/" + p.pciAddress;
+    if (p.roce && !mixed && !management && i < kGpuPairs && o.rocePorts <= kGpuPairs) {
+      // Root port 0000:00:<i+1>.0, switch upstream port on bus-2, downstream ports on bus-1
+      // (device 0 towards the NIC, device 1 towards the GPU).
+      char up[64], gpu[96];
+      std::snprintf(up, sizeof up, "pci0000:00/0000:00:%02x.0/0000:%02x:00.0", i + 1, bus - 2);
+      p.pciPath = std::string(up) + "/" + pciName(bus - 1) + "/" + p.pciAddress;
+      std::snprintf(gpu, sizeof gpu, "%s/0000:%02x:01.0/%s", up, bus - 1, pciName(bus + kGpuBusOffset).c_str());
+      p.gpuPath = gpu;
+    }
     // systemd predictable names: en + p<bus>s<slot> + np<phys port> for Ethernet, ib +
-    // p<bus>s<slot> for IPoIB.
-    p.netdev = p.roce ? "enp" + std::to_string(bus) + "s0np0" : "ibp" + std::to_string(bus) + "s0";
+    // p<bus>s<slot> for IPoIB; eno<index> for an onboard function.
+    p.netdev = management ? "eno1np0"
+               : p.roce   ? "enp" + std::to_string(bus) + "s0np0"
+                          : "ibp" + std::to_string(bus) + "s0";
     std::seed_seq seq{o.seed, static_cast<uint64_t>(i), uint64_t{0x51a7}};
     p.rng.seed(seq);
     std::uniform_real_distribution<double> util(0.6, 0.8);

@@ -107,6 +107,17 @@ Result<std::string> SysfsRoot::linkBasename(std::string_view rel) const {
   return std::string(slash == std::string_view::npos ? target : target.substr(slash + 1));
 }
 
+Result<std::string> SysfsRoot::resolve(std::string_view rel) const {
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(path(rel), ec);
+  if (ec) return Error{"resolve " + path(rel) + ": " + ec.message(), ec.value()};
+  const auto base = std::filesystem::canonical(root_, ec);
+  if (ec) return Error{"resolve " + root_.string() + ": " + ec.message(), ec.value()};
+  const auto inside = real.lexically_relative(base);
+  if (inside.empty() || *inside.begin() == "..") return Error{path(rel) + " resolves outside " + root_.string(), EXDEV};
+  return inside.string();
+}
+
 bool SysfsRoot::isDir(std::string_view rel) const {
   struct stat st {};
   return ::stat(path(rel).c_str(), &st) == 0 && S_ISDIR(st.st_mode);

@@ -28,6 +28,10 @@ class SysfsRoot {
   Result<std::vector<std::string>> listDir(std::string_view rel) const;
   /// Last path component of a symlink's target ("device" -> "0000:17:00.0").
   Result<std::string> linkBasename(std::string_view rel) const;
+  /// Where a path really is, every symlink resolved, relative to the root
+  /// ("class/infiniband/mlx5_0/device" -> "devices/pci0000:16/0000:16:01.0/0000:17:00.0"). An error
+  /// when it does not exist or resolves outside the root.
+  Result<std::string> resolve(std::string_view rel) const;
   bool isDir(std::string_view rel) const;
   bool exists(std::string_view rel) const;
 

@@ -12,6 +12,7 @@
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
+#include "model/families/topology.hpp"
 
 namespace fabricmon::families {
 
@@ -21,7 +22,7 @@ const std::vector<const FamilyDef*>& catalogue() {
   static const auto* const list = [] {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
-                       dcb::all(), dcqcn::all(), neighbor::all()}) {
+                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;

@@ -1,0 +1,155 @@
+#include "collectors/host_topology.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+
+namespace fabricmon {
+namespace {
+
+constexpr unsigned kMaxDepth = 12;
+
+bool looksLikePciFunction(const std::string& name) {
+  static const std::regex kPci("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
+  return std::regex_match(name, kPci);
+}
+
+std::optional<unsigned long> hexValue(const SysfsRoot& sysfs, const std::string& rel) {
+  auto text = sysfs.readText(rel);
+  if (!text) return std::nullopt;
+  std::string_view v = *text;
+  if (v.starts_with("0x")) v.remove_prefix(2);
+  unsigned long out = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out, 16);
+  if (ec != std::errc{} || end != v.data() + v.size()) return std::nullopt;
+  return out;
+}
+
+bool isGpu(unsigned long vendor, unsigned long pciClass) {
+  const unsigned long base = pciClass >> 8;  // class code without the programming interface
+  if (vendor == 0x10de) return base == 0x0300 || base == 0x0302;  // NVIDIA VGA / 3D controller
+  if (vendor == 0x1002) return base == 0x0380 || base == 0x0300;  // AMD display (Instinct) / VGA
+  return false;
+}
+
+void walk(const SysfsRoot& sysfs, const std::string& dir, unsigned depth, std::vector<GpuFunction>& out) {
+  if (depth > kMaxDepth) return;
+  auto entries = sysfs.listDir(dir);
+  if (!entries) return;
+  for (const auto& name : *entries) {
+    if (!looksLikePciFunction(name)) continue;
+    const std::string child = dir + "/" + name;
+    if (!sysfs.isDir(child)) continue;
+    const auto vendor = hexValue(sysfs, child + "/vendor");
+    const auto pciClass = hexValue(sysfs, child + "/class");
+    if (vendor && pciClass && isGpu(*vendor, *pciClass)) out.push_back(GpuFunction{name, child});
+    walk(sysfs, child, depth + 1, out);
+  }
+}
+
+std::vector<std::string> components(const std::string& path) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= path.size()) {
+    const size_t slash = path.find('/', at);
+    const size_t end = slash == std::string::npos ? path.size() : slash;
+    if (end > at) out.push_back(path.substr(at, end - at));
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  return out;
+}
+
+std::optional<unsigned> width(const SysfsRoot& sysfs, const std::string& rel) {
+  auto text = sysfs.readText(rel);
+  if (!text) return std::nullopt;
+  unsigned v = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  // 0 = link down; anything above x32 is not a PCIe width.
+  if (ec != std::errc{} || end != text->data() + text->size() || v == 0 || v > 32) return std::nullopt;
+  return v;
+}
+
+template <typename T>
+std::optional<T> lower(std::optional<T> a, std::optional<T> b) {
+  if (a && b) return std::min(*a, *b);
+  return a ? a : b;
+}
+
+}  // namespace
+
+std::optional<double> parsePcieSpeed(std::string_view text) {
+  const auto space = text.find(' ');
+  if (space == std::string_view::npos || !text.substr(space).starts_with(" GT/s")) return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + space, v);
+  if (ec != std::errc{} || end != text.data() + space || !(v > 0) || v > 256) return std::nullopt;
+  return v;
+}
+
+std::vector<GpuFunction> findGpus(const SysfsRoot& sysfs) {
+  std::vector<GpuFunction> out;
+  auto roots = sysfs.listDir("devices");
+  if (!roots) return out;
+  for (const auto& r : *roots) {
+    if (r.starts_with("pci")) walk(sysfs, "devices/" + r, 1, out);
+  }
+  std::sort(out.begin(), out.end(), [](const GpuFunction& a, const GpuFunction& b) { return a.pciAddress < b.pciAddress; });
+  return out;
+}
+
+std::map<std::string, PciPlacement> HostTopology::read(const Topology& topology) {
+  if (gpusGeneration_ != topology.generation || topology.generation == 0) {
+    gpus_ = findGpus(*sysfs_);
+    gpusGeneration_ = topology.generation;
+  }
+  std::vector<std::vector<std::string>> gpuPaths;
+  for (const auto& g : gpus_) gpuPaths.push_back(components(g.path));
+
+  std::map<std::string, PciPlacement> out;
+  for (const RdmaDevice& device : topology.devices) {
+    PciPlacement& p = out[device.name];
+    auto path = sysfs_->resolve("class/infiniband/" + device.name + "/device");
+    if (!path) continue;  // no PCI function (a software device such as rxe), nothing to place
+    const auto parts = components(*path);
+    if (parts.empty() || !looksLikePciFunction(parts.back())) continue;
+    p.pciAddress = parts.back();
+    if (auto numa = sysfs_->readText(*path + "/numa_node"); numa && *numa != "-1") p.numaNode = *numa;
+    if (sysfs_->exists(*path + "/physfn")) {
+      p.virtualFunction = true;
+      if (auto pf = sysfs_->linkBasename(*path + "/physfn")) p.physicalFunction = *pf;
+    }
+    p.widthCurrent = width(*sysfs_, *path + "/current_link_width");
+    p.widthMax = width(*sysfs_, *path + "/max_link_width");
+    auto speed = [&](const std::string& rel) -> std::optional<double> {
+      auto text = sysfs_->readText(rel);
+      return text ? parsePcieSpeed(*text) : std::nullopt;
+    };
+    p.speedCurrentGts = speed(*path + "/current_link_speed");
+    p.speedMaxGts = speed(*path + "/max_link_speed");
+    // A Gen5 x16 NIC in a Gen4 slot trains at Gen4 by design: the link can only be as good as the
+    // port above it (its own max_link_* files), so that is the maximum to compare with.
+    const std::string parent = path->substr(0, path->rfind('/'));
+    if (parts.size() >= 2 && looksLikePciFunction(parts[parts.size() - 2])) {
+      p.widthMax = lower(p.widthMax, width(*sysfs_, parent + "/max_link_width"));
+      p.speedMaxGts = lower(p.speedMaxGts, speed(parent + "/max_link_speed"));
+    }
+    // The GPUs that share the deepest bridge with this function: its PCIe switch, else its root
+    // port (the first component below the pciDDDD:BB root complex is the root port).
+    size_t best = 3;  // "devices", "pciDDDD:BB", root port: sharing less is no affinity
+    for (size_t i = 0; i < gpus_.size(); ++i) {
+      const auto& g = gpuPaths[i];
+      size_t common = 0;
+      while (common < g.size() && common + 1 < parts.size() && g[common] == parts[common]) ++common;
+      if (common < best) continue;
+      if (common > best) {
+        best = common;
+        p.gpus.clear();
+      }
+      p.gpus.push_back(gpus_[i].pciAddress);
+    }
+  }
+  return out;
+}
+
+}  // namespace fabricmon
