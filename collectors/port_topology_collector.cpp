@@ -1,10 +1,7 @@
 #include "collectors/port_topology_collector.hpp"
 
-#include <fmt/format.h>
-
-#include <map>
-
 #include "collectors/host_topology.hpp"
+#include "collectors/labelled_series.hpp"
 #include "collectors/port_roles.hpp"
 #include "collectors/registry.hpp"
 #include "model/families/topology.hpp"
@@ -49,7 +46,7 @@ class PortTopologyCollector final : public Collector {
       const PciPlacement& pci = it == placements.end() ? none : it->second;
       for (const RdmaPort& p : d.ports) {
         const PortPlace& place = places[i++];
-        out.add(cached({{"device", d.name},
+        out.add(series_.get(kPortTopologyInfo, {{"device", d.name},
                         {"port", std::to_string(p.number)},
                         {"interface", p.netdevs.empty() ? "" : p.netdevs.front()},
                         {"pci_address", pci.pciAddress},
@@ -58,39 +55,25 @@ class PortTopologyCollector final : public Collector {
                         {"pf", pci.physicalFunction},
                         {"gpus", join(pci.gpus)},
                         {"role", place.role},
-                        {"rail", place.rail}},
-                       kPortTopologyInfo),
+                        {"rail", place.rail}}),
                 1.0);
       }
       auto gauge = [&](const FamilyDef& family, const char* which, std::optional<double> value) {
-        if (value) out.add(cached({{"device", d.name}, {"which", which}}, family), *value);
+        if (value) out.add(series_.get(family, {{"device", d.name}, {"which", which}}), *value);
       };
       gauge(kPcieLinkWidth, "current", pci.widthCurrent ? std::optional<double>(*pci.widthCurrent) : std::nullopt);
       gauge(kPcieLinkWidth, "max", pci.widthMax ? std::optional<double>(*pci.widthMax) : std::nullopt);
       gauge(kPcieLinkSpeed, "current", pci.speedCurrentGts ? std::optional<double>(*pci.speedCurrentGts * 1e9) : std::nullopt);
       gauge(kPcieLinkSpeed, "max", pci.speedMaxGts ? std::optional<double>(*pci.speedMaxGts * 1e9) : std::nullopt);
     }
-    // Series not emitted this run leave the cache (a device gone, a label that changed).
-    std::erase_if(series_, [&](const auto& kv) { return kv.second.second != run_; });
-    ++run_;
+    series_.endRun();  // a device gone, a label that changed: its old series leaves
     return CollectStatus::kOk;
   }
 
  private:
-  /// The same labels give the same series object from run to run (interned once).
-  SeriesPtr cached(Labels labels, const FamilyDef& family) {
-    std::string key(family.name);
-    for (const auto& [k, v] : labels) key += fmt::format("\x1f{}\x1e{}", k, v);
-    auto [it, inserted] = series_.try_emplace(key);
-    if (inserted) it->second.first = makeSeries(family, std::move(labels));
-    it->second.second = run_;
-    return it->second.first;
-  }
-
   HostTopology host_;
   TopologyConfig config_;
-  std::map<std::string, std::pair<SeriesPtr, uint64_t>> series_;
-  uint64_t run_ = 0;
+  LabelledSeries series_;
 };
 
 }  // namespace

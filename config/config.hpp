@@ -86,9 +86,6 @@ struct TopologyConfig {
   std::vector<std::string> management{"eno[0-9].*", "enx.*", "mgmt.*", "bmc.*"};
   /// Rail i = the ports matching entry i (first match wins); empty = by the GPU each compute NIC serves.
   std::vector<std::string> rails;
-  /// Judge management ports with the fabric rules too (they are always exported).
-  bool judgeManagement = false;
-
   bool operator==(const TopologyConfig&) const = default;
 };
 
@@ -143,6 +140,9 @@ struct WatchdogConfig {
   Duration peakWindow = 60s;  ///< window of the peak pause-fraction / ECN / CNP gauges
   unsigned minSamples = 2;    ///< samples a series needs before any rule judges it
   RecurrenceConfig recurrence;
+  /// Judge management ports (fabricmon_port_topology_info role="management") with the rules too;
+  /// they are always exported.
+  bool judgeManagement = false;
   /// Each rule's settings, defined by the rule itself (watchdog/rules/<rule>.hpp); docs/rules.md
   /// gives the source of every default.
   RuleSettingsSet rules;

@@ -270,7 +270,6 @@ class Loader {
         {"storage", [&](const Field& v) { r_.readRegexList(v, c_.topology.storage); }},
         {"management", [&](const Field& v) { r_.readRegexList(v, c_.topology.management); }},
         {"rails", [&](const Field& v) { r_.readRegexList(v, c_.topology.rails); }},
-        {"judge_management", [&](const Field& v) { r_.readBool(v, c_.topology.judgeManagement); }},
     };
     r_.readMap(f, entries);
   }
@@ -397,6 +396,7 @@ class Loader {
         {"peak_window", [&](const Field& v) { r_.readDuration(v, w.peakWindow); }},
         {"min_samples", [&](const Field& v) { r_.readUnsigned(v, w.minSamples, 1, kMaxConfigCount); }},
         {"recurrence", [&](const Field& v) { recurrence(v, w.recurrence); }},
+        {"judge_management", [&](const Field& v) { r_.readBool(v, w.judgeManagement); }},
         {"rules", [&](const Field& v) { rules(v); }},
     };
     r_.readMap(f, entries);

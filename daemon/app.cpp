@@ -226,7 +226,7 @@ void App::adoptHttp(BoundServer bound, const Config& config) {
   const std::string shownHost = bound.host.empty() ? "0.0.0.0" : bound.host;
   spdlog::info("serving {}://{}:{}/metrics", scheme, shownHost, bound.port);
   if (demo_) {
-    fmt::print("fabricmon demo ({} scenario): {}://{}:{}/metrics\n", cli_.scenario, scheme,
+    fmt::print("fabricmon demo ({} scenario): {}://{}:{}/metrics\n", cli_.demo.scenario, scheme,
                bound.host.empty() ? "127.0.0.1" : bound.host, bound.port);
     std::fflush(stdout);
   }
@@ -246,7 +246,7 @@ Status App::startHttp(HttpServerOptions options) {
 int App::run() {
   spdlog::info("fabricmon {} ({}) starting", kVersion, kRevision);
   if (cli_.command == Command::kDemo) {
-    auto demo = DemoNode::create(io_, cli_.scenario, config_.poll.interval, cli_.vendor);
+    auto demo = DemoNode::create(io_, cli_.demo, config_.poll.interval);
     if (!demo) {
       spdlog::error("demo: {}", demo.error().message);
       return demo.error().errnum == EINVAL ? 2 : 1;

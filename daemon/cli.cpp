@@ -1,5 +1,6 @@
 #include "daemon/cli.hpp"
 
+#include <charconv>
 #include <regex>
 
 #include "config/config_loader.hpp"
@@ -21,7 +22,8 @@ bool isLogLevel(const std::string& s) {
 std::string usageText() {
   return R"(Usage:
   fabricmon [run] [options]              run the daemon (default)
-  fabricmon demo [--scenario NAME] [--vendor mlx5|bnxt|ice|ionic] [options]
+  fabricmon demo [--scenario NAME] [--vendor mlx5|bnxt|ice|ionic] [--fault-port N]
+                 [--pod NAME] [--node-index N] [options]
                                          run the daemon on a built-in simulated GPU node
   fabricmon check-config FILE            validate a config file (exit 0, or print every error and exit 2)
   fabricmon triage [--node URL | --prometheus URL --selector SEL] [--since DUR] [--json]
@@ -121,10 +123,32 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       opts.overrides.logLevel = val;
     } else if (flag == "--scenario") {
       if (opts.command != Command::kDemo) return usageError("--scenario only applies to demo");
-      opts.scenario = val;
+      opts.demo.scenario = val;
     } else if (flag == "--vendor") {
       if (opts.command != Command::kDemo) return usageError("--vendor only applies to demo");
-      opts.vendor = val;
+      opts.demo.vendor = val;
+    } else if (flag == "--fault-port") {
+      if (opts.command != Command::kDemo) return usageError("--fault-port only applies to demo");
+      unsigned n = 0;
+      const auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
+      if (ec != std::errc() || end != val.data() + val.size()) {
+        return usageError("--fault-port: expected a port index (0, 1, ...), got '" + val + "'");
+      }
+      opts.demo.faultPort = n;
+    } else if (flag == "--pod") {
+      if (opts.command != Command::kDemo) return usageError("--pod only applies to demo");
+      if (val.empty() || val.find_first_of(" /\"\\") != std::string::npos) {
+        return usageError("--pod: expected a switch-name prefix such as su1, got '" + val + "'");
+      }
+      opts.demo.pod = val;
+    } else if (flag == "--node-index") {
+      if (opts.command != Command::kDemo) return usageError("--node-index only applies to demo");
+      unsigned n = 0;
+      const auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
+      if (ec != std::errc() || end != val.data() + val.size() || n == 0) {
+        return usageError("--node-index: expected 1, 2, ..., got '" + val + "'");
+      }
+      opts.demo.nodeIndex = n;
     } else {
       return usageError("unknown option '" + flag + "'");
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "daemon/demo_options.hpp"
 #include "model/result.hpp"
 
 namespace fabricmon {
@@ -26,8 +27,7 @@ struct CliOverrides {
 struct CliOptions {
   Command command = Command::kRun;
   std::optional<std::string> configPath;  ///< --config, or the FILE of check-config
-  std::string scenario = "healthy";       ///< demo only
-  std::string vendor = "mlx5";            ///< demo only: NIC of the simulated RoCE ports
+  DemoOptions demo;                       ///< demo only: what to simulate
   CliOverrides overrides;
   std::vector<std::string> triageArgs;    ///< triage: its own flags (triage/command.hpp)
 };

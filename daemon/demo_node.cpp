@@ -9,8 +9,10 @@
 
 namespace fabricmon {
 
-Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, const std::string& scenario,
-                                                   Duration tick, const std::string& vendor) {
+Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, const DemoOptions& demo,
+                                                   Duration tick) {
+  const std::string& scenario = demo.scenario;
+  const std::string& vendor = demo.vendor;
   const auto known = sim::Simulator::scenarios();
   if (std::find(known.begin(), known.end(), scenario) == known.end()) {
     std::string list;
@@ -22,6 +24,12 @@ Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, 
     std::string list;
     for (const auto& v : vendors) list += (list.empty() ? "" : ", ") + std::string(v);
     return Error{"unknown vendor '" + vendor + "' (known: " + list + ")", EINVAL};
+  }
+  sim::SimOptions options;
+  if (demo.faultPort >= options.rocePorts) {
+    return Error{"--fault-port " + std::to_string(demo.faultPort) + ": the demo node has RoCE ports 0-" +
+                     std::to_string(options.rocePorts - 1),
+                 EINVAL};
   }
   std::string tmpl = (std::filesystem::temp_directory_path() / "fabricmon-demo-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) return sysError("mkdtemp " + tmpl, errno);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "daemon/demo_options.hpp"
 #include "daemon/periodic_task.hpp"
 #include "model/result.hpp"
 
@@ -18,10 +19,10 @@ class Simulator;
 
 class DemoNode {
  public:
-  /// An unknown scenario or vendor is an Error with errnum EINVAL (bad usage). `vendor` is the NIC
-  /// of the RoCE ports (sim::SimOptions::vendor: mlx5, bnxt, ice, ionic).
-  static Result<std::unique_ptr<DemoNode>> create(boost::asio::io_context& io, const std::string& scenario,
-                                                  Duration tick, const std::string& vendor = "mlx5");
+  /// An unknown scenario or vendor, or a fault port that is not a RoCE port, is an Error with
+  /// errnum EINVAL (bad usage).
+  static Result<std::unique_ptr<DemoNode>> create(boost::asio::io_context& io, const DemoOptions& demo,
+                                                  Duration tick);
   ~DemoNode();
 
   /// Points the sources at the simulated node and, unless the user chose a listen address,

@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
       options.upstreamDriver = true;
     } else if (arg == "--mixed-node") {
       options.mixedNode = true;
+    } else if (arg == "--management-nic") {
+      options.managementNic = true;
     } else if (arg == "--root" && value(v)) {
       options.root = std::string(v);
     } else if (arg == "--scenario" && value(v)) {

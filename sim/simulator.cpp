@@ -157,7 +157,7 @@ struct Simulator::State {
   }
 
   PortBehaviour behaviour(size_t index) const {
-    return index == 0 && now >= options.faultAt ? affectedBehaviour(scenario) : healthyBehaviour();
+    return index == options.faultPort && now >= options.faultAt ? affectedBehaviour(scenario) : healthyBehaviour();
   }
   void advanceAll(double seconds) {
     for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
@@ -198,7 +198,7 @@ struct Simulator::State {
 };
 
 void Simulator::State::fireEvent() {
-  PortModel& p = ports.front();
+  PortModel& p = ports[options.faultPort];
   switch (scenario) {
     case Scenario::kLinkFlap:
       if (p.linkUp) {
@@ -478,6 +478,10 @@ Status Simulator::init() {
   const auto scenario = parseScenario(o.scenario);
   if (!scenario) return Error{"simulator: unknown scenario '" + o.scenario + "'"};
   if (o.rocePorts > std::size(kRoceBuses)) return Error{"simulator: at most 16 RoCE ports"};
+  if (o.faultPort != 0 && o.faultPort >= o.rocePorts) {
+    return Error{"simulator: fault port " + std::to_string(o.faultPort) + " is not one of the " +
+                 std::to_string(o.rocePorts) + " RoCE ports"};
+  }
   if (!(o.faultAt >= 0) || !std::isfinite(o.faultAt)) return Error{"simulator: faultAt must be finite and >= 0"};
   if (*scenario != Scenario::kHealthy && o.rocePorts == 0) {
     return Error{"simulator: scenario '" + o.scenario + "' needs at least one RoCE port"};
@@ -560,7 +564,7 @@ Status Simulator::init() {
             healthyBehaviour());
   }
   if (o.rocePorts > 0) {
-    PortModel& first = st.ports.front();
+    PortModel& first = st.ports[o.faultPort];
     if (st.scenario == Scenario::kDcqcnNpDisabled) first.npEnabled[kRocePriority] = false;
     if (st.scenario == Scenario::kDcqcnRpDisabled) first.rpEnabled[kRocePriority] = false;
     if (st.scenario == Scenario::kPfcProtectionOff) first.stormPreventionMs = 0;
@@ -652,8 +656,8 @@ std::string_view Simulator::describe(std::string_view scenario) {
 
 std::vector<ScenarioTarget> Simulator::affected() const {
   const State& st = *state_;
-  if (st.scenario == Scenario::kHealthy || st.ports.empty() || !st.ports.front().roce) return {};
-  const PortModel& p = st.ports.front();
+  if (st.scenario == Scenario::kHealthy || st.ports.empty() || !st.ports[st.options.faultPort].roce) return {};
+  const PortModel& p = st.ports[st.options.faultPort];
   ScenarioTarget t{p.device, p.port, p.netdev, std::nullopt};
   if (scenarioHasPriority(st.scenario)) t.priority = kRocePriority;
   return {t};

@@ -27,7 +27,8 @@ struct SimOptions {
   bool infinibandPort = true;        ///< one more device, InfiniBand NDR, after the RoCE ones
   /// One more, last: a 100G ConnectX-6 Dx RoCE port on the root complex, netdev eno1np0 (the
   /// in-band management NIC: no GPU beside it, so the daemon's default topology names it management).
-  bool managementNic = true;
+  /// On in `fabricmon demo` and `fabricsim --management-nic`.
+  bool managementNic = false;
   uint64_t seed = 1;                 ///< same seed + same tick sequence = byte-identical files
   /// DCQCN parameters where the upstream kernel driver puts them (debugfs
   /// sys/kernel/debug/mlx5/<pci>/cc_params/) instead of the NVIDIA OFED ecn/ tree, for every RoCE

@@ -158,6 +158,14 @@ void History::buildKey(std::string& out, Fam fam, std::string_view a, std::strin
 
 bool History::ingest(const Snapshot& snapshot) {
   bool changed = false;
+  // A port that became (or stopped being) a management port: every series is decided again.
+  if (!plan_.judgeManagement && management_.update(snapshot)) {
+    series_.clear();
+    byId_.clear();
+    indexDirty_ = true;
+    changed = true;
+    for (auto& c : collectors_) c.last.reset();  // re-read every batch under the new decision
+  }
   for (auto& c : collectors_) c.present = false;
   std::vector<uint16_t> fresh;
   for (const auto& [name, batch] : snapshot.batches) {
@@ -225,6 +233,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     // First sight of this series object: find (or create) what it feeds, once.
     auto fam = inputFamilyOf(sample.series->family);
     if (!fam) continue;
+    if (!plan_.judgeManagement && management_.excludes(*sample.series)) continue;  // no rule's input
     const auto& def = inputFamily(*fam);
     std::string_view l[3];
     for (size_t i = 0; i < 3; ++i) {

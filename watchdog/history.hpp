@@ -15,6 +15,7 @@
 
 #include "model/sample.hpp"
 #include "model/store.hpp"
+#include "watchdog/management_ports.hpp"
 #include "watchdog/input_families.hpp"
 
 namespace fabricmon::watchdog {
@@ -153,6 +154,7 @@ struct HistoryPlan {
   std::array<Nanos, kFamCount> longWindow{};
   std::array<bool, kFamCount> peak{};
   Nanos peakWindow = 60 * kSecond;
+  bool judgeManagement = false;  ///< watchdog.judge_management: management ports are rules' inputs too
 };
 
 class History {
@@ -175,6 +177,11 @@ class History {
 
   /// Series of one family, in no particular order.
   std::span<Tracked* const> family(Fam fam) const;
+  /// True for a subject the rules leave alone (a management port or device, unless
+  /// watchdog.judge_management): a rule that remembers subjects across passes forgets it.
+  bool excludes(std::string_view device, std::string_view port) const {
+    return !plan_.judgeManagement && management_.excludes(device, port);
+  }
   /// A series by its key-label values (in InputFamily::keyLabels order).
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {}) const;
   size_t size() const { return series_.size(); }
@@ -218,6 +225,7 @@ class History {
   std::vector<CollectorSeen> collectors_;
   std::vector<Group> groups_;
   std::unordered_map<std::string, uint32_t> groupIds_;
+  ManagementPorts management_;
   mutable std::string scratch_;
 };
 

@@ -10,6 +10,7 @@
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
+#include "model/families/topology.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
@@ -80,6 +81,9 @@ constexpr InputFamily kFamilies[] = {
     {&families::mad::kSpeedActive, {"device", "port", ""}, 0},
     {&families::mad::kSpeedEnabled, {"device", "port", ""}, 0},
     {&families::mad::kPeerSpeedEnabled, {"device", "port", ""}, 0},
+    {&families::topology::kPortTopologyInfo, {"device", "port", ""}, 0},
+    {&families::topology::kPcieLinkWidth, {"device", "which", ""}, 0},
+    {&families::topology::kPcieLinkSpeed, {"device", "which", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -76,6 +76,10 @@ enum class Fam : uint8_t {
   kSpeedActive,         // per-lane bytes/s
   kSpeedEnabled,
   kPeerSpeedEnabled,
+  // Where a port sits on the host (port_topology).
+  kPortTopology,        // {device,port} = 1, with role and rail
+  kPcieWidth,           // {device,which}: current / max lanes of the device's PCI function
+  kPcieSpeed,           // {device,which}: current / max transfers per second
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -66,6 +66,7 @@ EnginePlan planFor(const WatchdogConfig& c) {
   }
   for (const auto& p : kPeaks) plan.history.peak[static_cast<size_t>(p.fam)] = true;
   plan.history.peakWindow = std::max<Nanos>(toNanos(c.peakWindow), 1);
+  plan.history.judgeManagement = c.judgeManagement;
   return plan;
 }
 

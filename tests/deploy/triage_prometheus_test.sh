@@ -4,6 +4,8 @@
 # `fabricmon triage --prometheus` against a real Prometheus (TLS and basic auth on, as
 # web.config.file sets them) that scrapes six `fabricmon demo` nodes, everything on 127.0.0.1:
 #   gpu01, gpu02: pause-storm (priority 3)   gpu03: cable-errors   gpu04-06: healthy
+# each sick node on another NIC (--fault-port 0, 1, 2), so on another rail: no rail or switch is
+# common to them, and the scope comes from what they share (the pausing priority, their number).
 # Checks, each through a selector:
 #   all six                  -> exit 1, the sick nodes ranked first (storms, then the cable), the
 #                               healthy ones last, scope "one switch's worth of nodes";
@@ -25,7 +27,8 @@ find_bin jq >/dev/null || skip "jq not found"
 python3 -c 'import crypt' 2>/dev/null || skip "python3 crypt module missing (bcrypt hash for basic auth)"
 [[ -x $fabricmon ]] || skip "fabricmon binary $fabricmon not built"
 
-readonly NODES=(gpu01:pause-storm gpu02:pause-storm gpu03:cable-errors gpu04:healthy gpu05:healthy gpu06:healthy)
+readonly NODES=(gpu01:pause-storm:0 gpu02:pause-storm:1 gpu03:cable-errors:2 gpu04:healthy:0 gpu05:healthy:0
+  gpu06:healthy:0)
 readonly MIN_SCRAPES=15
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabricmon-triage-prom.XXXXXX")
@@ -74,10 +77,10 @@ scrape_configs:
     static_configs:
 YAML
 for node in "${NODES[@]}"; do
-  name=${node%%:*} scenario=${node#*:}
+  IFS=: read -r name scenario fault_port <<<"$node"
   port=$(free_port)
   printf "      - targets: ['127.0.0.1:%s']\n        labels: {instance: '%s:19110'}\n" "$port" "$name" >>"$tmp/prometheus.yml"
-  start_bg "$tmp/fabricmon-$name.log" "$fabricmon" demo --scenario "$scenario" --config "$tmp/fabricmon.yaml" \
+  start_bg "$tmp/fabricmon-$name.log" "$fabricmon" demo --scenario "$scenario" --fault-port "$fault_port" --config "$tmp/fabricmon.yaml" \
     --listen "127.0.0.1:$port"
 done
 start_bg "$tmp/prometheus.log" "$prom_bin" --config.file="$tmp/prometheus.yml" --web.config.file="$tmp/web.yml" \

@@ -22,7 +22,8 @@ bool upAndActive(const RuleContext& ctx, const PortRef& p) {
 }
 
 /// The NIC model a port belongs to: hca_type and board_id from fabricmon_device_info, else the
-/// driver's device-name stem ("bnxt_re", "irdma", "mlx5"), and the link layer.
+/// driver's device-name stem ("bnxt_re", "irdma", "mlx5"), the link layer, and the port's role
+/// (fabricmon_port_topology_info): a storage port is not compared with the compute ports.
 std::string modelOf(const RuleContext& ctx, const PortRef& p) {
   std::string model;
   if (const Tracked* info = ctx.history.find(Fam::kDeviceInfo, p.device)) {
@@ -36,7 +37,45 @@ std::string modelOf(const RuleContext& ctx, const PortRef& p) {
     }
     model = stem;
   }
-  return fmt::format("{}|{}", model, p.linkLayer);
+  std::string_view role;
+  if (const Tracked* t = ctx.history.find(Fam::kPortTopology, p.device, p.port)) role = t->label("role");
+  return fmt::format("{}|{}|{}", model, p.linkLayer, role);
+}
+
+/// The PCIe link of the port's PCI function trained below the most it and the port above it
+/// support (fabricmon_device_pcie_link_*; current vs max): a NIC at x8 instead of x16, or Gen4
+/// instead of Gen5, moves at most half its line rate to and from host or GPU memory.
+void pcieDowntrained(RuleContext& ctx, const PortDegradedRule& rule, const PortRef& p, const Subject& subject) {
+  const Tracked* wc = ctx.history.find(Fam::kPcieWidth, p.device, "current");
+  const Tracked* wm = ctx.history.find(Fam::kPcieWidth, p.device, "max");
+  const Tracked* sc = ctx.history.find(Fam::kPcieSpeed, p.device, "current");
+  const Tracked* sm = ctx.history.find(Fam::kPcieSpeed, p.device, "max");
+  const bool width = ctx.ready(wc) && ctx.ready(wm) && wm->raw > 0;
+  const bool speed = ctx.ready(sc) && ctx.ready(sm) && sm->raw > 0;
+  Verdict v;
+  if (width || speed) {
+    v.judged = true;
+    v.stamp = std::max(width ? std::max(wc->t, wm->t) : 0, speed ? std::max(sc->t, sm->t) : 0);
+    const bool narrow = width && wc->raw < wm->raw, slow = speed && sc->raw < sm->raw;
+    v.fire = narrow || slow;
+    v.clear = !v.fire;
+    if (width) {
+      v.evidence.add("pcie_width_current", wc->raw);
+      v.evidence.add("pcie_width_max", wm->raw);
+    }
+    if (speed) {
+      v.evidence.add("pcie_speed_current_gts", sc->raw / 1e9);
+      v.evidence.add("pcie_speed_max_gts", sm->raw / 1e9);
+    }
+    if (v.fire) {
+      v.summary = fmt::format("{} port {}: PCIe link trained at {}{} (the slot and the NIC support {}{})", p.device,
+                              p.port, width ? fmt::format("x{:g}", wc->raw) : "",
+                              speed ? fmt::format(" {:g} GT/s", sc->raw / 1e9) : "",
+                              width ? fmt::format("x{:g}", wm->raw) : "",
+                              speed ? fmt::format(" {:g} GT/s", sm->raw / 1e9) : "");
+    }
+  }
+  ctx.observe("pcie_downtrained", Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
 /// The most common rate of the up ports of each model; absent when there is no single one.
@@ -164,6 +203,7 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
             "the usual rate of this node's ports of the same model");
     }
     below(ctx, p, subject, "rate_below_own_best", own, "its own best since start");
+    pcieDowntrained(ctx, rule, p, subject);
     if (p.linkLayer == "InfiniBand") {
       belowEnabled(ctx, rule, p, subject, "width_below_enabled", Fam::kWidthActive, Fam::kWidthEnabled,
                    Fam::kPeerWidthEnabled, "width (lanes)");

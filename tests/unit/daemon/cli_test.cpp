@@ -46,7 +46,17 @@ TEST(CliTest, DemoTakesAScenario) {
   auto r = parseCommandLine({"demo", "--scenario", "pause-storm"});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->command, Command::kDemo);
-  EXPECT_EQ(r->scenario, "pause-storm");
+  EXPECT_EQ(r->demo.scenario, "pause-storm");
+  EXPECT_EQ(r->demo.faultPort, 0u);
+}
+
+TEST(CliTest, DemoTakesTheFaultedPort) {
+  auto r = parseCommandLine({"demo", "--scenario", "pause-storm", "--fault-port", "3"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->demo.faultPort, 3u);
+  EXPECT_FALSE(parseCommandLine({"demo", "--fault-port", "x"}).ok());
+  EXPECT_FALSE(parseCommandLine({"demo", "--fault-port", "-1"}).ok());
+  EXPECT_FALSE(parseCommandLine({"run", "--fault-port", "1"}).ok());
 }
 
 TEST(CliTest, CheckConfigTakesExactlyOneFile) {

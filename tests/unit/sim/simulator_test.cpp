@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "sim_test_util.hpp"
@@ -112,8 +114,9 @@ TEST(SimulatorTree, EveryPortHasTheFilesTheContractReads) {
     SCOPED_TRACE(p.device);
     const fs::path cls = sys / "class/infiniband" / p.device;
     ASSERT_TRUE(fs::is_symlink(cls));
-    EXPECT_EQ(fs::read_symlink(cls),
-              fs::path("../../devices/pci0000:00/" + p.pciAddress + "/infiniband/" + p.device));
+    // Into the PCI tree: a compute NIC behind its root port and PCIe switch, the others on the root complex.
+    EXPECT_EQ(fs::read_symlink(cls).string().rfind("../../devices/pci0000:00/", 0), 0u) << fs::read_symlink(cls);
+    EXPECT_EQ(fs::read_symlink(cls).parent_path().parent_path().filename(), p.pciAddress);
     ASSERT_TRUE(fs::is_directory(cls));
     ASSERT_TRUE(fs::is_symlink(cls / "device"));
     EXPECT_EQ(fs::read_symlink(cls / "device").filename(), p.pciAddress);
@@ -148,8 +151,7 @@ TEST(SimulatorTree, EveryPortHasTheFilesTheContractReads) {
     EXPECT_TRUE(fs::is_directory(cls / "device/net" / p.interface));
     const fs::path net = sys / "class/net" / p.interface;
     ASSERT_TRUE(fs::is_symlink(net));
-    EXPECT_EQ(fs::read_symlink(net),
-              fs::path("../../devices/pci0000:00/" + p.pciAddress + "/net/" + p.interface));
+    EXPECT_EQ(fs::read_symlink(net).parent_path().parent_path().filename(), p.pciAddress);
     EXPECT_EQ(fs::read_symlink(net / "device").filename(), p.pciAddress);
     EXPECT_EQ(readTrimmed(net / "operstate"), "up");
     EXPECT_EQ(readTrimmed(net / "carrier"), "1");
@@ -525,6 +527,34 @@ TEST(SimulatorFaultAt, HealthyUntilTheOnsetThenTheFault) {
   EXPECT_EQ(delta(start, snapshot(sim), warning), 0) << "the storm warning comes 5 s after the onset";
   ASSERT_TRUE(sim.tick(std::chrono::seconds(1)).ok());
   EXPECT_EQ(delta(start, snapshot(sim), warning), 1);
+}
+
+// --fault-port: the fault moves to another port; the first one stays healthy.
+TEST(SimulatorFaultPort, TheStormHitsTheChosenPortOnly) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "pause-storm";
+  o.faultPort = 2;
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const auto ports = sim.ports();
+  ASSERT_EQ(sim.affected().size(), 1u);
+  EXPECT_EQ(sim.affected().front().interface, ports[2].interface);
+  const Snapshot start = snapshot(sim);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sim.tick(std::chrono::seconds(1)).ok());
+  const Snapshot end = snapshot(sim);
+  EXPECT_NEAR(delta(start, end, ports[2].interface + "/ethtool/rx_prio3_pause_duration") / 1e6, 3.0, 0.1);
+  EXPECT_LT(delta(start, end, ports[0].interface + "/ethtool/rx_prio3_pause_duration") / 1e6, 1.0);
+}
+
+TEST(SimulatorFaultPort, RejectsAPortThatIsNotRoce) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "pause-storm";
+  o.faultPort = 8;  // the InfiniBand port
+  EXPECT_FALSE(Simulator(o).init().ok());
 }
 
 TEST(SimulatorFaultAt, RejectsANegativeOnset) {
