@@ -4,6 +4,7 @@
 #include "collectors/dcqcn_config_collector.hpp"
 #include "collectors/ethtool_pfc_collector.hpp"
 #include "collectors/hw_counter_collector.hpp"
+#include "collectors/lldp_neighbor_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
@@ -18,6 +19,8 @@ Sources makeSources(const SourcesConfig& config) {
   s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
   s.dcb = config.dcbDir ? makeDcbFileSource(*config.dcbDir) : makeDcbNetlinkSource();
   s.mad = makeUmadSource(static_cast<unsigned>(config.madTimeout.count()), config.madRetries);
+  s.lldp = config.lldpFile ? makeLldpFileSource(*config.lldpFile)
+                           : makeLldpcliSource(config.lldpcli, config.lldpSocket, config.lldpTimeout);
   return s;
 }
 
@@ -38,6 +41,9 @@ const CollectorEntry kRegistry[] = {
     {"peer_port", Cadence::kSlow, &makePeerPortCollector},
     // Where each port sits (PCI, NUMA, GPUs, role, rail): changes only with the hardware.
     {"port_topology", Cadence::kSlow, &makePortTopologyCollector},
+    // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
+    // neighbours come from"): a switch announces itself every 30 s by default.
+    {"lldp_neighbors", Cadence::kSlow, &makeLldpNeighborCollector},
 };
 
 }  // namespace

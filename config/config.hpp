@@ -57,6 +57,12 @@ struct SourcesConfig {
   /// Each MAD's response timeout and the tries after a timeout (peer_port, docs/configuration.md).
   Duration madTimeout = 250ms;
   unsigned madRetries = 1;
+  /// LLDP neighbours (lldp_neighbors): lldpcli run against lldpd's control socket, killed after
+  /// lldpTimeout; or, when lldpFile is set, that file's `lldpcli -f json0` text (the demo, fixtures).
+  std::string lldpcli = "/usr/sbin/lldpcli";
+  std::optional<std::string> lldpSocket;  ///< unset = lldpcli's default, /run/lldpd.socket
+  std::optional<std::string> lldpFile;
+  Duration lldpTimeout = 2s;
 
   bool operator==(const SourcesConfig&) const = default;
 };

@@ -234,6 +234,19 @@ class Loader {
            c_.sources.madTimeout = timeout;
          }},
         {"mad_retries", [&](const Field& v) { r_.readUnsigned(v, c_.sources.madRetries, 0, 5); }},
+        {"lldpcli", [&](const Field& v) { r_.readString(v, c_.sources.lldpcli); }},
+        {"lldp_socket", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpSocket); }},
+        {"lldp_file", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpFile); }},
+        {"lldp_timeout",
+         [&](const Field& v) {
+           Duration timeout = c_.sources.lldpTimeout;
+           if (!r_.readDuration(v, timeout)) return;
+           if (timeout < 10ms || timeout > 30s) {
+             r_.error(v, "must be between 10ms and 30s, got " + formatDuration(timeout));
+             return;
+           }
+           c_.sources.lldpTimeout = timeout;
+         }},
     };
     r_.readMap(f, entries);
   }

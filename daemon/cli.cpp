@@ -42,6 +42,9 @@ Options (a flag overrides the config file's value):
   --log-level LEVEL          trace, debug, info, warn, error (default info)
   --scenario NAME            demo scenario (default healthy)
   --vendor NAME              demo NIC vendor: mlx5 (default), bnxt, ice, ionic
+  --fault-port N             demo: the RoCE port (0-7) the scenario hits (default 0)
+  --pod NAME                 demo: LLDP neighbours are NAME-leaf<i> (default su1)
+  --node-index N             demo: ... on switch port swp<N> (default 1)
 
 Exit codes: 0 clean shutdown, 2 bad usage or invalid config, 1 any other fatal error.
 )";

@@ -36,10 +36,13 @@ Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, 
 
   std::unique_ptr<DemoNode> node(new DemoNode());
   node->dir_ = tmpl;
-  sim::SimOptions options;
   options.root = node->dir_;
+  options.faultPort = demo.faultPort;
+  options.lldpPod = demo.pod;
+  options.nodeIndex = demo.nodeIndex;
   options.scenario = scenario;
   options.vendor = vendor;
+  options.managementNic = true;  // a real GPU node has one: the demo shows it is left out of the rules
   node->simulator_ = std::make_shared<sim::Simulator>(options);
   if (auto st = node->simulator_->init(); !st) return Error{"simulator: " + st.error().message, st.error().errnum};
   spdlog::info("demo: simulated node in {}", node->dir_.string());
@@ -63,6 +66,7 @@ void DemoNode::applyTo(Config& config) const {
   config.sources.sysfsRoot = (dir_ / "sys").string();
   config.sources.ethtoolDir = (dir_ / "ethtool").string();
   config.sources.dcbDir = (dir_ / "dcb").string();
+  config.sources.lldpFile = (dir_ / "lldp" / "neighbors.json").string();
   if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";
 }
 

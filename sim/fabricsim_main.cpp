@@ -29,7 +29,8 @@ void usage(std::FILE* out) {
   std::fputs(
       "usage: fabricsim --root DIR [--scenario NAME] [--interval DUR] [--once] [--list-scenarios]\n"
       "                 [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver]\n"
-      "                 [--vendor mlx5|bnxt|ice|ionic] [--counter-refresh DUR]\n"
+      "                 [--vendor mlx5|bnxt|ice|ionic] [--counter-refresh DUR] [--management-nic]\n"
+      "                 [--fault-port N] [--lldp-pod NAME [--node-index N]]\n"
       "  --root DIR          write the node to DIR/sys, DIR/ethtool, DIR/dcb\n"
       "  --scenario NAME     fault scenario (default healthy; see --list-scenarios)\n"
       "  --interval DUR      tick period in real time: 250ms, 1s, 2m (default 1s)\n"
@@ -40,6 +41,10 @@ void usage(std::FILE* out) {
       "  --upstream-driver   DCQCN parameters in debugfs cc_params instead of the OFED ecn/ tree\n"
       "  --fault-at DUR      healthy until DUR of simulated time, then the scenario's fault begins\n"
       "  --mixed-node        add two 200G BlueField-3 ports and a 100G Broadcom front-end NIC\n"
+      "  --fault-port N      the RoCE port (0-based) the scenario's fault hits (default 0)\n"
+      "  --lldp-pod NAME     write DIR/lldp/neighbors.json: the Ethernet ports face NAME-leaf<i> and others\n"
+      "  --node-index N      ... on switch port swp<N> (default 1)\n"
+      "  --management-nic    add a 100G ConnectX-6 Dx management NIC (eno1np0, no GPU beside it)\n"
       "  --vendor NAME       NIC of the RoCE ports: mlx5 (default), bnxt, ice, ionic; sets the ethtool -S\n"
       "                      names and the netdev's device/driver link\n"
       "  --counter-refresh DUR\n"
@@ -135,6 +140,12 @@ int main(int argc, char** argv) {
       options.counterRefresh = std::chrono::duration<double>(refresh);
     } else if (arg == "--seed" && value(v) && parseUnsigned(v, n)) {
       options.seed = n;
+    } else if (arg == "--lldp-pod" && value(v) && !v.empty()) {
+      options.lldpPod = std::string(v);
+    } else if (arg == "--node-index" && value(v) && parseUnsigned(v, n) && n > 0 && n < 100000) {
+      options.nodeIndex = static_cast<unsigned>(n);
+    } else if (arg == "--fault-port" && value(v) && parseUnsigned(v, n) && n < 16) {
+      options.faultPort = static_cast<unsigned>(n);
     } else if (arg == "--roce-ports" && value(v) && parseUnsigned(v, n) && n <= 16) {
       options.rocePorts = static_cast<unsigned>(n);
     } else {

@@ -57,6 +57,7 @@ struct PortModel {
   /// The NIC vendor of this port when it differs from the node's (a mixed node); empty = the node's.
   std::string vendor;
   bool linkUp = true;
+  std::string lldpChassis;  ///< the switch this Ethernet port is cabled to ("su1-leaf3"); "" = none
   /// While the link is down: taken down on purpose (physical state Disabled) rather than lost
   /// (Polling: the port keeps trying to train, as with a pulled cable or a dead peer).
   bool adminDisabled = false;

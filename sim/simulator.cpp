@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/file_writer.hpp"
+#include "sim/lldp.hpp"
 #include "sim/port_model.hpp"
 #include "sim/render.hpp"
 #include "sim/scenario.hpp"
@@ -194,6 +195,7 @@ struct Simulator::State {
   Status createTree();
   Status createBridgesAndGpu(const PortModel& p);
   Status renderAll();
+  Status renderLldp();
   Status renderPort(const PortModel& p);
 };
 
@@ -289,7 +291,7 @@ Status Simulator::State::createBridgesAndGpu(const PortModel& p) {
 Status Simulator::State::createTree() {
   const fs::path s = sys();
   for (const fs::path& d : {s / "class" / "infiniband", s / "class" / "net",
-                            options.root / "ethtool", options.root / "dcb"}) {
+                            options.root / "ethtool", options.root / "dcb", options.root / "lldp"}) {
     if (Status st = FileWriter::makeDirs(d); !st) return st;
   }
   for (const PortModel& p : ports) {
@@ -460,7 +462,20 @@ Status Simulator::State::renderAll() {
   for (const PortModel& p : ports) {
     if (Status st = renderPort(p); !st) return st;
   }
-  return {};
+  return renderLldp();
+}
+
+Status Simulator::State::renderLldp() {
+  if (options.lldpPod.empty()) return {};
+  std::vector<LldpPeer> peers;
+  for (const PortModel& p : ports) {
+    // lldpd forgets a neighbour when the interface goes down (and the netdev of a removed device
+    // no longer carries frames).
+    if (p.lldpChassis.empty() || !p.linkUp || p.removed) continue;
+    peers.push_back(LldpPeer{p.netdev, p.lldpChassis, "swp" + std::to_string(options.nodeIndex),
+                             "to node " + std::to_string(options.nodeIndex) + " " + p.netdev});
+  }
+  return writer.write(options.root / "lldp" / "neighbors.json", lldpJson0(peers));
 }
 
 Simulator::Simulator(SimOptions options) : state_(std::make_unique<State>()) {
@@ -535,6 +550,11 @@ Status Simulator::init() {
       p.pciPath = std::string(up) + "/" + pciName(bus - 1) + "/" + p.pciAddress;
       std::snprintf(gpu, sizeof gpu, "%s/0000:%02x:01.0/%s", up, bus - 1, pciName(bus + kGpuBusOffset).c_str());
       p.gpuPath = gpu;
+    }
+    if (!o.lldpPod.empty() && p.roce) {
+      p.lldpChassis = o.lldpPod + (management ? std::string("-mgmt")
+                                   : mixed    ? std::string(mixed->vendor[0] == '\0' ? "-storage" : "-frontend")
+                                              : "-leaf" + std::to_string(i));
     }
     // systemd predictable names: en + p<bus>s<slot> + np<phys port> for Ethernet, ib +
     // p<bus>s<slot> for IPoIB; eno<index> for an onboard function.

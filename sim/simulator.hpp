@@ -49,6 +49,17 @@ struct SimOptions {
   /// files change only when simulated time crosses a multiple of it, and then show the values as
   /// of that multiple. 0 = fresh on every tick; unset = the vendor's default (bnxt 1 s, else 0).
   std::optional<std::chrono::duration<double>> counterRefresh{};
+  /// Which RoCE port (0-based, below rocePorts) the scenario's fault hits. Demo nodes of one fleet
+  /// test differ in it, as sick nodes of a real fleet differ in which NIC is sick.
+  unsigned faultPort = 0;
+  /// The switch ports the node's Ethernet ports are cabled to, as lldpd reports them: written to
+  /// root/lldp/neighbors.json in `lldpcli -f json0 show neighbors details` form (the daemon's
+  /// sources.lldp_file). Compute port i faces "<pod>-leaf<i>" (rail i of a rail-optimised pod), the
+  /// BlueField ports "<pod>-storage", the front-end NIC "<pod>-frontend", the management NIC
+  /// "<pod>-mgmt", each on switch port "swp<nodeIndex>"; a port whose link is down has none.
+  /// Empty = no file (a node without lldpd).
+  std::string lldpPod;
+  unsigned nodeIndex = 1;
 };
 
 /// One RDMA port of the simulated node.

@@ -593,3 +593,38 @@ TEST(SimulatorMixedNode, AddsBlueFieldAndBroadcomPorts) {
 
 }  // namespace
 }  // namespace fabricmon::sim::test
+
+namespace fabricmon::sim::test {
+namespace {
+
+TEST(SimulatorLldp, EveryLinkedRocePortFacesItsRailsLeafAtTheNodesSwitchPort) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "unused-port";  // the first port's link is down: lldpd has no neighbour for it
+  o.lldpPod = "su2";
+  o.nodeIndex = 5;
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const auto ports = sim.ports();
+  const nlohmann::json doc = nlohmann::json::parse(readFile(dir.path() / "lldp/neighbors.json"));
+  std::map<std::string, std::pair<std::string, std::string>> seen;  // interface → (chassis, port)
+  std::set<std::string> chassisIds;
+  for (const auto& iface : doc.at("lldp").at(0).at("interface")) {
+    const auto& chassis = iface.at("chassis").at(0);
+    seen[iface.at("name").get<std::string>()] = {chassis.at("name").at(0).at("value").get<std::string>(),
+                                                 iface.at("port").at(0).at("id").at(0).at("value").get<std::string>()};
+    chassisIds.insert(chassis.at("id").at(0).at("value").get<std::string>());
+  }
+  ASSERT_EQ(seen.size(), 7u) << "8 RoCE ports, one of them down; the InfiniBand port has no LLDP";
+  EXPECT_EQ(seen.count(ports[0].interface), 0u);
+  for (size_t i = 1; i < 8; ++i) {
+    ASSERT_EQ(seen.count(ports[i].interface), 1u) << ports[i].interface;
+    EXPECT_EQ(seen[ports[i].interface].first, "su2-leaf" + std::to_string(i));
+    EXPECT_EQ(seen[ports[i].interface].second, "swp5");
+  }
+  EXPECT_EQ(chassisIds.size(), 7u) << "each leaf switch has its own chassis ID";
+}
+
+}  // namespace
+}  // namespace fabricmon::sim::test

@@ -1,0 +1,35 @@
+// The LLDP neighbours from a file holding `lldpcli -f json0 show neighbors details` output: what
+// the simulator writes for its node, and fixtures.
+#include <fstream>
+#include <sstream>
+
+#include "collectors/sources/lldp_source.hpp"
+
+namespace fabricmon {
+namespace {
+
+class LldpFileSource final : public LldpSource {
+ public:
+  explicit LldpFileSource(std::filesystem::path path) : path_(std::move(path)) {}
+
+  Result<std::vector<LldpNeighbor>> neighbors() override {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return sysError("open " + path_.string(), errno == 0 ? ENOENT : errno);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto parsed = parseLldpJson0(text.str());
+    if (!parsed) return Error{path_.string() + ": " + parsed.error().message, parsed.error().errnum};
+    return parsed;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::unique_ptr<LldpSource> makeLldpFileSource(std::filesystem::path path) {
+  return std::make_unique<LldpFileSource>(std::move(path));
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,15 @@
+# The LLDP group: the json0 parser on a real lldpd capture, the lldpcli runner against stand-in
+# programs (timeouts, exit codes, missing lldpd), and the lldp_neighbors collector over a fake
+# source. The same collector against a real lldpd across two namespaces is
+# tests/deploy/lldp_netns_test.sh.
+add_executable(lldp_test
+  ${CMAKE_CURRENT_LIST_DIR}/lldp_json_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lldpcli_source_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/lldp_neighbor_collector_test.cpp
+)
+target_compile_definitions(lldp_test PRIVATE FABRICMON_FIXTURE_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
+target_link_libraries(lldp_test PRIVATE fabricmon_collectors GTest::gtest_main)
+if(TARGET fabricmon_config)
+  target_link_libraries(lldp_test PRIVATE fabricmon_config)
+endif()
+gtest_discover_tests(lldp_test)
