@@ -2,13 +2,20 @@
 # triage_prometheus_test.sh FABRICMON RULES
 #
 # `fabricmon triage --prometheus` against a real Prometheus (TLS and basic auth on, as
-# web.config.file sets them) that scrapes six `fabricmon demo` nodes, everything on 127.0.0.1:
+# web.config.file sets them) that scrapes nine `fabricmon demo` nodes, everything on 127.0.0.1.
+# Pod su1 (LLDP neighbours su1-leaf<rail>, one switch per rail):
 #   gpu01, gpu02: pause-storm (priority 3)   gpu03: cable-errors   gpu04-06: healthy
-# each sick node on another NIC (--fault-port 0, 1, 2), so on another rail: no rail or switch is
-# common to them, and the scope comes from what they share (the pausing priority, their number).
+# each sick node on another NIC (--fault-port 0, 1, 2), so on another rail and switch: the scope
+# comes from what they share (the pausing priority, their number).
+# Pod su3: sw01, sw02 storm on NIC 3, both facing su3-leaf3. Pod su2: rl01 storms on NIC 3, rail 3
+# like sw01 but behind su2-leaf3.
 # Checks, each through a selector:
-#   all six                  -> exit 1, the sick nodes ranked first (storms, then the cable), the
+#   gpu01-06                 -> exit 1, the sick nodes ranked first (storms, then the cable), the
 #                               healthy ones last, scope "one switch's worth of nodes";
+#   sw01, sw02               -> scope "one switch" naming su3-leaf3;
+#   sw01, rl01               -> scope "one rail" (rail 3, behind 2 different switches);
+#   the recording rules      -> 2 pausing nodes behind su3-leaf3, 3 on rail 3; FabricmonSwitchPause
+#                               pending for su3-leaf3 only;
 #   gpu01 and the healthy    -> scope "one node", gpu01 first with cause pfc_pause;
 #   gpu01-03                 -> scope "fabric-wide";
 #   the healthy three        -> exit 0, scope "none";
@@ -27,8 +34,11 @@ find_bin jq >/dev/null || skip "jq not found"
 python3 -c 'import crypt' 2>/dev/null || skip "python3 crypt module missing (bcrypt hash for basic auth)"
 [[ -x $fabricmon ]] || skip "fabricmon binary $fabricmon not built"
 
-readonly NODES=(gpu01:pause-storm:0 gpu02:pause-storm:1 gpu03:cable-errors:2 gpu04:healthy:0 gpu05:healthy:0
-  gpu06:healthy:0)
+# name:scenario:fault port:pod:node index
+readonly NODES=(gpu01:pause-storm:0:su1:1 gpu02:pause-storm:1:su1:2 gpu03:cable-errors:2:su1:3 gpu04:healthy:0:su1:4
+  gpu05:healthy:0:su1:5 gpu06:healthy:0:su1:6 sw01:pause-storm:3:su3:1 sw02:pause-storm:3:su3:2
+  rl01:pause-storm:3:su2:1)
+readonly POD1='{instance=~"gpu0[1-6]:19110"}'
 readonly MIN_SCRAPES=15
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fabricmon-triage-prom.XXXXXX")
@@ -77,10 +87,11 @@ scrape_configs:
     static_configs:
 YAML
 for node in "${NODES[@]}"; do
-  IFS=: read -r name scenario fault_port <<<"$node"
+  IFS=: read -r name scenario fault_port pod index <<<"$node"
   port=$(free_port)
   printf "      - targets: ['127.0.0.1:%s']\n        labels: {instance: '%s:19110'}\n" "$port" "$name" >>"$tmp/prometheus.yml"
-  start_bg "$tmp/fabricmon-$name.log" "$fabricmon" demo --scenario "$scenario" --fault-port "$fault_port" --config "$tmp/fabricmon.yaml" \
+  start_bg "$tmp/fabricmon-$name.log" "$fabricmon" demo --scenario "$scenario" --fault-port "$fault_port" --pod "$pod" \
+    --node-index "$index" --config "$tmp/fabricmon.yaml" \
     --listen "127.0.0.1:$port"
 done
 start_bg "$tmp/prometheus.log" "$prom_bin" --config.file="$tmp/prometheus.yml" --web.config.file="$tmp/web.yml" \
@@ -112,7 +123,7 @@ sources() { jq -r '[.nodes[].source] | join(" ")' "$tmp/out.$1"; }
 # The storms raise their findings within seconds; the cable's link_errors finding needs its BER window.
 deadline=$((SECONDS + 90))
 while :; do
-  triage all '{job="fabricmon"}'
+  triage all "$POD1"
   ranked=$(jq -r '[.nodes[] | select(.wrong) | .source] | join(" ")' "$tmp/out.all" 2>/dev/null || true)
   [[ $(wc -w <<<"$ranked") == 3 ]] && break
   ((SECONDS < deadline)) || fail "all: want 3 sick nodes within 90 s, got [$ranked]"
@@ -124,7 +135,7 @@ order=$(sources all)
   fail "all: want the storms, then the cable, then the healthy nodes; got [$order]"
 jq -e '.scope == "one switch'"'"'s worth of nodes" and .nodes[0].cause == "pfc_pause" and .nodes[2].cause == "link"' \
   "$tmp/out.all" >/dev/null || fail "all: scope or causes wrong: $(jq -c '{scope, scope_reason}' "$tmp/out.all")"
-echo "all six: $order; scope: $(jq -r '.scope + " (" + .scope_reason + ")"' "$tmp/out.all")"
+echo "gpu01-06: $order; scope: $(jq -r '.scope + " (" + .scope_reason + ")"' "$tmp/out.all")"
 
 triage one '{instance=~"gpu0[1456]:19110"}'
 [[ $CODE == 1 ]] || fail "one: exit $CODE, want 1"
@@ -143,8 +154,41 @@ triage healthy '{instance=~"gpu0[4-6]:19110"}'
 jq -e '.scope == "none" and .node_count == 3' "$tmp/out.healthy" >/dev/null || fail "healthy: $(cat "$tmp/out.healthy")"
 echo "healthy three: exit 0, scope none"
 
+triage switch '{instance=~"sw0[12]:19110"}'
+[[ $CODE == 1 ]] || fail "switch: exit $CODE, want 1"
+jq -e '.scope == "one switch" and (.scope_reason | test("facing su3-leaf3 \\(2 nodes of 2 face it\\)"))' \
+  "$tmp/out.switch" >/dev/null || fail "switch: $(jq -c '{scope, scope_reason}' "$tmp/out.switch")"
+echo "sw01 + sw02: $(jq -r '.scope + " (" + .scope_reason + ")"' "$tmp/out.switch")"
+
+triage rail '{instance=~"sw01:19110|rl01:19110"}'
+[[ $CODE == 1 ]] || fail "rail: exit $CODE, want 1"
+jq -e '.scope == "one rail" and (.scope_reason | test("rail 3, behind 2 different switches"))' \
+  "$tmp/out.rail" >/dev/null || fail "rail: $(jq -c '{scope, scope_reason}' "$tmp/out.rail")"
+echo "sw01 + rl01: $(jq -r '.scope + " (" + .scope_reason + ")"' "$tmp/out.rail")"
+
+# The fleet recording rules and alert group the same nodes by switch and by rail.
+query() {  # query PROMQL -> "labels=value" lines, sorted
+  prom_curl "$PROM/api/v1/query" --data-urlencode "query=$1" |
+    jq -r '.data.result[] | ((.metric | del(.__name__, .job) | to_entries | map(.key + "=" + .value) | join(",")) + " " + .value[1])' |
+    sort
+}
+want_query() {  # want_query PROMQL EXPECTED: waits up to 60 s (rate windows fill up)
+  local got deadline=$((SECONDS + 60))
+  while :; do
+    got=$(query "$1" 2>/dev/null || true)
+    [[ $got == "$2" ]] && return 0
+    ((SECONDS < deadline)) || fail "query $1: want [$2], got [$got]"
+    sleep 2
+  done
+}
+want_query 'switch_priority:fabricmon_pausing_nodes:count{switch=~"su3-.*"}' "priority=3,switch=su3-leaf3 2"
+want_query 'rail_priority:fabricmon_pausing_nodes:count{rail="3"}' "priority=3,rail=3 3"
+want_query 'count by (alertname, switch) (ALERTS{alertname="FabricmonSwitchPause"})' \
+  "alertname=FabricmonSwitchPause,switch=su3-leaf3 1"
+echo "recording rules: 2 pausing nodes behind su3-leaf3, 3 on rail 3; FabricmonSwitchPause for su3-leaf3 only"
+
 # Human text: the scope and the first node's verdict.
-"$fabricmon" triage --prometheus "$PROM" "${auth[@]}" --since 2m >"$tmp/out.text" || true
+"$fabricmon" triage --prometheus "$PROM" "${auth[@]}" --selector "$POD1" --since 2m >"$tmp/out.text" || true
 grep -q "^SCOPE: one switch's worth of nodes" "$tmp/out.text" || fail "text: no SCOPE line"
 
 # Sources that do not answer, or that we must not trust: exit 2 with a clear message.
