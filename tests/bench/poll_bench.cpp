@@ -72,7 +72,7 @@ struct RunningCollector {
 /// The simulated node, the collectors over it and the file list of the floor. Built once.
 struct Rig {
   fs::path dir;                ///< removed at exit (a tree made here)
-  fs::path sysRoot, ethtoolDir, dcbDir;
+  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile;
   std::unique_ptr<sim::Simulator> sim;
   Config config;
   Sources sources;
@@ -190,6 +190,7 @@ bool setUp(Rig& rig) {
     rig.sysRoot = fs::path(tree) / "sys";
     rig.ethtoolDir = fs::path(tree) / "ethtool";
     rig.dcbDir = fs::path(tree) / "dcb";
+    rig.lldpFile = fs::path(tree) / "lldp/neighbors.json";
   } else {
     const char* base = std::getenv("FABRICMON_BENCH_DIR");
     fs::path parent = base != nullptr ? fs::path(base)
@@ -201,7 +202,7 @@ bool setUp(Rig& rig) {
       return false;
     }
     rig.dir = tmpl;
-    rig.sim = std::make_unique<sim::Simulator>(sim::SimOptions{.root = rig.dir});
+    rig.sim = std::make_unique<sim::Simulator>(sim::SimOptions{.root = rig.dir, .lldpPod = "su1"});
     if (auto st = rig.sim->init(); !st) {
       std::fprintf(stderr, "poll_bench: simulator init: %s\n", st.error().message.c_str());
       return false;
@@ -213,11 +214,13 @@ bool setUp(Rig& rig) {
     rig.sysRoot = rig.sim->sysfsRoot();
     rig.ethtoolDir = rig.sim->ethtoolDir();
     rig.dcbDir = rig.sim->dcbDir();
+    rig.lldpFile = rig.dir / "lldp/neighbors.json";
   }
 
   rig.config.sources.sysfsRoot = rig.sysRoot.string();
   rig.config.sources.ethtoolDir = rig.ethtoolDir.string();
   rig.config.sources.dcbDir = rig.dcbDir.string();
+  rig.config.sources.lldpFile = rig.lldpFile.string();
   rig.sources = makeSources(rig.config.sources);
   TopologyDiscovery discovery(rig.sources.sysfs, rig.config.devices, rig.config.netdev);
   auto topo = discovery.scan();
@@ -235,6 +238,8 @@ bool setUp(Rig& rig) {
   for (const auto& entry : collectorRegistry()) {
     // peer_port reads MADs, not the simulated node's files: its cost needs a fabric (ibsim).
     if (entry.name == "peer_port") continue;
+    // A tree written without LLDP neighbours (fabricsim without --lldp-pod) has nothing to read.
+    if (entry.name == "lldp_neighbors" && !fs::exists(rig.lldpFile)) continue;
     RunningCollector c;
     c.name = std::string(entry.name);
     c.cadence = entry.cadence;

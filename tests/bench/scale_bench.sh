@@ -215,7 +215,7 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "scale_bench: $(date -u +%FT%TZ), load average at the start: $LOAD_START, $(nproc) cores"
 
 # The default simulated node, counters moving every second.
-"$FABRICSIM" --root "$WORK/default" --interval 1s >"$WORK/fabricsim.log" 2>&1 &
+"$FABRICSIM" --root "$WORK/default" --lldp-pod su1 --interval 1s >"$WORK/fabricsim.log" 2>&1 &
 SIM_PID=$!
 PIDS+=("$SIM_PID")
 wait_for "[ -d '$WORK/default/sys/class/infiniband/mlx5_0' ] && [ -d '$WORK/default/dcb' ]" 30 ||

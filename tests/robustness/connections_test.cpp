@@ -136,6 +136,11 @@ class ConnectionsTest : public DaemonTest {
   long baselineRss_ = 0;
 };
 
+// A client locked out waits for a hoarder's whole hold (2 s) or its own timeout; a served one answers
+// in a few ms. 250 ms separates the two with room for a busy 2-core CI machine (100 ms failed once
+// there while nothing was wrong; the measured p99 is printed and recorded either way).
+constexpr double kScrapeP99BoundMs = 250.0;
+
 TEST_F(ConnectionsTest, FiveHundredIdleConnectionsDoNotStarveTheScraper) {
   Hoarder hoarder(port_, 500, std::chrono::milliseconds(2000), "", false);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // let it fill every slot first
@@ -145,7 +150,7 @@ TEST_F(ConnectionsTest, FiveHundredIdleConnectionsDoNotStarveTheScraper) {
   std::printf("idle hoarding: %d/%d scrapes ok, p99 %.1f ms, %d hoarder reconnects\n", s.ok, s.attempts,
               s.p99Ms, hoarder.reconnects());
   EXPECT_GE(s.ok * 100, s.attempts * 99) << s.ok << "/" << s.attempts;
-  EXPECT_LT(s.p99Ms, 100.0);
+  EXPECT_LT(s.p99Ms, kScrapeP99BoundMs);
   expectBounded();
 }
 
@@ -157,7 +162,7 @@ TEST_F(ConnectionsTest, TwoHundredSlowlorisConnectionsDoNotStarveTheScraper) {
   std::printf("slowloris: %d/%d scrapes ok, p99 %.1f ms, %d hoarder reconnects\n", s.ok, s.attempts, s.p99Ms,
               hoarder.reconnects());
   EXPECT_GE(s.ok * 100, s.attempts * 99) << s.ok << "/" << s.attempts;
-  EXPECT_LT(s.p99Ms, 100.0);
+  EXPECT_LT(s.p99Ms, kScrapeP99BoundMs);
   expectBounded();
 }
 
