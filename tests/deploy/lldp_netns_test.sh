@@ -9,6 +9,8 @@
 #     fabricmon_port_neighbor_info{source="lldp"};
 #   - the switch renamed (configure system hostname) -> the new series, and the old one leaves;
 #   - the switch's lldpd stopped (it sends a shutdown LLDPDU) -> the series leaves;
+#   - the daemon as an unprivileged user with no new privileges and the groups of the unit
+#     drop-in in docs/deployment.md (adm, _lldpd) sees the neighbour; without them it counts errors;
 #   - the host's lldpd stopped (its socket gone) -> no data, the collector stays up.
 # Exit 77 (skipped) without root, ip netns, lldpd or curl.
 set -euo pipefail
@@ -105,6 +107,33 @@ leaf08=$(printf "$neighbour" leaf-08)
 start=$SECONDS
 wait_for "$leaf07" 20 || fail "no leaf-07 neighbour on fab0 within 20 s: $(metrics | grep -E 'neighbor|lldp')"
 echo "leaf-07 seen on fab0 after $((SECONDS - start)) s"
+
+# What the unit drop-in of docs/deployment.md gives the daemon: an unprivileged user, no new
+# privileges (lldpcli's setuid bit ignored), supplementary groups adm and _lldpd. With them the
+# neighbour is seen; without _lldpd, lldpd's socket refuses lldpcli and the collector counts errors.
+if command -v setpriv >/dev/null && getent group _lldpd >/dev/null && getent group adm >/dev/null; then
+  unprivileged() {  # unprivileged PORT GROUPS
+    start_bg "$tmp/fabricmon-unprivileged-$1.log" ip netns exec "$host" setpriv --reuid=65534 --regid=65534 \
+      "$2" --no-new-privs --inh-caps=-all "$fabricmon" run --config "$tmp/fabricmon.yaml" \
+      --netdev-include '^fab0$' --listen "127.0.0.1:$1"
+  }
+  at() { ip netns exec "$host" curl -fsS --max-time 2 "http://127.0.0.1:$1/metrics" 2>/dev/null || true; }
+  unprivileged 19111 --groups=adm,_lldpd
+  with_groups=$LAST_PID
+  unprivileged 19112 --clear-groups
+  without=$LAST_PID
+  deadline=$((SECONDS + 20))
+  until at 19111 | grep -Eq "$leaf07" && at 19112 | grep -Eq 'fabricmon_collector_errors_total\{collector="lldp_neighbors"\} [1-9]'; do
+    ((SECONDS < deadline)) || fail "unprivileged daemons: with adm,_lldpd: $(at 19111 | grep -c neighbor_info) neighbours; without: $(at 19112 | grep lldp_neighbors)"
+    sleep 0.5
+  done
+  at 19112 | grep -q 'fabricmon_port_neighbor_info{' && fail "the daemon without _lldpd exported a neighbour"
+  stop_pid "$with_groups"
+  stop_pid "$without"
+  echo "unprivileged, no new privileges: with adm,_lldpd the neighbour is seen; without, counted errors"
+else
+  echo "setpriv or the adm/_lldpd groups missing: the unprivileged check is skipped"
+fi
 
 sw_cli configure system hostname leaf-08
 sw_cli update
