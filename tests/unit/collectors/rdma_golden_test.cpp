@@ -1,5 +1,7 @@
-// Golden /metrics text of the four sysfs collectors over each fixture tree. A golden file changes only
-// by an explicit command, the one tests/fixtures/README.md gives (golden_command_test.sh runs it):
+// Golden /metrics text of the sysfs collectors over each fixture tree (the four counter and link
+// collectors, and port_topology: each port's PCI function, NUMA node, GPUs, role and rail). A golden
+// file changes only by an explicit command, the one tests/fixtures/README.md gives
+// (golden_command_test.sh runs it):
 // FABRICMON_UPDATE_GOLDEN=1 build/tests/unit/collectors/rdma_collectors_test --gtest_filter='Fixtures/RdmaGolden.*'.
 // Otherwise a difference fails the test.
 
@@ -12,6 +14,7 @@
 #include "collectors/hw_counter_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
+#include "collectors/port_topology_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/topology_discovery.hpp"
@@ -52,7 +55,7 @@ TEST_P(RdmaGolden, RenderedBatchesMatchTheGoldenFile) {
   std::vector<BatchPtr> batches;
   ErrorTracker tracker("golden");
   for (auto make : {&makeRdmaPortCollector, &makePmaCounterCollector, &makeHwCounterCollector,
-                    &makeNetdevLinkCollector}) {
+                    &makeNetdevLinkCollector, &makePortTopologyCollector}) {
     auto collector = make(sources, config);
     auto batch = std::make_shared<Batch>();
     batch->collector = std::string(collector->name());
