@@ -177,11 +177,9 @@ class History {
 
   /// Series of one family, in no particular order.
   std::span<Tracked* const> family(Fam fam) const;
-  /// True for a subject the rules leave alone (a management port or device, unless
-  /// watchdog.judge_management): a rule that remembers subjects across passes forgets it.
-  bool excludes(std::string_view device, std::string_view port) const {
-    return !plan_.judgeManagement && management_.excludes(device, port);
-  }
+  /// The ports the rules leave alone (empty under watchdog.judge_management). They are on the node:
+  /// device_missing counts them present.
+  const ManagementPorts* leftAlone() const { return plan_.judgeManagement ? nullptr : &management_; }
   /// A series by its key-label values (in InputFamily::keyLabels order).
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {}) const;
   size_t size() const { return series_.size(); }

@@ -54,4 +54,13 @@ bool ManagementPorts::excludes(std::string_view device, std::string_view port) c
   return ports_.count(std::string(device) + '\x1f' + std::string(port)) != 0;
 }
 
+std::vector<std::pair<std::string_view, std::string_view>> ManagementPorts::ports() const {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (const std::string& key : ports_) {
+    const auto sep = key.find('\x1f');
+    out.emplace_back(std::string_view(key).substr(0, sep), std::string_view(key).substr(sep + 1));
+  }
+  return out;
+}
+
 }  // namespace fabricmon::watchdog

@@ -2,11 +2,14 @@
 // The ports the fabric rules leave alone: those fabricmon_port_topology_info names
 // role="management" (docs/rules.md, "Management ports"). One place decides, for every rule: the
 // History does not track a management port's series, so no rule sees them; they are still
-// exported. watchdog.judge_management turns this off.
+// exported, and device_missing still counts them present (and vanished when they go).
+// watchdog.judge_management turns this off.
 
 #include <set>
 #include <string_view>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/sample.hpp"
 #include "model/store.hpp"
@@ -24,6 +27,10 @@ class ManagementPorts {
   /// is one. Rules that remember subjects across passes (device_missing) forget these.
   bool excludes(std::string_view device, std::string_view port) const;
   bool empty() const { return interfaces_.empty() && ports_.empty(); }
+  /// The management ports (device, port) and the devices with no other port, as the latest
+  /// topology info names them: present on the node, though no rule judges them.
+  std::vector<std::pair<std::string_view, std::string_view>> ports() const;
+  const std::set<std::string, std::less<>>& devices() const { return devices_; }
 
  private:
   std::set<std::string, std::less<>> interfaces_;

@@ -82,14 +82,16 @@ void evaluateDeviceMissing(RuleContext& ctx, const DeviceMissingRule& /*rule*/) 
     ports.emplace(s->label("device"), s->label("port"));
   }
 
-  // A port that turned out to be a management port (fabricmon_port_topology_info arrives after the
-  // first passes) has left the rules' inputs, not the node: forget it instead of calling it vanished.
-  std::erase_if(mem.devices, [&](const auto& e) { return ctx.history.excludes(e.first, {}); });
-  std::erase_if(mem.devicePorts, [&](const auto& e) {
-    const auto slash = e.first.find('/');
-    return ctx.history.excludes(std::string_view(e.first).substr(0, slash),
-                                std::string_view(e.first).substr(slash + 1));
-  });
+  // Management ports are no rule's input (watchdog/management_ports.hpp) but are on the node: the
+  // latest topology info vouches for them, so they count as present, and once it stops naming one
+  // (the NIC is gone) it is absent like any other.
+  if (const ManagementPorts* management = ctx.history.leftAlone()) {
+    for (const auto& d : management->devices()) devices.insert(d);
+    for (const auto& [d, p] : management->ports()) {
+      devices.insert(d);
+      ports.emplace(d, p);
+    }
+  }
   for (auto& [name, m] : mem.devices) m.present = false;
   for (auto& [name, m] : mem.devicePorts) m.present = false;
   for (std::string_view d : devices) {

@@ -51,7 +51,9 @@ TEST(PortDown, ActivePortDownForTheHoldTimeIsCritical) {
   n.tick();
   ASSERT_EQ(rulesOnly(n.findings(), "port_down"), Strings{"port_down//mlx5_0/1/eth0"});
   for (const auto& f : n.findings()) {
-    if (f.rule == "port_down") EXPECT_EQ(f.severity, Severity::kCritical);
+    if (f.rule == "port_down") {
+      EXPECT_EQ(f.severity, Severity::kCritical);
+    }
   }
   portState(n, 4, 5);
   n.tick();

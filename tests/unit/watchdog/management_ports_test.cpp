@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/device_missing.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -13,6 +14,13 @@ void topology(TestNode& n, const std::string& role) {
         {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"pci_address", "0000:e1:00.0"},
          {"numa_node", "1"}, {"function", "pf"}, {"pf", ""}, {"gpus", ""}, {"role", role}, {"rail", ""}},
         1);
+}
+
+std::string label(const Finding& f, const std::string& name) {
+  for (const auto& [k, v] : f.labels) {
+    if (k == name) return v;
+  }
+  return {};
 }
 
 std::vector<Finding> stormOn(const std::string& role, bool judgeManagement) {
@@ -80,6 +88,41 @@ TEST(ManagementPorts, APortThatTurnsOutToBeManagementIsNotCalledVanished) {
   for (int i = 0; i < 10; ++i) n.tick(30);
   const auto f = n.findings();
   EXPECT_TRUE(f.empty()) << f.front().rule << ": " << f.front().summary;
+}
+
+// Left alone by the rules, not forgotten: a management NIC counts towards the expected devices and
+// ports, and a management NIC that goes is reported like any other (a lost NIC is worth knowing).
+TEST(ManagementPorts, AManagementNicCountsAsPresentAndIsReportedWhenItVanishes) {
+  WatchdogConfig config;
+  auto& rule = config.rules.get<DeviceMissingRule>();
+  rule.expectedDevices = {"mlx5_0", "mlx5_1"};
+  rule.expectedDeviceCount = 2;
+  rule.expectedPortCount = 2;
+  TestNode n(config);
+  healthyRoce(n, "mlx5_1", "eth1");
+  healthyRoce(n);  // mlx5_0 / eth0
+  topology(n, "management");
+  n.set("port_topology", "fabricmon_port_topology_info",
+        {{"device", "mlx5_1"}, {"port", "1"}, {"interface", "eth1"}, {"pci_address", "0000:18:00.0"},
+         {"numa_node", "0"}, {"function", "pf"}, {"pf", ""}, {"gpus", "0000:19:00.0"}, {"role", "compute"},
+         {"rail", "0"}},
+        1);
+  for (int i = 0; i < 10; ++i) n.tick(30);
+  auto f = n.findings();
+  EXPECT_TRUE(f.empty()) << f.front().rule << ": " << f.front().summary;
+
+  // The management NIC goes: its series leave every collector, port_topology no longer names it.
+  for (const char* c : {"rdma_port", "hw_counters", "pma_counters", "port_topology"}) n.drop(c, "device", "mlx5_0");
+  for (const char* c : {"netdev_link", "ethtool_pfc", "dcb_config", "dcqcn_config"}) n.drop(c, "interface", "eth0");
+  for (int i = 0; i < 4; ++i) n.tick(30);
+  f = n.findings();
+  ASSERT_FALSE(f.empty());
+  bool vanished = false;
+  for (const Finding& x : f) {
+    EXPECT_EQ(x.rule, "device_missing") << x.summary;
+    vanished |= label(x, "reason") == "vanished" && label(x, "device") == "mlx5_0";
+  }
+  EXPECT_TRUE(vanished) << "mlx5_0 (management) vanished and nobody said so";
 }
 
 }  // namespace

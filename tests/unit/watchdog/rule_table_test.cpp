@@ -33,7 +33,9 @@ TEST(RuleTable, EveryRuleCanBeSwitchedOffByItsNameInTheConfig) {
     ASSERT_TRUE(load.ok()) << rule->name << ": " << (load.errors.empty() ? "" : load.errors[0].format());
     EXPECT_FALSE(rule->enabled(load.config.watchdog.rules)) << rule->name;
     for (const RuleDef* other : ruleTable()) {
-      if (other != rule) EXPECT_TRUE(other->enabled(load.config.watchdog.rules)) << other->name;
+      if (other != rule) {
+        EXPECT_TRUE(other->enabled(load.config.watchdog.rules)) << other->name;
+      }
     }
   }
 }
