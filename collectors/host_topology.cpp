@@ -2,16 +2,30 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
 
 namespace fabricmon {
 namespace {
 
 constexpr unsigned kMaxDepth = 12;
 
-bool looksLikePciFunction(const std::string& name) {
-  static const std::regex kPci("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-  return std::regex_match(name, kPci);
+/// "0000:17:00.0": domain:bus:device.function in lower-case hex (drivers/pci/probe.c, pci_setup_device).
+bool looksLikePciFunction(std::string_view name) {
+  constexpr std::string_view kShape = "hhhh:hh:hh.f";
+  if (name.size() != kShape.size()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    switch (kShape[i]) {
+      case 'h':
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+        break;
+      case 'f':
+        if (c < '0' || c > '7') return false;
+        break;
+      default:
+        if (c != kShape[i]) return false;
+    }
+  }
+  return true;
 }
 
 std::optional<unsigned long> hexValue(const SysfsRoot& sysfs, const std::string& rel) {
@@ -99,57 +113,74 @@ std::vector<GpuFunction> findGpus(const SysfsRoot& sysfs) {
 }
 
 std::map<std::string, PciPlacement> HostTopology::read(const Topology& topology) {
-  if (gpusGeneration_ != topology.generation || topology.generation == 0) {
+  // Everything but the current PCIe link is fixed while the topology is: re-read it all only when
+  // discovery saw a change (or a device was re-created), the two current_link_* files every run.
+  const bool sameTopology = gpusGeneration_ == topology.generation && topology.generation != 0;
+  if (!sameTopology) {
     gpus_ = findGpus(*sysfs_);
     gpusGeneration_ = topology.generation;
+    placed_.clear();
   }
-  std::vector<std::vector<std::string>> gpuPaths;
-  for (const auto& g : gpus_) gpuPaths.push_back(components(g.path));
-
   std::map<std::string, PciPlacement> out;
   for (const RdmaDevice& device : topology.devices) {
-    PciPlacement& p = out[device.name];
-    auto path = sysfs_->resolve("class/infiniband/" + device.name + "/device");
-    if (!path) continue;  // no PCI function (a software device such as rxe), nothing to place
-    const auto parts = components(*path);
-    if (parts.empty() || !looksLikePciFunction(parts.back())) continue;
-    p.pciAddress = parts.back();
-    if (auto numa = sysfs_->readText(*path + "/numa_node"); numa && *numa != "-1") p.numaNode = *numa;
-    if (sysfs_->exists(*path + "/physfn")) {
-      p.virtualFunction = true;
-      if (auto pf = sysfs_->linkBasename(*path + "/physfn")) p.physicalFunction = *pf;
+    auto it = placed_.find(device.name);
+    if (it == placed_.end() || it->second.identity != device.identity) {
+      it = placed_.insert_or_assign(device.name, Placed{device.identity, place(device.name)}).first;
     }
-    p.widthCurrent = width(*sysfs_, *path + "/current_link_width");
-    p.widthMax = width(*sysfs_, *path + "/max_link_width");
-    auto speed = [&](const std::string& rel) -> std::optional<double> {
-      auto text = sysfs_->readText(rel);
-      return text ? parsePcieSpeed(*text) : std::nullopt;
-    };
-    p.speedCurrentGts = speed(*path + "/current_link_speed");
-    p.speedMaxGts = speed(*path + "/max_link_speed");
-    // A Gen5 x16 NIC in a Gen4 slot trains at Gen4 by design: the link can only be as good as the
-    // port above it (its own max_link_* files), so that is the maximum to compare with.
-    const std::string parent = path->substr(0, path->rfind('/'));
-    if (parts.size() >= 2 && looksLikePciFunction(parts[parts.size() - 2])) {
-      p.widthMax = lower(p.widthMax, width(*sysfs_, parent + "/max_link_width"));
-      p.speedMaxGts = lower(p.speedMaxGts, speed(parent + "/max_link_speed"));
-    }
-    // The GPUs that share the deepest bridge with this function: its PCIe switch, else its root
-    // port (the first component below the pciDDDD:BB root complex is the root port).
-    size_t best = 3;  // "devices", "pciDDDD:BB", root port: sharing less is no affinity
-    for (size_t i = 0; i < gpus_.size(); ++i) {
-      const auto& g = gpuPaths[i];
-      size_t common = 0;
-      while (common < g.size() && common + 1 < parts.size() && g[common] == parts[common]) ++common;
-      if (common < best) continue;
-      if (common > best) {
-        best = common;
-        p.gpus.clear();
-      }
-      p.gpus.push_back(gpus_[i].pciAddress);
-    }
+    PciPlacement& p = out[device.name] = it->second.placement;
+    if (it->second.path.empty()) continue;
+    p.widthCurrent = width(*sysfs_, it->second.path + "/current_link_width");
+    auto speed = sysfs_->readText(it->second.path + "/current_link_speed");
+    p.speedCurrentGts = speed ? parsePcieSpeed(*speed) : std::nullopt;
   }
   return out;
+}
+
+HostTopology::Placed::Placed(uint64_t id, std::pair<PciPlacement, std::string> placed)
+    : identity(id), placement(std::move(placed.first)), path(std::move(placed.second)) {}
+
+std::pair<PciPlacement, std::string> HostTopology::place(const std::string& device) const {
+  PciPlacement p;
+  auto path = sysfs_->resolve("class/infiniband/" + device + "/device");
+  if (!path) return {p, ""};  // no PCI function (a software device such as rxe), nothing to place
+  const auto parts = components(*path);
+  if (parts.empty() || !looksLikePciFunction(parts.back())) return {p, ""};
+  p.pciAddress = parts.back();
+  if (auto numa = sysfs_->readText(*path + "/numa_node"); numa && *numa != "-1") p.numaNode = *numa;
+  if (sysfs_->exists(*path + "/physfn")) {
+    p.virtualFunction = true;
+    if (auto pf = sysfs_->linkBasename(*path + "/physfn")) p.physicalFunction = *pf;
+  }
+  p.widthMax = width(*sysfs_, *path + "/max_link_width");
+  auto speed = [&](const std::string& rel) -> std::optional<double> {
+    auto text = sysfs_->readText(rel);
+    return text ? parsePcieSpeed(*text) : std::nullopt;
+  };
+  p.speedMaxGts = speed(*path + "/max_link_speed");
+  // A Gen5 x16 NIC in a Gen4 slot trains at Gen4 by design: the link can only be as good as the
+  // port above it (its own max_link_* files), so that is the maximum to compare with.
+  const std::string parent = path->substr(0, path->rfind('/'));
+  // Only when the function states its own maximum: a VF (or a function whose files are unreadable)
+  // has no link of its own, and the slot's maximum alone is no measure of it.
+  if (parts.size() >= 2 && looksLikePciFunction(parts[parts.size() - 2])) {
+    if (p.widthMax) p.widthMax = lower(p.widthMax, width(*sysfs_, parent + "/max_link_width"));
+    if (p.speedMaxGts) p.speedMaxGts = lower(p.speedMaxGts, speed(parent + "/max_link_speed"));
+  }
+  // The GPUs that share the deepest bridge with this function: its PCIe switch, else its root
+  // port (the first component below the pciDDDD:BB root complex is the root port).
+  size_t best = 3;  // "devices", "pciDDDD:BB", root port: sharing less is no affinity
+  for (const GpuFunction& gpu : gpus_) {
+    const auto g = components(gpu.path);
+    size_t common = 0;
+    while (common < g.size() && common + 1 < parts.size() && g[common] == parts[common]) ++common;
+    if (common < best) continue;
+    if (common > best) {
+      best = common;
+      p.gpus.clear();
+    }
+    p.gpus.push_back(gpu.pciAddress);
+  }
+  return {p, *path};
 }
 
 }  // namespace fabricmon

@@ -34,16 +34,27 @@ struct GpuFunction {
 class HostTopology {
  public:
   explicit HostTopology(std::shared_ptr<const SysfsRoot> sysfs) : sysfs_(std::move(sysfs)) {}
-  /// The placement of every device of `topology`, by device name. The GPUs are looked up again
-  /// only when the topology's generation changes (a GPU is not hot-plugged without the NICs'
-  /// discovery noticing something too).
+  /// The placement of every device of `topology`, by device name. The GPUs and each device's
+  /// place are looked up again only when the topology's generation changes or the device was
+  /// re-created (a GPU is not hot-plugged without the NICs' discovery noticing something too);
+  /// the current PCIe link width and speed are read at every call (a link can retrain).
   std::map<std::string, PciPlacement> read(const Topology& topology);
   const std::vector<GpuFunction>& gpus() const { return gpus_; }
 
  private:
+  struct Placed {
+    Placed(uint64_t id, std::pair<PciPlacement, std::string> placed);
+    uint64_t identity;
+    PciPlacement placement;  ///< without the current link
+    std::string path;        ///< the PCI function's directory, "" when there is none
+  };
+  /// Everything of a device's placement but the current link, and its PCI function's directory.
+  std::pair<PciPlacement, std::string> place(const std::string& device) const;
+
   std::shared_ptr<const SysfsRoot> sysfs_;
   std::vector<GpuFunction> gpus_;
   uint64_t gpusGeneration_ = 0;
+  std::map<std::string, Placed> placed_;
 };
 
 /// Every GPU function below devices/ (PCI domains, bridges, functions: at most 12 levels deep).

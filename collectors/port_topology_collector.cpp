@@ -20,7 +20,7 @@ std::string join(const std::vector<std::string>& items) {
 class PortTopologyCollector final : public Collector {
  public:
   PortTopologyCollector(std::shared_ptr<const SysfsRoot> sysfs, TopologyConfig config)
-      : host_(std::move(sysfs)), config_(std::move(config)) {}
+      : host_(std::move(sysfs)), placer_(config) {}
 
   std::string_view name() const override { return "port_topology"; }
   std::span<const FamilyDef* const> families() const override { return families::topology::all(); }
@@ -34,11 +34,16 @@ class PortTopologyCollector final : public Collector {
     for (const RdmaDevice& d : topology.devices) {
       const auto it = placements.find(d.name);
       for (const RdmaPort& p : d.ports) {
-        ports.push_back(PortToPlace{d.name, p.number, p.netdevs.empty() ? "" : p.netdevs.front(),
-                                    it == placements.end() ? std::vector<std::string>{} : it->second.gpus});
+        PortToPlace port{d.name, p.number, p.netdevs.empty() ? "" : p.netdevs.front()};
+        if (it != placements.end()) {
+          port.gpus = it->second.gpus;
+          port.pciAddress = it->second.pciAddress;
+          port.physicalFunction = it->second.physicalFunction;
+        }
+        ports.push_back(std::move(port));
       }
     }
-    const auto places = placePorts(ports, config_);
+    const auto places = placer_.place(ports);
     size_t i = 0;
     for (const RdmaDevice& d : topology.devices) {
       const auto it = placements.find(d.name);
@@ -72,7 +77,7 @@ class PortTopologyCollector final : public Collector {
 
  private:
   HostTopology host_;
-  TopologyConfig config_;
+  PortPlacer placer_;
   LabelledSeries series_;
 };
 

@@ -106,6 +106,19 @@ TEST_F(HostTopologyTest, PlacesEachFunctionBesideItsGpus) {
   EXPECT_EQ(host.gpus().size(), 2u);
 }
 
+TEST_F(HostTopologyTest, ALinkThatRetrainsIsSeenAtTheNextReadAndANewGpuAfterRediscovery) {
+  HostTopology host(sysfs_);
+  EXPECT_EQ(host.read(topology_)["mlx5_0"].widthCurrent, 8u);
+  // The link retrains to x16 (a hot reset, an AER recovery): the same topology, the new width.
+  write("devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.0/current_link_width", "16");
+  EXPECT_EQ(host.read(topology_)["mlx5_0"].widthCurrent, 16u);
+  // A GPU on the management NIC's root port shows up once discovery reports a new generation.
+  function("devices/pci0000:80/0000:80:03.0/0000:82:00.0", "0x030200", "0x10de", "16", "32.0 GT/s PCIe");
+  EXPECT_TRUE(host.read(topology_)["mlx5_3"].gpus.empty());
+  ++topology_.generation;
+  EXPECT_EQ(host.read(topology_)["mlx5_3"].gpus, std::vector<std::string>{"0000:82:00.0"});
+}
+
 TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
   Sources sources;
   sources.sysfs = sysfs_;
@@ -117,15 +130,15 @@ TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
   std::map<std::string, double> byKey;
   for (const Sample& s : samples) byKey[s.series->key] = s.value;
   auto info = [](const std::string& labels) { return "fabricmon_port_topology_info{" + labels + "}"; };
-  // Rails by the PCI address of the GPU each compute NIC serves; the VF serves the same GPU as its PF.
+  // Rails by the PCI address of the GPU each compute PF serves; the VF is on its PF's rail.
   EXPECT_EQ(byKey.count(info(R"(device="mlx5_0",port="1",interface="ens1f0np0",pci_address="0000:03:00.0",)"
                              R"(numa_node="1",function="pf",pf="",gpus="0000:04:00.0",role="compute",rail="0")")),
             1u);
   EXPECT_EQ(byKey.count(info(R"(device="mlx5_2",port="1",interface="ens2f0np0",pci_address="0000:06:00.0",)"
-                             R"(numa_node="0",function="pf",pf="",gpus="0000:05:00.0",role="compute",rail="2")")),
+                             R"(numa_node="0",function="pf",pf="",gpus="0000:05:00.0",role="compute",rail="1")")),
             1u);
   EXPECT_EQ(byKey.count(info(R"(device="mlx5_1",port="1",interface="ens1f0v0",pci_address="0000:03:00.2",)"
-                             R"(numa_node="",function="vf",pf="0000:03:00.0",gpus="0000:04:00.0",role="compute",rail="1")")),
+                             R"(numa_node="",function="vf",pf="0000:03:00.0",gpus="0000:04:00.0",role="compute",rail="0")")),
             1u);
   // No GPU beside it, named like an onboard port: management, on no rail.
   EXPECT_EQ(byKey.count(info(R"(device="mlx5_3",port="1",interface="eno1",pci_address="0000:81:00.0",)"
@@ -134,8 +147,39 @@ TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
   EXPECT_EQ(byKey[R"(fabricmon_device_pcie_link_width_lanes{device="mlx5_0",which="current"})"], 8.0);
   EXPECT_EQ(byKey[R"(fabricmon_device_pcie_link_width_lanes{device="mlx5_0",which="max"})"], 16.0);
   for (const auto& [k, v] : byKey) {
-    if (k.starts_with("fabricmon_port_topology_info")) EXPECT_EQ(v, 1.0) << k;
+    if (k.starts_with("fabricmon_port_topology_info")) {
+      EXPECT_EQ(v, 1.0) << k;
+    }
   }
+}
+
+TEST_F(HostTopologyTest, AMissingNicDoesNotRenumberTheOtherRails) {
+  Sources sources;
+  sources.sysfs = sysfs_;
+  auto collector = makePortTopologyCollector(sources, Config{});
+  auto railOf = [&](const std::string& device) {
+    std::vector<Sample> samples;
+    ErrorTracker errors("port_topology");
+    CollectOutput out(samples, errors);
+    EXPECT_EQ(collector->collect(topology_, out), CollectStatus::kOk);
+    for (const Sample& s : samples) {
+      if (s.series->family->name == "fabricmon_port_topology_info" && s.series->label("device") == device) {
+        return std::string(s.series->label("rail"));
+      }
+    }
+    return std::string("absent");
+  };
+  EXPECT_EQ(railOf("mlx5_2"), "1");
+  // mlx5_0 (rail 0) and its VF vanish: mlx5_2 stays on rail 1.
+  const Topology full = topology_;
+  topology_.devices.erase(topology_.devices.begin(), topology_.devices.begin() + 2);
+  ++topology_.generation;
+  EXPECT_EQ(railOf("mlx5_2"), "1");
+  // Back: the same numbers.
+  topology_ = full;
+  topology_.generation += 2;
+  EXPECT_EQ(railOf("mlx5_0"), "0");
+  EXPECT_EQ(railOf("mlx5_2"), "1");
 }
 
 }  // namespace
