@@ -234,7 +234,17 @@ class Loader {
            c_.sources.madTimeout = timeout;
          }},
         {"mad_retries", [&](const Field& v) { r_.readUnsigned(v, c_.sources.madRetries, 0, 5); }},
-        {"lldpcli", [&](const Field& v) { r_.readString(v, c_.sources.lldpcli); }},
+        {"lldpcli",
+         [&](const Field& v) {
+           std::string program;
+           if (!r_.readString(v, program)) return;
+           // Run without a shell or a PATH search: a relative name would depend on the working directory.
+           if (program.empty() || program.front() != '/') {
+             r_.error(v, "must be an absolute path (such as /usr/sbin/lldpcli), got \"" + program + "\"");
+             return;
+           }
+           c_.sources.lldpcli = program;
+         }},
         {"lldp_socket", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpSocket); }},
         {"lldp_file", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpFile); }},
         {"lldp_timeout",

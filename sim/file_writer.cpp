@@ -73,6 +73,22 @@ Status FileWriter::write(const fs::path& path, std::string_view text) {
   return {};
 }
 
+Status FileWriter::replace(const fs::path& path, std::string_view text) {
+  const std::string key = path.string();
+  auto it = last_.find(key);
+  if (it != last_.end() && it->second == text) return {};
+  const std::string tmp = key + ".tmp";
+  {
+    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return sysError("open " + tmp, errno);
+    ++writes_;
+    if (Status s = pwriteAll(fd.get(), text, tmp); !s) return s;
+  }
+  if (::rename(tmp.c_str(), key.c_str()) != 0) return sysError("rename " + tmp, errno);
+  last_.insert_or_assign(key, std::string(text));
+  return {};
+}
+
 Status FileWriter::symlink(const fs::path& target, const fs::path& link) {
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(link, ec))) {

@@ -22,6 +22,11 @@ class FileWriter {
   /// instead of a torn "0\n3456".
   Status write(const std::filesystem::path& path, std::string_view text);
 
+  /// Writes `text` to `path` by replacing it (a temporary file in the same directory, renamed over
+  /// it): for a document a reader parses whole (the LLDP neighbours), where an in-place rewrite
+  /// read mid-way would mix two versions. Unchanged text is not rewritten.
+  Status replace(const std::filesystem::path& path, std::string_view text);
+
   /// Creates `link` -> `target` (relative target, like sysfs) unless it already points there.
   static Status symlink(const std::filesystem::path& target, const std::filesystem::path& link);
   static Status makeDirs(const std::filesystem::path& dir);

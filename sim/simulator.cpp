@@ -475,7 +475,8 @@ Status Simulator::State::renderLldp() {
     peers.push_back(LldpPeer{p.netdev, p.lldpChassis, "swp" + std::to_string(options.nodeIndex),
                              "to node " + std::to_string(options.nodeIndex) + " " + p.netdev});
   }
-  return writer.write(options.root / "lldp" / "neighbors.json", lldpJson0(peers));
+  // Replaced, not rewritten in place: the daemon parses the document whole.
+  return writer.replace(options.root / "lldp" / "neighbors.json", lldpJson0(peers));
 }
 
 Simulator::Simulator(SimOptions options) : state_(std::make_unique<State>()) {

@@ -34,7 +34,9 @@ Result<std::vector<LldpNeighbor>> parseLldpJson0(std::string_view text) {
   const auto lldp = doc.find("lldp");
   // No neighbour at all: lldpcli prints {"lldp": [{}]} (json0) or {"lldp": {}}.
   if (lldp == doc.end()) return Error{"lldpcli output has no \"lldp\" key", EINVAL};
-  if (!lldp->is_array()) return out;
+  if (lldp->is_object() && lldp->empty()) return out;
+  // `lldpcli -f json` (not json0) prints objects whose shape changes with the number of neighbours.
+  if (!lldp->is_array()) return Error{"lldpcli output is not json0 (use -f json0)", EINVAL};
   for (const json& section : *lldp) {
     const auto interfaces = section.find("interface");
     if (interfaces == section.end() || !interfaces->is_array()) continue;

@@ -87,7 +87,8 @@ class LldpcliSource final : public LldpSource {
                                  const_cast<char* const*>(envp.data()));
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
-    if (rc != 0) return sysError("spawn " + program, rc);
+    // The program was there a moment ago (stat above): failing to start it now is a fault, not "no LLDP".
+    if (rc != 0) return sysError("spawn " + program, rc == ENOENT ? EIO : rc);
     out.closeEnd(1);
     err.closeEnd(1);
 
@@ -102,7 +103,10 @@ class LldpcliSource final : public LldpSource {
       }
       std::array<pollfd, 2> fds{pollfd{out.fd[0], POLLIN, 0}, pollfd{err.fd[0], POLLIN, 0}};
       const int n = ::poll(fds.data(), fds.size(), static_cast<int>(left.count()) + 1);
-      if (n < 0 && errno != EINTR) break;
+      if (n < 0 && errno != EINTR) {
+        timedOut = true;  // cannot wait for it any more: treat it as hung
+        break;
+      }
       for (int i = 0; i < 2; ++i) {
         if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
         char buf[65536];
@@ -118,9 +122,27 @@ class LldpcliSource final : public LldpSource {
       }
       if (tooLong) break;
     }
-    if (timedOut || tooLong) ::kill(pid, SIGKILL);
+    // Both pipes closed is not the child gone (a wrapper that closes its output and lingers): wait
+    // for it until the same deadline, then kill it. Either way it is reaped here.
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    bool reaped = false;
+    while (!timedOut && !tooLong) {
+      const pid_t got = ::waitpid(pid, &status, WNOHANG);
+      if (got == pid) {
+        reaped = true;
+        break;
+      }
+      if (got < 0 && errno != EINTR) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        timedOut = true;
+        break;
+      }
+      ::usleep(2000);
+    }
+    if (!reaped) {
+      if (timedOut || tooLong) ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
     }
     if (timedOut) {
       return Error{program + " did not answer within " + std::to_string(timeout_.count()) + " ms (killed)", ETIMEDOUT};

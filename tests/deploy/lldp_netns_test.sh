@@ -110,7 +110,8 @@ echo "leaf-07 seen on fab0 after $((SECONDS - start)) s"
 
 # What the unit drop-in of docs/deployment.md gives the daemon: an unprivileged user, no new
 # privileges (lldpcli's setuid bit ignored), supplementary groups adm and _lldpd. With them the
-# neighbour is seen; without _lldpd, lldpd's socket refuses lldpcli and the collector counts errors.
+# neighbour is seen; with adm alone (lldpcli runs), lldpd's socket refuses it and the collector
+# counts errors.
 if command -v setpriv >/dev/null && getent group _lldpd >/dev/null && getent group adm >/dev/null; then
   unprivileged() {  # unprivileged PORT GROUPS
     start_bg "$tmp/fabricmon-unprivileged-$1.log" ip netns exec "$host" setpriv --reuid=65534 --regid=65534 \
@@ -120,7 +121,7 @@ if command -v setpriv >/dev/null && getent group _lldpd >/dev/null && getent gro
   at() { ip netns exec "$host" curl -fsS --max-time 2 "http://127.0.0.1:$1/metrics" 2>/dev/null || true; }
   unprivileged 19111 --groups=adm,_lldpd
   with_groups=$LAST_PID
-  unprivileged 19112 --clear-groups
+  unprivileged 19112 --groups=adm
   without=$LAST_PID
   deadline=$((SECONDS + 20))
   until at 19111 | grep -Eq "$leaf07" && at 19112 | grep -Eq 'fabricmon_collector_errors_total\{collector="lldp_neighbors"\} [1-9]'; do
@@ -128,9 +129,11 @@ if command -v setpriv >/dev/null && getent group _lldpd >/dev/null && getent gro
     sleep 0.5
   done
   at 19112 | grep -q 'fabricmon_port_neighbor_info{' && fail "the daemon without _lldpd exported a neighbour"
+  grep -q "unable to connect to socket" "$tmp/fabricmon-unprivileged-19112.log" ||
+    fail "the daemon without _lldpd did not log lldpd's refusal"
   stop_pid "$with_groups"
   stop_pid "$without"
-  echo "unprivileged, no new privileges: with adm,_lldpd the neighbour is seen; without, counted errors"
+  echo "unprivileged, no new privileges: with adm,_lldpd the neighbour is seen; with adm alone, lldpd refuses (counted, logged)"
 else
   echo "setpriv or the adm/_lldpd groups missing: the unprivileged check is skipped"
 fi

@@ -84,6 +84,8 @@ TEST(LldpJson0, DamagedOutputIsAnErrorNamingWhatIsWrong) {
                         Case{R"({"lldp":[{"interface":[{"name":"eth0","chassis":[)", "not a JSON object"},
                         Case{R"(["lldp"])", "not a JSON object"},
                         Case{R"({"lldpd":{}})", "no \"lldp\" key"},
+                        // lldpcli -f json (not json0): one neighbour is an object, not an array.
+                        Case{R"({"lldp":{"interface":{"eth0":{"via":"LLDP"}}}})", "not json0"},
                         Case{R"({"lldp":[{"interface":[{"chassis":[]}]}]})", "without a name"}}) {
     auto parsed = parseLldpJson0(c.text);
     ASSERT_FALSE(parsed) << c.text;

@@ -108,6 +108,22 @@ TEST_F(LldpcliSourceTest, AHungLldpcliIsKilledAtTheDeadlineAndReaped) {
   EXPECT_EQ(errno, ECHILD);
 }
 
+TEST_F(LldpcliSourceTest, AChildThatClosesItsOutputAndLingersIsKilledAtTheDeadline) {
+  const fs::path pidFile = dir_ / "pid";
+  auto source = makeLldpcliSource(script("echo $$ > " + pidFile.string() + "\nexec >&- 2>&-\nexec sleep 30"),
+                                  socket_.string(), 300ms);
+  const auto start = std::chrono::steady_clock::now();
+  auto n = source->neighbors();
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().errnum, ETIMEDOUT);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  pid_t pid = 0;
+  std::ifstream(pidFile) >> pid;
+  ASSERT_GT(pid, 0);
+  EXPECT_NE(::kill(pid, 0), 0) << "the lingering child " << pid << " still exists";
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+}
+
 TEST_F(LldpcliSourceTest, AFloodIsCutOffNotBuffered) {
   auto n = makeLldpcliSource(script("exec yes '{\"lldp\":[{}]}'"), socket_.string(), 10s)->neighbors();
   ASSERT_FALSE(n);

@@ -298,7 +298,9 @@ TEST(FullFile, SetsEveryField) {
   want.web.listen = "127.0.0.1:0";
   want.web.configFile = "/etc/fabricmon/web-config.yml";
   want.textfile = {"/var/lib/prometheus/node-exporter/fabricmon.prom", 1min};
-  want.sources = {"/host/sys", "/var/lib/fabricmon/ethtool", "/var/lib/fabricmon/dcb"};
+  want.sources.sysfsRoot = "/host/sys";
+  want.sources.ethtoolDir = "/var/lib/fabricmon/ethtool";
+  want.sources.dcbDir = "/var/lib/fabricmon/dcb";
   want.poll = {250ms, 5s, 1min, 90s};
   want.devices = {{"mlx5_\\d+", "bnxt_re0"}, {"mlx5_bond_0"}};
   want.netdev.include = {"ens.*", "bond[0-9]"};

@@ -73,6 +73,10 @@ const ErrorCase kCases[] = {
      "must not be empty"},
     {"list_for_duration", "poll:\n  interval: [1s]\n", 2, 13, "poll.interval",
      "expected a duration"},
+    {"relative_lldpcli", "sources:\n  lldpcli: lldpcli\n", 2, 12, "sources.lldpcli",
+     "must be an absolute path (such as /usr/sbin/lldpcli), got \"lldpcli\""},
+    {"lldp_timeout_too_long", "sources:\n  lldp_timeout: 1m\n", 2, 17, "sources.lldp_timeout",
+     "must be between 10ms and 30s, got 1m"},
     // Out of range.
     {"priority_above_7", "qos:\n  cnp_priority: 8\n", 2, 17, "qos.cnp_priority",
      "must be between 0 and 7, got 8"},
