@@ -14,7 +14,13 @@ class LldpFileSource final : public LldpSource {
 
   Result<std::vector<LldpNeighbor>> neighbors() override {
     std::ifstream in(path_, std::ios::binary);
-    if (!in) return sysError("open " + path_.string(), errno == 0 ? ENOENT : errno);
+    // A file someone configured is expected to be there: its absence is a fault to show (a typo, the
+    // agent that writes it stopped), not "no LLDP on this node".
+    if (!in) {
+      Error e = sysError("open " + path_.string(), errno == 0 ? ENOENT : errno);
+      if (e.errnum == ENOENT) e.errnum = EIO;
+      return e;
+    }
     std::ostringstream text;
     text << in.rdbuf();
     auto parsed = parseLldpJson0(text.str());

@@ -47,7 +47,7 @@ Result<std::vector<LldpNeighbor>> parseLldpJson0(std::string_view text);
 /// default, /run/lldpd.socket), killing it after `timeout`.
 std::unique_ptr<LldpSource> makeLldpcliSource(std::filesystem::path program, std::optional<std::string> socket,
                                               std::chrono::milliseconds timeout);
-/// Reads the json0 text from `path` at every call.
+/// Reads the json0 text from `path` at every call; a missing file is an error (it was configured).
 std::unique_ptr<LldpSource> makeLldpFileSource(std::filesystem::path path);
 
 }  // namespace fabricmon

@@ -108,5 +108,15 @@ TEST(LldpJson0, UnexpectedValueTypesAreIgnoredNotTrusted) {
   EXPECT_EQ((*parsed)[0].portDescription, "");
 }
 
+TEST(LldpFileSource, ReadsTheCaptureAndCallsAMissingFileAnErrorNotNoLldp) {
+  auto parsed = makeLldpFileSource(std::string(FABRICMON_FIXTURE_DIR) + "/lldp/lldpcli-json0-details.json")->neighbors();
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->size(), 2u);
+  auto missing = makeLldpFileSource(std::string(FABRICMON_FIXTURE_DIR) + "/lldp/no-such-file.json")->neighbors();
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().errnum, ENOENT) << "a configured file that is missing must not read as 'no lldpd'";
+  EXPECT_NE(missing.error().message.find("no-such-file.json: ENOENT"), std::string::npos) << missing.error().message;
+}
+
 }  // namespace
 }  // namespace fabricmon
