@@ -69,10 +69,17 @@ class Hoarder {
     fds_.assign(count_, -1);
     auto nextTick = Clock::now() + period_;
     while (!stop_) {
+      int opened = 0;
       for (int& fd : fds_) {
         if (stop_) break;
         if (fd < 0) {
+          // At most kOpensPerRound new connections every 20 ms (1250/s): still every one of the
+          // server's 64 slots taken back about every 50 ms. Unbounded, the hoarder made ~8000
+          // connections a second, and the TIME_WAIT sockets they leave (56000 after 9 s) ran the
+          // loopback out of ports for the scraper: a failure of this machine, not of the server.
+          if (opened == kOpensPerRound) continue;
           fd = open();
+          ++opened;
           ++reconnects_;
           continue;
         }
@@ -98,6 +105,7 @@ class Hoarder {
     }
   }
 
+  static constexpr int kOpensPerRound = 25;
   int port_, count_;
   std::chrono::milliseconds period_;
   std::string opening_;
@@ -137,9 +145,8 @@ class ConnectionsTest : public DaemonTest {
 };
 
 // A client locked out waits for a hoarder's whole hold (2 s) or its own timeout; a served one answers
-// in a few ms. 250 ms separates the two with room for a busy 2-core CI machine (100 ms failed once
-// there while nothing was wrong; the measured p99 is printed and recorded either way).
-constexpr double kScrapeP99BoundMs = 250.0;
+// in a few ms (8-12 ms measured with two busy loops on the 2 cores).
+constexpr double kScrapeP99BoundMs = 100.0;
 
 TEST_F(ConnectionsTest, FiveHundredIdleConnectionsDoNotStarveTheScraper) {
   Hoarder hoarder(port_, 500, std::chrono::milliseconds(2000), "", false);
@@ -195,7 +202,9 @@ TEST_F(ConnectionsTest, MalformedAndOversizedRequestsGetAnAnswerOrAClose) {
     const std::string answer = recvAll(fd, std::chrono::seconds(8));
     ::close(fd);
     EXPECT_LT(Clock::now() - t0, std::chrono::seconds(7)) << "no answer and no close for: " << req.substr(0, 60);
-    if (!answer.empty()) EXPECT_EQ(answer.rfind("HTTP/1.1 ", 0), 0u) << answer.substr(0, 80);
+    if (!answer.empty()) {
+      EXPECT_EQ(answer.rfind("HTTP/1.1 ", 0), 0u) << answer.substr(0, 80);
+    }
     EXPECT_NE(answer.find("/etc/passwd"), 0u);
   }
   EXPECT_EQ(httpGet(port_, "/metrics").status, 200) << daemon_->output();
