@@ -74,14 +74,17 @@ std::vector<std::string> components(const std::string& path) {
   return out;
 }
 
+std::optional<unsigned> parseWidth(std::string_view text) {
+  unsigned v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  // 0 = link down; anything above x32 is not a PCIe width.
+  if (ec != std::errc{} || end != text.data() + text.size() || v == 0 || v > 32) return std::nullopt;
+  return v;
+}
+
 std::optional<unsigned> width(const SysfsRoot& sysfs, const std::string& rel) {
   auto text = sysfs.readText(rel);
-  if (!text) return std::nullopt;
-  unsigned v = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-  // 0 = link down; anything above x32 is not a PCIe width.
-  if (ec != std::errc{} || end != text->data() + text->size() || v == 0 || v > 32) return std::nullopt;
-  return v;
+  return text ? parseWidth(*text) : std::nullopt;
 }
 
 template <typename T>
@@ -125,19 +128,25 @@ std::map<std::string, PciPlacement> HostTopology::read(const Topology& topology)
   for (const RdmaDevice& device : topology.devices) {
     auto it = placed_.find(device.name);
     if (it == placed_.end() || it->second.identity != device.identity) {
-      it = placed_.insert_or_assign(device.name, Placed{device.identity, place(device.name)}).first;
+      auto [placement, path] = place(device.name);
+      Placed fresh{device.identity, std::move(placement)};
+      if (!path.empty()) {
+        fresh.currentWidth = std::make_unique<CounterFile>(sysfs_->path(path + "/current_link_width"));
+        fresh.currentSpeed = std::make_unique<CounterFile>(sysfs_->path(path + "/current_link_speed"));
+      }
+      it = placed_.insert_or_assign(device.name, std::move(fresh)).first;
     }
-    PciPlacement& p = out[device.name] = it->second.placement;
-    if (it->second.path.empty()) continue;
-    p.widthCurrent = width(*sysfs_, it->second.path + "/current_link_width");
-    auto speed = sysfs_->readText(it->second.path + "/current_link_speed");
+    Placed& placed = it->second;
+    PciPlacement& p = out[device.name] = placed.placement;
+    if (!placed.currentWidth) continue;  // no PCI function
+    // Kept open and re-read with pread, like the counters (docs/architecture.md).
+    auto w = placed.currentWidth->readText();
+    p.widthCurrent = w ? parseWidth(*w) : std::nullopt;
+    auto speed = placed.currentSpeed->readText();
     p.speedCurrentGts = speed ? parsePcieSpeed(*speed) : std::nullopt;
   }
   return out;
 }
-
-HostTopology::Placed::Placed(uint64_t id, std::pair<PciPlacement, std::string> placed)
-    : identity(id), placement(std::move(placed.first)), path(std::move(placed.second)) {}
 
 std::pair<PciPlacement, std::string> HostTopology::place(const std::string& device) const {
   PciPlacement p;

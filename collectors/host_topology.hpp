@@ -43,10 +43,9 @@ class HostTopology {
 
  private:
   struct Placed {
-    Placed(uint64_t id, std::pair<PciPlacement, std::string> placed);
-    uint64_t identity;
+    uint64_t identity = 0;
     PciPlacement placement;  ///< without the current link
-    std::string path;        ///< the PCI function's directory, "" when there is none
+    std::unique_ptr<CounterFile> currentWidth, currentSpeed;  ///< null when there is no PCI function
   };
   /// Everything of a device's placement but the current link, and its PCI function's directory.
   std::pair<PciPlacement, std::string> place(const std::string& device) const;

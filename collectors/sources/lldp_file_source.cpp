@@ -23,13 +23,19 @@ class LldpFileSource final : public LldpSource {
     }
     std::ostringstream text;
     text << in.rdbuf();
-    auto parsed = parseLldpJson0(text.str());
+    // Parsed only when the bytes changed (neighbours change rarely; the JSON parse is most of the cost).
+    if (last_ && text.view() == lastText_) return *last_;
+    auto parsed = parseLldpJson0(text.view());
     if (!parsed) return Error{path_.string() + ": " + parsed.error().message, parsed.error().errnum};
+    lastText_ = std::move(text).str();
+    last_ = *parsed;
     return parsed;
   }
 
  private:
   std::filesystem::path path_;
+  std::string lastText_;
+  std::optional<std::vector<LldpNeighbor>> last_;
 };
 
 }  // namespace

@@ -120,6 +120,12 @@ void preadAll(int fd, char* buf) {
 
 // ---- the file list of the floor: what each collector reads per poll (collectors/*.cpp) ----
 
+/// The collectors whose files are opened, read and closed by path at every poll.
+bool reopenedEachPoll(const std::string& collector) {
+  return collector == "ethtool_pfc" || collector == "dcb_config" || collector == "dcqcn_config" ||
+         collector == "lldp_neighbors";
+}
+
 void addIfFile(Rig& rig, const std::string& collector, const fs::path& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) rig.floor.push_back({collector, path.string()});
@@ -149,6 +155,8 @@ void buildFloorList(Rig& rig) {
       addDirFiles(rig, "hw_counters", port / "hw_counters", "lifespan");
     }
     addDirFiles(rig, "hw_counters", dev / "hw_counters", "lifespan");
+    // port_topology: only the current PCIe link changes while the topology does not.
+    for (const char* f : {"current_link_width", "current_link_speed"}) addIfFile(rig, "port_topology", dev / "device" / f);
     // SlotGroupCache stats each device directory per poll to see a re-created device.
     for (const char* c : {"rdma_port", "pma_counters", "hw_counters"}) {
       rig.extras.push_back({c, dev.string(), false});
@@ -170,10 +178,12 @@ void buildFloorList(Rig& rig) {
     addIfFile(rig, "ethtool_pfc", rig.ethtoolDir / n.name);
     addIfFile(rig, "dcb_config", rig.dcbDir / n.name);
   }
-  // The file sources (--ethtool-dir, --dcb-dir) and dcqcn_config open, read and close their files
-  // every poll (docs/contract.md §2: files are re-read at every poll, a test may replace them).
+  addIfFile(rig, "lldp_neighbors", rig.lldpFile);
+  // The file sources (--ethtool-dir, --dcb-dir, sources.lldp_file) and dcqcn_config open, read and
+  // close their files every poll (docs/contract.md §2: files are re-read at every poll, a test may
+  // replace them).
   for (const auto& f : rig.floor) {
-    if (f.collector == "ethtool_pfc" || f.collector == "dcb_config" || f.collector == "dcqcn_config") {
+    if (reopenedEachPoll(f.collector)) {
       rig.extras.push_back({f.collector, f.path, true});
     }
   }
@@ -346,9 +356,7 @@ void BM_FloorPlus(benchmark::State& state) {
   Rig& rig = *gRig;
   std::vector<int> fds;  // files that are pread on kept descriptors
   for (const auto& f : rig.floor) {
-    const bool reopened = f.collector == "ethtool_pfc" || f.collector == "dcb_config" ||
-                          f.collector == "dcqcn_config";
-    if (!reopened) fds.push_back(f.fd);
+    if (!reopenedEachPoll(f.collector)) fds.push_back(f.fd);
   }
   std::vector<char> buf(kReadBuffer);
   for (auto _ : state) {

@@ -1,6 +1,9 @@
 // parseLldpJson0 (collectors/sources/lldp_json.cpp) on what lldpcli really prints: a capture from
 // Debian 12's lldpd 1.0.16 across a veth pair (tests/fixtures/lldp/README.md), and the shapes lldpd
 // prints with no neighbour, several neighbours on one interface, or damaged output.
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -116,6 +119,24 @@ TEST(LldpFileSource, ReadsTheCaptureAndCallsAMissingFileAnErrorNotNoLldp) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().errnum, ENOENT) << "a configured file that is missing must not read as 'no lldpd'";
   EXPECT_NE(missing.error().message.find("no-such-file.json: ENOENT"), std::string::npos) << missing.error().message;
+}
+
+TEST(LldpFileSource, SeesTheFileChangeAndTheSameBytesGiveTheSameNeighbours) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("fabricmon-lldp-file-" + std::to_string(::getpid()) + ".json");
+  auto write = [&](const std::string& chassis) {
+    std::ofstream(file, std::ios::trunc) << R"({"lldp":[{"interface":[{"name":"eth2","chassis":[{"name":[{"value":")"
+                                          << chassis << R"("}]}]}]}]})";
+  };
+  auto source = makeLldpFileSource(file);
+  write("leaf-1");
+  EXPECT_EQ(source->neighbors()->at(0).chassisName, "leaf-1");
+  EXPECT_EQ(source->neighbors()->at(0).chassisName, "leaf-1");
+  write("leaf-2");
+  EXPECT_EQ(source->neighbors()->at(0).chassisName, "leaf-2");
+  std::ofstream(file, std::ios::trunc) << "{";
+  EXPECT_FALSE(source->neighbors()) << "damaged text after a good one is an error, not the old answer";
+  std::filesystem::remove(file);
 }
 
 }  // namespace
