@@ -85,6 +85,7 @@ App::~App() = default;
 Status App::startSampling() {
   CounterFile::setMaxKeptFiles(keptFileCap(config_.sources.maxOpenFiles));
   Sources sources = makeSources(config_.sources);
+  if (demo_) sources.mad = demo_->madSource(sources.sysfs);
   discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
   // The first scan runs before any collector so that the first snapshot is complete.
   if (auto topo = discovery_->scan(); topo) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "daemon/demo_mad_source.hpp"
 #include "sim/simulator.hpp"
 
 namespace fabricmon {
@@ -43,6 +44,8 @@ Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, 
   options.scenario = scenario;
   options.vendor = vendor;
   options.managementNic = true;  // a real GPU node has one: the demo shows it is left out of the rules
+  node->pod_ = demo.pod;
+  node->nodeIndex_ = demo.nodeIndex;
   node->simulator_ = std::make_shared<sim::Simulator>(options);
   if (auto st = node->simulator_->init(); !st) return Error{"simulator: " + st.error().message, st.error().errnum};
   spdlog::info("demo: simulated node in {}", node->dir_.string());
@@ -68,6 +71,10 @@ void DemoNode::applyTo(Config& config) const {
   config.sources.dcbDir = (dir_ / "dcb").string();
   config.sources.lldpFile = (dir_ / "lldp" / "neighbors.json").string();
   if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";
+}
+
+std::shared_ptr<MadSource> DemoNode::madSource(std::shared_ptr<const SysfsRoot> sysfs) const {
+  return makeDemoMadSource(std::move(sysfs), pod_, nodeIndex_);
 }
 
 void DemoNode::stop() {

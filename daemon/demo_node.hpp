@@ -16,6 +16,8 @@ namespace fabricmon {
 namespace sim {
 class Simulator;
 }
+class MadSource;
+class SysfsRoot;
 
 class DemoNode {
  public:
@@ -28,10 +30,16 @@ class DemoNode {
   /// Points the sources at the simulated node and, unless the user chose a listen address,
   /// binds to loopback only.
   void applyTo(Config& config) const;
+  /// The far end of the simulated InfiniBand port, answering MADs from the node's sysfs tree
+  /// (daemon/demo_mad_source.hpp): the demo has no umad device.
+  std::shared_ptr<MadSource> madSource(std::shared_ptr<const SysfsRoot> sysfs) const;
   void stop();
 
  private:
   DemoNode() = default;
+
+  std::string pod_;
+  unsigned nodeIndex_ = 1;
 
   std::filesystem::path dir_;
   std::shared_ptr<sim::Simulator> simulator_;
