@@ -23,6 +23,15 @@ std::string label(const Finding& f, const std::string& name) {
   return {};
 }
 
+/// eth0 paused 99.7 % of each of the next three seconds (a storm).
+void pausedThreeSeconds(TestNode& n) {
+  for (int i = 0; i < 3; ++i) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total",
+          {{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}}, 0.997);
+    n.tick();
+  }
+}
+
 std::vector<Finding> stormOn(const std::string& role, bool judgeManagement) {
   WatchdogConfig config;
   config.judgeManagement = judgeManagement;
@@ -31,11 +40,7 @@ std::vector<Finding> stormOn(const std::string& role, bool judgeManagement) {
   topology(n, role);
   n.tick();
   n.tick();
-  for (int i = 0; i < 3; ++i) {
-    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total",
-          {{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}}, 0.997);
-    n.tick();
-  }
+  pausedThreeSeconds(n);
   return n.findings();
 }
 
@@ -61,19 +66,11 @@ TEST(ManagementPorts, APortThatBecomesManagementLeavesTheRules) {
   topology(n, "compute");
   n.tick();
   n.tick();
-  for (int i = 0; i < 3; ++i) {
-    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total",
-          {{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}}, 0.997);
-    n.tick();
-  }
+  pausedThreeSeconds(n);
   ASSERT_EQ(n.findings().size(), 1u);
   n.drop("port_topology", "role", "compute");
   topology(n, "management");
-  for (int i = 0; i < 3; ++i) {
-    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total",
-          {{"interface", "eth0"}, {"priority", "3"}, {"direction", "rx"}}, 0.997);
-    n.tick();
-  }
+  pausedThreeSeconds(n);
   EXPECT_TRUE(n.findings().empty());
 }
 
