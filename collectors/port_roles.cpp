@@ -78,16 +78,9 @@ void PortPlacer::rankRails(std::span<const PortToPlace> ports, std::vector<PortP
   });
   // Keep the rails already given while a port seen before is missing and nothing new arrived: a NIC
   // that vanishes must not move its neighbours to other rails in the middle of an incident.
-  bool allKnown = true;
-  size_t knownPresent = 0;
-  for (size_t i : order) {
-    if (book_.count(keyOf(ports[i])) != 0) {
-      ++knownPresent;
-    } else {
-      allKnown = false;
-    }
-  }
-  const bool onlyMissing = allKnown && knownPresent < book_.size();
+  const bool allKnown =
+      std::all_of(order.begin(), order.end(), [&](size_t i) { return book_.count(keyOf(ports[i])) != 0; });
+  const bool onlyMissing = allKnown && order.size() < book_.size();
   if (!onlyMissing) {
     book_.clear();
     for (size_t rank = 0; rank < order.size(); ++rank) book_[keyOf(ports[order[rank]])] = std::to_string(rank);

@@ -223,16 +223,7 @@ class Loader {
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
         {"max_open_files",
          [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxConfigCount); }},
-        {"mad_timeout",
-         [&](const Field& v) {
-           Duration timeout = c_.sources.madTimeout;
-           if (!r_.readDuration(v, timeout)) return;
-           if (timeout < 1ms || timeout > 10s) {
-             r_.error(v, "must be between 1ms and 10s, got " + formatDuration(timeout));
-             return;
-           }
-           c_.sources.madTimeout = timeout;
-         }},
+        {"mad_timeout", [&](const Field& v) { r_.readDurationBetween(v, c_.sources.madTimeout, 1ms, 10s); }},
         {"mad_retries", [&](const Field& v) { r_.readUnsigned(v, c_.sources.madRetries, 0, 5); }},
         {"lldpcli",
          [&](const Field& v) {
@@ -247,16 +238,7 @@ class Loader {
          }},
         {"lldp_socket", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpSocket); }},
         {"lldp_file", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpFile); }},
-        {"lldp_timeout",
-         [&](const Field& v) {
-           Duration timeout = c_.sources.lldpTimeout;
-           if (!r_.readDuration(v, timeout)) return;
-           if (timeout < 10ms || timeout > 30s) {
-             r_.error(v, "must be between 10ms and 30s, got " + formatDuration(timeout));
-             return;
-           }
-           c_.sources.lldpTimeout = timeout;
-         }},
+        {"lldp_timeout", [&](const Field& v) { r_.readDurationBetween(v, c_.sources.lldpTimeout, 10ms, 30s); }},
     };
     r_.readMap(f, entries);
   }

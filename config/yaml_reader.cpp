@@ -231,6 +231,18 @@ bool YamlReader::readDuration(const Field& field, Duration& out) {
   return true;
 }
 
+bool YamlReader::readDurationBetween(const Field& field, Duration& out, Duration min, Duration max) {
+  Duration value = out;
+  if (!readDuration(field, value)) return false;
+  if (value < min || value > max) {
+    error(field, "must be between " + formatDuration(min) + " and " + formatDuration(max) + ", got " +
+                     formatDuration(value));
+    return false;
+  }
+  out = value;
+  return true;
+}
+
 bool YamlReader::readOptionalDuration(const Field& field, std::optional<Duration>& out) {
   if (field.node.IsNull()) {
     out.reset();

@@ -62,6 +62,8 @@ class YamlReader {
   bool readNumber(const Field& field, double& out, const Range& range);
   bool readOptionalNumber(const Field& field, std::optional<double>& out, const Range& range);
   bool readDuration(const Field& field, Duration& out);  ///< must be > 0
+  /// A duration within [min, max]; out keeps its value when the field is an error.
+  bool readDurationBetween(const Field& field, Duration& out, Duration min, Duration max);
   bool readOptionalDuration(const Field& field, std::optional<Duration>& out);
   /// A list of ECMAScript regexes, each compiled to check it; an empty value is an empty list.
   bool readRegexList(const Field& field, std::vector<std::string>& out);

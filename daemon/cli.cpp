@@ -1,6 +1,7 @@
 #include "daemon/cli.hpp"
 
 #include <charconv>
+#include <optional>
 #include <regex>
 
 #include "config/config_loader.hpp"
@@ -15,6 +16,14 @@ Error usageError(const std::string& message) { return Error{message + " (see fab
 
 bool isLogLevel(const std::string& s) {
   return s == "trace" || s == "debug" || s == "info" || s == "warn" || s == "error";
+}
+
+/// "12" -> 12; anything but decimal digits that fit an unsigned -> nullopt.
+std::optional<unsigned> wholeNumber(const std::string& text) {
+  unsigned n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return n;
 }
 
 }  // namespace
@@ -132,12 +141,9 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       opts.demo.vendor = val;
     } else if (flag == "--fault-port") {
       if (opts.command != Command::kDemo) return usageError("--fault-port only applies to demo");
-      unsigned n = 0;
-      const auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
-      if (ec != std::errc() || end != val.data() + val.size()) {
-        return usageError("--fault-port: expected a port index (0, 1, ...), got '" + val + "'");
-      }
-      opts.demo.faultPort = n;
+      const auto n = wholeNumber(val);
+      if (!n) return usageError("--fault-port: expected a port index (0, 1, ...), got '" + val + "'");
+      opts.demo.faultPort = *n;
     } else if (flag == "--pod") {
       if (opts.command != Command::kDemo) return usageError("--pod only applies to demo");
       if (val.empty() || val.find_first_of(" /\"\\") != std::string::npos) {
@@ -146,12 +152,9 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       opts.demo.pod = val;
     } else if (flag == "--node-index") {
       if (opts.command != Command::kDemo) return usageError("--node-index only applies to demo");
-      unsigned n = 0;
-      const auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
-      if (ec != std::errc() || end != val.data() + val.size() || n == 0) {
-        return usageError("--node-index: expected 1, 2, ..., got '" + val + "'");
-      }
-      opts.demo.nodeIndex = n;
+      const auto n = wholeNumber(val);
+      if (!n || *n == 0) return usageError("--node-index: expected 1, 2, ..., got '" + val + "'");
+      opts.demo.nodeIndex = *n;
     } else {
       return usageError("unknown option '" + flag + "'");
     }

@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <charconv>
 
+#include "collectors/sources/parse.hpp"
+#include "sim/lldp.hpp"
+
 namespace fabricmon {
 namespace {
 
@@ -14,15 +17,12 @@ constexpr unsigned kSwitchPorts = 64;
 constexpr uint16_t kPmaCapMask = (1u << 9) | (1u << 12);  // PortCountersExtended, PortXmitWait valid
 constexpr uint32_t kExtendedSpeedsSupported = 1u << 14;   // PortInfo.CapabilityMask (IBA 14.2.5.6)
 
-/// "4: ACTIVE" -> 4; "0x1a" -> 26; "1234" -> 1234.
-uint64_t number(std::string_view text) {
-  int base = 10;
-  if (text.starts_with("0x")) {
-    text.remove_prefix(2);
-    base = 16;
-  }
+/// The port's LID file: "0x1a" (drivers/infiniband/core/sysfs.c, lid_show).
+uint64_t parseLid(std::string_view text) {
+  text = trim(text);
+  if (text.starts_with("0x")) text.remove_prefix(2);
   uint64_t v = 0;
-  std::from_chars(text.data(), text.data() + text.size(), v, base);
+  std::from_chars(text.data(), text.data() + text.size(), v, 16);
   return v;
 }
 
@@ -30,10 +30,8 @@ class DemoMadSource final : public MadSource {
  public:
   DemoMadSource(std::shared_ptr<const SysfsRoot> sysfs, std::string pod, unsigned nodeIndex)
       : sysfs_(std::move(sysfs)), switchName_(std::move(pod) + "-ib-leaf"), facing_(nodeIndex) {
-    // A switch GUID derived from its name (FNV-1a), with Mellanox's OUI: every node agrees on it.
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : switchName_) h = (h ^ c) * 0x100000001b3ull;
-    switchGuid_ = (uint64_t{0x0002c9} << 40) | (h & 0xffffffffffull);
+    // Mellanox's OUI and the switch's identity (the one its LLDP chassis MAC derives from).
+    switchGuid_ = (uint64_t{0x0002c9} << 40) | (sim::switchIdOf(switchName_) & 0xffffffffffull);
   }
 
   Result<std::vector<UmadPort>> ports() override {
@@ -47,11 +45,16 @@ class DemoMadSource final : public MadSource {
         const std::string dir = "class/infiniband/" + ca + "/ports/" + p;
         auto layer = sysfs_->readText(dir + "/link_layer");
         if (!layer || *layer != "InfiniBand") continue;
-        UmadPort port{ca, static_cast<unsigned>(number(p)), true};
-        port.lid = static_cast<unsigned>(read(dir + "/lid", 0));
-        port.state = static_cast<unsigned>(read(dir + "/state", 1));
-        port.physState = static_cast<unsigned>(read(dir + "/phys_state", 2));
-        port.rateGbps = static_cast<unsigned>(read(dir + "/rate", 0));
+        auto number = parseCounter(p);
+        if (!number) continue;
+        UmadPort port{ca, static_cast<unsigned>(*number), true};
+        auto lid = sysfs_->readText(dir + "/lid");
+        port.lid = lid ? static_cast<unsigned>(parseLid(*lid)) : 0;
+        port.state = static_cast<unsigned>(read(dir + "/state", parseEnumNumber, 1));
+        port.physState = static_cast<unsigned>(read(dir + "/phys_state", parseEnumNumber, 2));
+        auto rate = sysfs_->readText(dir + "/rate");
+        auto bytes = rate ? parseRateBytesPerSecond(*rate) : Result<double>(Error{"no rate", ENOENT});
+        port.rateGbps = bytes ? static_cast<unsigned>(*bytes * 8 / 1e9) : 0;
         out.push_back(port);
       }
     }
@@ -100,7 +103,7 @@ class DemoMadSource final : public MadSource {
       return p;
     }
     const std::string counters = "class/infiniband/" + from.ca + "/ports/" + std::to_string(from.port) + "/counters/";
-    auto counter = [&](const char* name) { return read(counters + name, 0); };
+    auto counter = [&](const char* name) { return read(counters + name, parseCounter, 0); };
     if (attr == IB_GSI_PORT_COUNTERS_EXT) {
       // The switch port sends what we receive and receives what we send (4-byte words, like sysfs).
       const char* xmitData = ours ? "port_xmit_data" : "port_rcv_data";
@@ -131,16 +134,19 @@ class DemoMadSource final : public MadSource {
   uint64_t madsSent() const override { return sent_; }
 
  private:
-  /// A number from a sysfs file, `otherwise` when it cannot be read.
-  uint64_t read(const std::string& rel, uint64_t otherwise) const {
+  /// A number from a sysfs file through one of collectors/sources/parse.hpp's parsers, `otherwise`
+  /// when it cannot be read or parsed.
+  uint64_t read(const std::string& rel, Result<uint64_t> (*parse)(std::string_view), uint64_t otherwise) const {
     auto text = sysfs_->readText(rel);
-    return text ? number(*text) : otherwise;
+    if (!text) return otherwise;
+    auto value = parse(*text);
+    return value ? *value : otherwise;
   }
 
   /// The port's state now (ports() is called once per poll; the link may have gone down since).
   unsigned liveState(const UmadPort& from) const {
     const std::string dir = "class/infiniband/" + from.ca + "/ports/" + std::to_string(from.port);
-    return static_cast<unsigned>(read(dir + "/state", 1));
+    return static_cast<unsigned>(read(dir + "/state", parseEnumNumber, 1));
   }
 
   /// NDR 4X on both ends (the simulator's InfiniBand port: docs/simulator.md).

@@ -10,10 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-/// A locally administered unicast MAC from the name (FNV-1a), so every node agrees on it.
+/// A locally administered unicast MAC from the switch's identity.
 std::string macOf(const std::string& name) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  const uint64_t h = switchIdOf(name);
   char mac[18];
   std::snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", static_cast<unsigned>((h >> 40) & 0xfc) | 0x02,
                 static_cast<unsigned>((h >> 32) & 0xff), static_cast<unsigned>((h >> 24) & 0xff),
@@ -25,6 +24,12 @@ std::string macOf(const std::string& name) {
 json value(const std::string& v) { return json::array({{{"value", v}}}); }
 
 }  // namespace
+
+uint64_t switchIdOf(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
 
 std::string lldpJson0(const std::vector<LldpPeer>& peers) {
   json interfaces = json::array();

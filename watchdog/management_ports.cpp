@@ -13,10 +13,10 @@ bool ManagementPorts::update(const Snapshot& snapshot) {
     // Only port_topology's batch holds the topology group's families, and nothing else.
     const auto group = families::topology::all();
     if (std::find(group.begin(), group.end(), batch->samples.front().series->family) == group.end()) continue;
-    if (seen_.count(batch.get()) != 0) return false;  // unchanged since the last pass
-    seen_ = {batch.get()};
+    if (batch == seen_) return false;  // unchanged since the last pass
+    seen_ = batch;
     std::set<std::string, std::less<>> interfaces;
-    std::set<std::string, std::less<>> ports;
+    std::set<Port> ports;
     std::set<std::string, std::less<>> devices;
     std::set<std::string, std::less<>> mixedDevices;  // a device with a port of another role
     for (const Sample& s : batch->samples) {
@@ -27,7 +27,7 @@ bool ManagementPorts::update(const Snapshot& snapshot) {
         continue;
       }
       devices.insert(device);
-      ports.emplace(device + '\x1f' + std::string(s.series->label("port")));
+      ports.emplace(device, std::string(s.series->label("port")));
       if (const auto iface = s.series->label("interface"); !iface.empty()) interfaces.emplace(iface);
     }
     for (const auto& d : mixedDevices) devices.erase(d);
@@ -41,26 +41,14 @@ bool ManagementPorts::update(const Snapshot& snapshot) {
 }
 
 bool ManagementPorts::excludes(const Series& series) const {
-  if (empty()) return false;
+  if (interfaces_.empty() && ports_.empty()) return false;
   if (const auto iface = series.label("interface"); !iface.empty() && interfaces_.count(iface) != 0) return true;
   const auto device = series.label("device");
   if (device.empty()) return false;
-  // Only at a series' first sight (the History remembers the decision by id): a key string is fine.
-  return excludes(device, series.label("port"));
-}
-
-bool ManagementPorts::excludes(std::string_view device, std::string_view port) const {
+  const auto port = series.label("port");
   if (port.empty()) return devices_.count(device) != 0;
-  return ports_.count(std::string(device) + '\x1f' + std::string(port)) != 0;
-}
-
-std::vector<std::pair<std::string_view, std::string_view>> ManagementPorts::ports() const {
-  std::vector<std::pair<std::string_view, std::string_view>> out;
-  for (const std::string& key : ports_) {
-    const auto sep = key.find('\x1f');
-    out.emplace_back(std::string_view(key).substr(0, sep), std::string_view(key).substr(sep + 1));
-  }
-  return out;
+  // Only at a series' first sight (the History remembers the decision by id): a pair of strings is fine.
+  return ports_.count(Port{device, port}) != 0;
 }
 
 }  // namespace fabricmon::watchdog

@@ -6,10 +6,9 @@
 // watchdog.judge_management turns this off.
 
 #include <set>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
-#include <vector>
 
 #include "model/sample.hpp"
 #include "model/store.hpp"
@@ -18,25 +17,26 @@ namespace fabricmon::watchdog {
 
 class ManagementPorts {
  public:
-  /// Reads the topology info of the batches that changed; true when the set of management ports
-  /// changed (the caller then forgets what it decided per series).
+  using Port = std::pair<std::string, std::string>;  ///< device, port
+
+  /// Reads port_topology's batch when it changed; true when the set of management ports changed
+  /// (the caller then forgets what it decided per series).
   bool update(const Snapshot& snapshot);
-  /// True for a series of a management port: its interface, or its device and port, is one.
+  /// True for a series of a management port: its interface, or its device and port, is one; or
+  /// (no port label) a device whose every port is one.
   bool excludes(const Series& series) const;
-  /// The same question by subject: a management port, or (port empty) a device whose every port
-  /// is one. Rules that remember subjects across passes (device_missing) forget these.
-  bool excludes(std::string_view device, std::string_view port) const;
-  bool empty() const { return interfaces_.empty() && ports_.empty(); }
-  /// The management ports (device, port) and the devices with no other port, as the latest
-  /// topology info names them: present on the node, though no rule judges them.
-  std::vector<std::pair<std::string_view, std::string_view>> ports() const;
+  /// The management ports and the devices with no other port, as the latest topology info names
+  /// them: present on the node, though no rule judges them.
+  const std::set<Port>& ports() const { return ports_; }
   const std::set<std::string, std::less<>>& devices() const { return devices_; }
 
  private:
   std::set<std::string, std::less<>> interfaces_;
-  std::set<std::string, std::less<>> ports_;  ///< "device\x1fport"
+  std::set<Port> ports_;
   std::set<std::string, std::less<>> devices_;  ///< devices with no port outside ports_
-  std::set<const Batch*> seen_;  ///< topology batches already read (by identity)
+  /// The topology batch last read. Held, not just its address: a freed batch's address can come
+  /// back as the next batch's.
+  BatchPtr seen_;
 };
 
 }  // namespace fabricmon::watchdog
