@@ -13,6 +13,7 @@
 #include "collectors/port_topology_collector.hpp"
 #include "collectors/registry.hpp"
 #include "config/config.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fabricmon {
 namespace {
@@ -22,9 +23,6 @@ namespace fs = std::filesystem;
 class HostTopologyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("fabricmon-hosttopo-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     const std::string sw = "devices/pci0000:00/0000:00:01.0/0000:01:00.0";
     function(sw.substr(0, sw.rfind('/')), "0x060400", "0x8086", "16", "32.0 GT/s PCIe");  // root port
     function(sw, "0x060400", "0x1000", "16", "32.0 GT/s PCIe");  // switch upstream port
@@ -45,8 +43,6 @@ class HostTopologyTest : public ::testing::Test {
     topology_.devices = {device("mlx5_0", "0000:03:00.0", "ens1f0np0"), device("mlx5_1", "0000:03:00.2", "ens1f0v0"),
                          device("mlx5_2", "0000:06:00.0", "ens2f0np0"), device("mlx5_3", "0000:81:00.0", "eno1")};
   }
-  void TearDown() override { fs::remove_all(root_); }
-
   void write(const fs::path& rel, const std::string& text) {
     fs::create_directories((root_ / rel).parent_path());
     std::ofstream(root_ / rel) << text << "\n";
@@ -73,7 +69,8 @@ class HostTopologyTest : public ::testing::Test {
     return RdmaDevice{name, pci, 0, {RdmaPort{1, "Ethernet", {netdev}}}};
   }
 
-  fs::path root_;
+  testing::TempDir tmp_{"fabricmon-hosttopo"};
+  const fs::path& root_ = tmp_.path();
   std::shared_ptr<SysfsRoot> sysfs_;
   Topology topology_;
 };

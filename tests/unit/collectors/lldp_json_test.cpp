@@ -1,8 +1,6 @@
 // parseLldpJson0 (collectors/sources/lldp_json.cpp) on what lldpcli really prints: a capture from
 // Debian 12's lldpd 1.0.16 across a veth pair (tests/fixtures/lldp/README.md), and the shapes lldpd
 // prints with no neighbour, several neighbours on one interface, or damaged output.
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "collectors/sources/lldp_source.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fabricmon {
 namespace {
@@ -122,8 +121,8 @@ TEST(LldpFileSource, ReadsTheCaptureAndCallsAMissingFileAnErrorNotNoLldp) {
 }
 
 TEST(LldpFileSource, SeesTheFileChangeAndTheSameBytesGiveTheSameNeighbours) {
-  const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("fabricmon-lldp-file-" + std::to_string(::getpid()) + ".json");
+  testing::TempDir dir("fabricmon-lldp-file");
+  const std::filesystem::path file = dir.path() / "neighbors.json";
   auto write = [&](const std::string& chassis) {
     std::ofstream(file, std::ios::trunc) << R"({"lldp":[{"interface":[{"name":"eth2","chassis":[{"name":[{"value":")"
                                           << chassis << R"("}]}]}]}]})";
@@ -136,7 +135,6 @@ TEST(LldpFileSource, SeesTheFileChangeAndTheSameBytesGiveTheSameNeighbours) {
   EXPECT_EQ(source->neighbors()->at(0).chassisName, "leaf-2");
   std::ofstream(file, std::ios::trunc) << "{";
   EXPECT_FALSE(source->neighbors()) << "damaged text after a good one is an error, not the old answer";
-  std::filesystem::remove(file);
 }
 
 }  // namespace

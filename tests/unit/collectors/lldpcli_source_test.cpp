@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "collectors/sources/lldp_source.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fabricmon {
 namespace {
@@ -23,13 +24,9 @@ using namespace std::chrono_literals;
 class LldpcliSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("fabricmon-lldpcli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
     socket_ = dir_ / "lldpd.socket";
     std::ofstream(socket_) << "";  // the runner only checks that the socket exists; the script ignores it
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   /// A stand-in lldpcli: `body` runs under /bin/sh with lldpcli's arguments.
   fs::path script(const std::string& body) {
@@ -39,7 +36,9 @@ class LldpcliSourceTest : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_, socket_;
+  testing::TempDir tmp_{"fabricmon-lldpcli"};
+  const fs::path& dir_ = tmp_.path();
+  fs::path socket_;
 };
 
 const char* kOneNeighbour =

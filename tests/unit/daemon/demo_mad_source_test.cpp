@@ -4,7 +4,6 @@
 #include "daemon/demo_mad_source.hpp"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <fstream>
@@ -13,6 +12,7 @@
 #include "collectors/error_tracker.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "sim/simulator.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fabricmon {
 namespace {
@@ -22,9 +22,6 @@ namespace fs = std::filesystem;
 class DemoMadSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "fabricmon-demo-mad-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     sim::SimOptions options;
     options.root = dir_;
     sim_ = std::make_unique<sim::Simulator>(options);
@@ -36,8 +33,6 @@ class DemoMadSourceTest : public ::testing::Test {
     }
     ASSERT_FALSE(ib_.empty());
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::map<std::string, double> poll(Collector& c, uint64_t* errors = nullptr) {
     std::vector<Sample> samples;
     CollectOutput out(samples, errors_);
@@ -54,7 +49,8 @@ class DemoMadSourceTest : public ::testing::Test {
     return v;
   }
 
-  fs::path dir_;
+  testing::TempDir tmp_{"fabricmon-demo-mad"};
+  const fs::path& dir_ = tmp_.path();
   std::unique_ptr<sim::Simulator> sim_;
   std::shared_ptr<SysfsRoot> sysfs_;
   std::string ib_;

@@ -532,9 +532,7 @@ TEST(SimulatorFaultAt, HealthyUntilTheOnsetThenTheFault) {
 // --fault-port: the fault moves to another port; the first one stays healthy.
 TEST(SimulatorFaultPort, TheStormHitsTheChosenPortOnly) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "pause-storm";
+  SimOptions o = optionsFor(dir, "pause-storm");
   o.faultPort = 2;
   Simulator sim(o);
   ASSERT_TRUE(sim.init().ok());
@@ -550,9 +548,7 @@ TEST(SimulatorFaultPort, TheStormHitsTheChosenPortOnly) {
 
 TEST(SimulatorFaultPort, RejectsAPortThatIsNotRoce) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "pause-storm";
+  SimOptions o = optionsFor(dir, "pause-storm");
   o.faultPort = 8;  // the InfiniBand port
   EXPECT_FALSE(Simulator(o).init().ok());
 }
@@ -599,9 +595,8 @@ namespace {
 
 TEST(SimulatorLldp, EveryLinkedRocePortFacesItsRailsLeafAtTheNodesSwitchPort) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "unused-port";  // the first port's link is down: lldpd has no neighbour for it
+  // The first port's link is down: lldpd has no neighbour for it.
+  SimOptions o = optionsFor(dir, "unused-port");
   o.lldpPod = "su2";
   o.nodeIndex = 5;
   Simulator sim(o);
