@@ -31,13 +31,17 @@ constexpr std::array<FirstClass, 7> kFirstClass{{
 
 // Per-port byte counters of drivers without a PMA, promoted to the port byte metrics:
 // EFA names them tx_bytes/rx_bytes (drivers/infiniband/hw/efa/efa_verbs.c, efa_port_stats_fields).
+// Decided per direction, by whether that direction's PMA file exists (not whether it reads): a
+// PMA file that exists and fails is an error of that file, never quietly replaced by the bytes of
+// the RDMA engine, and a port never has two sources for one series.
 struct PortBytes {
   std::string_view file;
+  std::string_view pmaFile;  ///< counters/<pmaFile> or counters_ext/<pmaFile>_64: the PMA counts it
   const FamilyDef& (*family)();
 };
 constexpr std::array<PortBytes, 2> kPortBytes{{
-    {"tx_bytes", &portTransmitBytesFamily},
-    {"rx_bytes", &portReceiveBytesFamily},
+    {"tx_bytes", "port_xmit_data", &portTransmitBytesFamily},
+    {"rx_bytes", "port_rcv_data", &portReceiveBytesFamily},
 }};
 
 // A writable setting in milliseconds, not a counter (Documentation/ABI/stable/sysfs-class-infiniband).
@@ -68,8 +72,11 @@ class HwCounterCollector final : public Collector {
       const std::string dir = group.dirRel + "/ports/" + p + "/hw_counters";
       auto files = sysfs.listDir(dir);
       if (!files) continue;
-      // A port without a PMA (no counters/port_xmit_data) whose driver counts bytes itself.
-      const bool pmaBytes = sysfs.exists(group.dirRel + "/ports/" + p + "/counters/port_xmit_data");
+      const std::string portDir = group.dirRel + "/ports/" + p;
+      auto pmaCounts = [&](std::string_view pmaFile) {
+        return sysfs.exists(portDir + "/counters/" + std::string(pmaFile)) ||
+               sysfs.exists(portDir + "/counters_ext/" + std::string(pmaFile) + "_64");
+      };
       for (const auto& file : *files) {
         if (file == kLifespan) continue;
         CounterSlot slot(sysfs.path(dir + "/" + file));
@@ -78,10 +85,8 @@ class HwCounterCollector final : public Collector {
         for (const auto& c : kFirstClass) {
           if (c.file == file) family = c.family;
         }
-        if (!pmaBytes) {
-          for (const auto& b : kPortBytes) {
-            if (b.file == file) family = &b.family();
-          }
+        for (const auto& b : kPortBytes) {
+          if (b.file == file && !pmaCounts(b.pmaFile)) family = &b.family();
         }
         slot.series = family != nullptr
                           ? makeSeries(*family, {{"device", dev}, {"port", p}})

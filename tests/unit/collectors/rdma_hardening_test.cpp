@@ -342,6 +342,77 @@ TEST(PortBytes, EfaHwCountersBecomeThePortByteMetrics) {
   EXPECT_EQ(p.count("fabricmon_port_transmit_bytes_total"), 1u);
 }
 
+// The promotion is decided per direction: a PMA with port_rcv_data but no port_xmit_data keeps
+// the receive bytes (×4) and takes the driver's tx_bytes for the transmit side only. rx_bytes
+// counts the RDMA engine's bytes, another quantity: it stays a generic hw counter.
+TEST(PortBytes, PromotedPerDirectionWhereThatDirectionHasNoPma) {
+  TempTree tree;
+  const std::string dev = "class/infiniband/efa_0/";
+  tree.write(dev + "ports/1/state", "4: ACTIVE\n");
+  tree.write(dev + "ports/1/link_layer", "Unspecified\n");
+  tree.write(dev + "ports/1/counters/port_rcv_data", "100\n");
+  tree.write(dev + "ports/1/hw_counters/tx_bytes", "1000\n");
+  tree.write(dev + "ports/1/hw_counters/rx_bytes", "14\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ErrorTracker tracker{"test"};
+  Poll hw = testing::poll(*makeHwCounterCollector(sources, Config{}), **t, tracker);
+  Poll pma = testing::poll(*makePmaCounterCollector(sources, Config{}), **t, tracker);
+  EXPECT_EQ(hw.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 1000.0);
+  EXPECT_FALSE(hw.has("fabricmon_port_receive_bytes_total{device=\"efa_0\",port=\"1\"}"));
+  EXPECT_EQ(hw.value("fabricmon_hw_stat_total{device=\"efa_0\",port=\"1\",counter=\"rx_bytes\"}"), 14.0);
+  EXPECT_EQ(pma.value("fabricmon_port_receive_bytes_total{device=\"efa_0\",port=\"1\"}"), 400.0);
+  EXPECT_FALSE(pma.has("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"));
+}
+
+// A PMA file that exists and cannot be parsed is an error of that file: the driver's byte count
+// does not quietly stand in for it.
+TEST(PortBytes, AnUnreadablePmaFileStaysAnErrorAndIsNotReplaced) {
+  TempTree tree;
+  const std::string dev = "class/infiniband/efa_0/";
+  tree.write(dev + "ports/1/state", "4: ACTIVE\n");
+  tree.write(dev + "ports/1/link_layer", "Unspecified\n");
+  tree.write(dev + "ports/1/counters/port_rcv_data", "not a number\n");
+  tree.write(dev + "ports/1/hw_counters/rx_bytes", "14\n");
+  tree.write(dev + "ports/1/hw_counters/tx_bytes", "15\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ErrorTracker hwTracker{"hw"};
+  ErrorTracker pmaTracker{"pma"};
+  Poll hw = testing::poll(*makeHwCounterCollector(sources, Config{}), **t, hwTracker);
+  Poll pma = testing::poll(*makePmaCounterCollector(sources, Config{}), **t, pmaTracker);
+  EXPECT_EQ(hw.count("fabricmon_port_receive_bytes_total"), 0u) << "the hw counter does not stand in";
+  EXPECT_EQ(hw.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 15.0)
+      << "no PMA transmit file: the driver's count is the port's";
+  EXPECT_EQ(pma.count("fabricmon_port_receive_bytes_total"), 0u);
+  EXPECT_EQ(pma.errors, 1u) << "the unparsable PMA file is an error of that file";
+}
+
+// counters_ext/port_xmit_data_64 is the PMA's transmit count as much as counters/port_xmit_data.
+TEST(PortBytes, AnExtendedPmaCounterAlsoKeepsTheDriverBytesGeneric) {
+  TempTree tree;
+  const std::string dev = "class/infiniband/mlx4_0/";
+  tree.write(dev + "ports/1/state", "4: ACTIVE\n");
+  tree.write(dev + "ports/1/link_layer", "InfiniBand\n");
+  tree.write(dev + "ports/1/counters_ext/port_xmit_data_64", "10\n");
+  tree.write(dev + "ports/1/hw_counters/tx_bytes", "15\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, {});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  ErrorTracker tracker{"hw"};
+  Poll hw = testing::poll(*makeHwCounterCollector(sources, Config{}), **t, tracker);
+  EXPECT_EQ(hw.count("fabricmon_port_transmit_bytes_total"), 0u);
+  EXPECT_EQ(hw.value("fabricmon_hw_stat_total{device=\"mlx4_0\",port=\"1\",counter=\"tx_bytes\"}"), 15.0);
+}
+
 // mlx4 keeps its 64-bit data and packet counters in counters_ext/ (core/sysfs.c pma_group_ext).
 TEST(PortBytes, CountersExtGivesTheSixtyFourBitPortCounters) {
   TempTree tree;
