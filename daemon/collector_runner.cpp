@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "collectors/error_tracker.hpp"
+#include "model/series_clash.hpp"
 
 namespace fabricmon {
 
@@ -56,6 +57,7 @@ struct CollectorRunner::State {
       status = CollectStatus::kFailed;
     }
     errors.sweep();
+    batch->seriesFingerprint = seriesFingerprint(batch->samples);
     const auto finished = std::chrono::steady_clock::now();
     if (cancelled.load()) return;
 

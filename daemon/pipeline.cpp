@@ -173,6 +173,7 @@ void Pipeline::runPass() {
   std::vector<BatchPtr> batches;
   batches.reserve(fresh.batches.size() + 2);
   for (const auto& [name, batch] : fresh.batches) batches.push_back(batch);
+  seriesGuard_.check(batches);
   std::string findings = "{\"findings\":[]}";
   std::vector<Finding> active;
   if (watchdog_) {
@@ -185,7 +186,7 @@ void Pipeline::runPass() {
   for (const auto& source : sources) {
     if (auto batch = source()) batches.push_back(std::move(batch));
   }
-  batches.push_back(self_.batch(health, now));
+  batches.push_back(self_.batch(health, now, seriesGuard_.conflicts()));
 
   exposition_.publish(std::move(batches), ++generation_);
   std::function<void()> afterPass;

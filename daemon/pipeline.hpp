@@ -18,6 +18,7 @@
 
 #include "daemon/collector_runner.hpp"
 #include "daemon/self_metrics.hpp"
+#include "daemon/series_guard.hpp"
 #include "exporters/payload.hpp"
 #include "model/store.hpp"
 #include "watchdog/watchdog.hpp"
@@ -73,6 +74,7 @@ class Pipeline {
   std::shared_ptr<Store> store_;
   std::shared_ptr<Watchdog> watchdog_;
   SelfMetrics self_;
+  SeriesGuard seriesGuard_ = SeriesGuard::fromEnvironment();
   HealthSource healthSource_;
   std::shared_ptr<const TopologyHolder> topology_;
   /// Pruned copies of batches that predate the latest discovery, keyed by the original, so that the

@@ -36,9 +36,15 @@ const FamilyDef kReloadTimestamp{
     "Unix time of the last successful configuration load (the start or an accepted reload).",
     MetricType::kGauge, "seconds", ""};
 
+const FamilyDef kSeriesConflicts{
+    "fabricmon_series_conflicts_total",
+    "Samples left out of a snapshot because another sample of it carried the same series (two "
+    "sources for one series: a bug, logged once per series with both collectors' names).",
+    MetricType::kCounter, "samples", ""};
+
 const FamilyDef* const kFamilies[] = {&kCollectorUp,     &kCollectorDuration, &kCollectorLastSuccess,
                                       &kCollectorErrors, &kBuildInfo,         &kReloadSuccessful,
-                                      &kReloadTimestamp, &RequestDurations::familyDef()};
+                                      &kReloadTimestamp, &kSeriesConflicts,   &RequestDurations::familyDef()};
 
 }  // namespace
 
@@ -47,7 +53,8 @@ SelfMetrics::SelfMetrics(std::string version, std::string revision,
                          std::shared_ptr<const ReloadStatus> reload)
     : buildInfo_(makeSeries(kBuildInfo, {{"version", std::move(version)}, {"revision", std::move(revision)}})),
       durations_(std::move(durations)),
-      reload_(std::move(reload)) {
+      reload_(std::move(reload)),
+      seriesConflicts_(makeSeries(kSeriesConflicts, {})) {
   if (reload_) {
     reloadSuccessful_ = makeSeries(kReloadSuccessful, {});
     reloadTimestamp_ = makeSeries(kReloadTimestamp, {});
@@ -66,13 +73,14 @@ const SelfMetrics::CollectorSeries& SelfMetrics::seriesFor(const std::string& co
 }
 
 BatchPtr SelfMetrics::batch(std::span<const CollectorHealth> health,
-                            std::chrono::steady_clock::time_point now) {
+                            std::chrono::steady_clock::time_point now, uint64_t seriesConflicts) {
   auto b = std::make_shared<Batch>();
   b->collector = "self";
   b->monotonic = now;
   b->wall = std::chrono::system_clock::now();
   b->samples.reserve(1 + 4 * health.size());
   b->samples.push_back({buildInfo_, 1});
+  b->samples.push_back({seriesConflicts_, static_cast<double>(seriesConflicts)});
   if (reload_) {
     b->samples.push_back({reloadSuccessful_, reload_->successful() ? 1.0 : 0.0});
     b->samples.push_back({reloadTimestamp_, reload_->lastSuccessUnix()});

@@ -43,7 +43,9 @@ class SelfMetrics {
               std::shared_ptr<RequestDurations> durations = nullptr,
               std::shared_ptr<const ReloadStatus> reload = nullptr);
 
-  BatchPtr batch(std::span<const CollectorHealth> health, std::chrono::steady_clock::time_point now);
+  /// `seriesConflicts`: samples dropped because another sample carried their series (SeriesGuard).
+  BatchPtr batch(std::span<const CollectorHealth> health, std::chrono::steady_clock::time_point now,
+                 uint64_t seriesConflicts = 0);
   static std::span<const FamilyDef* const> families();
   /// The HTTP server records into it; the renderer reads it when a scrape renders a snapshot.
   const std::shared_ptr<RequestDurations>& requestDurations() const { return durations_; }
@@ -58,6 +60,7 @@ class SelfMetrics {
   std::shared_ptr<RequestDurations> durations_;
   std::shared_ptr<const ReloadStatus> reload_;
   SeriesPtr reloadSuccessful_, reloadTimestamp_;
+  SeriesPtr seriesConflicts_;
   std::map<std::string, CollectorSeries> series_;
 };
 

@@ -64,6 +64,9 @@ struct Batch {
   std::chrono::system_clock::time_point wall;
   uint64_t topologyGeneration = 0;  ///< the discovery result the run worked from
   std::vector<Sample> samples;
+  /// seriesFingerprint(samples), set by the runner that made the batch (model/series_clash.hpp);
+  /// 0 when nobody computed it.
+  uint64_t seriesFingerprint = 0;
 };
 using BatchPtr = std::shared_ptr<const Batch>;
 
