@@ -1,7 +1,6 @@
 #include "daemon/demo_node.hpp"
 
 #include <spdlog/spdlog.h>
-#include <stdlib.h>
 
 #include <algorithm>
 
@@ -32,11 +31,12 @@ Result<std::unique_ptr<DemoNode>> DemoNode::create(boost::asio::io_context& io, 
                      std::to_string(options.rocePorts - 1),
                  EINVAL};
   }
-  std::string tmpl = (std::filesystem::temp_directory_path() / "fabricmon-demo-XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr) return sysError("mkdtemp " + tmpl, errno);
+  auto tree = DemoTree::create(std::filesystem::temp_directory_path());
+  if (!tree) return tree.error();
 
   std::unique_ptr<DemoNode> node(new DemoNode());
-  node->dir_ = tmpl;
+  node->tree_ = std::move(*tree);
+  node->dir_ = node->tree_->path();
   options.root = node->dir_;
   options.faultPort = demo.faultPort;
   options.lldpPod = demo.pod;
@@ -82,11 +82,9 @@ void DemoNode::stop() {
     ticker_->stop(std::chrono::milliseconds(500));
     ticker_.reset();
   }
-  if (!dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-    if (ec) spdlog::warn("demo: could not remove {}: {}", dir_.string(), ec.message());
-    dir_.clear();
+  if (tree_) {
+    tree_->remove();
+    tree_.reset();
   }
 }
 

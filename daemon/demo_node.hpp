@@ -1,6 +1,7 @@
 #pragma once
 // `fabricmon demo`: the simulator writes a GPU node into a temporary directory, ticking on its own
-// thread, and the real daemon reads it through the file sources. The directory goes away on exit.
+// thread, and the real daemon reads it through the file sources. The directory goes away on exit,
+// or at the next demo's start when this one was killed (daemon/demo_tree.hpp).
 
 #include <filesystem>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "daemon/demo_options.hpp"
+#include "daemon/demo_tree.hpp"
 #include "daemon/periodic_task.hpp"
 #include "model/result.hpp"
 
@@ -41,7 +43,8 @@ class DemoNode {
   std::string pod_;
   unsigned nodeIndex_ = 1;
 
-  std::filesystem::path dir_;
+  std::unique_ptr<DemoTree> tree_;
+  std::filesystem::path dir_;  ///< tree_'s path
   std::shared_ptr<sim::Simulator> simulator_;
   std::unique_ptr<PeriodicTask> ticker_;
 };
