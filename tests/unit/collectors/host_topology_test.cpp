@@ -116,6 +116,23 @@ TEST_F(HostTopologyTest, ALinkThatRetrainsIsSeenAtTheNextReadAndANewGpuAfterRedi
   EXPECT_EQ(host.read(topology_)["mlx5_3"].gpus, std::vector<std::string>{"0000:82:00.0"});
 }
 
+// A VF has no PCIe link of its own: without its own max_link_* files its maximum stays unknown,
+// never the slot's (x16 here), which would make every VF look downtrained.
+TEST_F(HostTopologyTest, AVirtualFunctionWithoutLinkFilesHasNoMaximumFromTheSlot) {
+  const std::string vf = "devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:00.0/0000:03:00.2";
+  for (const char* f : {"max_link_width", "max_link_speed", "current_link_width", "current_link_speed"}) {
+    fs::remove(root_ / vf / f);
+  }
+  HostTopology host(sysfs_);
+  auto placed = host.read(topology_);
+  const PciPlacement& p = placed["mlx5_1"];
+  EXPECT_TRUE(p.virtualFunction);
+  EXPECT_FALSE(p.widthMax.has_value());
+  EXPECT_FALSE(p.speedMaxGts.has_value());
+  EXPECT_FALSE(p.widthCurrent.has_value());
+  EXPECT_EQ(placed["mlx5_0"].widthMax, 16u) << "its PF still has the slot's maximum";
+}
+
 TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
   Sources sources;
   sources.sysfs = sysfs_;

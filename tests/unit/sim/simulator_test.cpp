@@ -621,5 +621,39 @@ TEST(SimulatorLldp, EveryLinkedRocePortFacesItsRailsLeafAtTheNodesSwitchPort) {
   EXPECT_EQ(chassisIds.size(), 7u) << "each leaf switch has its own chassis ID";
 }
 
+// lldpcli's output is replaced whole (written aside, then renamed): a reader that opened the old
+// file reads all of it, never a half-written one, and no temporary file stays behind.
+TEST(SimulatorLldp, TheNeighbourFileIsReplacedAtomically) {
+  TempDir dir;
+  SimOptions o = optionsFor(dir, "link-flap");
+  o.lldpPod = "su2";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const auto file = dir.path() / "lldp/neighbors.json";
+  const std::string before = readFile(file);
+  struct stat old {};
+  ASSERT_EQ(::stat(file.c_str(), &old), 0);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  // The flapping port's neighbour leaves when its link goes down (within the 6 s cycle).
+  std::string after = before;
+  for (int i = 0; i < 12 && after == before; ++i) {
+    ASSERT_TRUE(sim.tick(std::chrono::milliseconds(500)).ok());
+    after = readFile(file);
+  }
+  ASSERT_NE(after, before) << "the link-flap scenario changes the neighbours";
+  struct stat now {};
+  ASSERT_EQ(::stat(file.c_str(), &now), 0);
+  EXPECT_NE(now.st_ino, old.st_ino) << "a new file, not the old one rewritten in place";
+  std::string held(before.size() + 1, '\0');
+  const ssize_t n = ::pread(fd, held.data(), held.size(), 0);
+  ::close(fd);
+  ASSERT_GE(n, 0);
+  held.resize(static_cast<size_t>(n));
+  EXPECT_EQ(held, before) << "the reader of the old file still reads all of it";
+  EXPECT_TRUE(nlohmann::json::accept(after)) << "the new file is whole";
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "lldp/neighbors.json.tmp"));
+}
+
 }  // namespace
 }  // namespace fabricmon::sim::test

@@ -38,6 +38,16 @@ std::vector<Labels> samplesOf(TestNode& n, std::string_view family, double value
   return out;
 }
 
+/// Findings ever started, all rules (fabricmon_watchdog_transitions_total): a finding that started
+/// and cleared between two looks still counts here.
+double transitions(TestNode& n) {
+  double total = 0;
+  for (const auto& s : n.watchdog().metricsBatch()->samples) {
+    if (s.series->family->name == "fabricmon_watchdog_transitions_total") total += s.value;
+  }
+  return total;
+}
+
 // ---- port_down ----
 
 TEST(PortDown, ActivePortDownForTheHoldTimeIsCritical) {
@@ -78,10 +88,34 @@ TEST(PortDown, ABriefDownIsNotAFinding) {
   healthyRoce(n);
   for (int i = 0; i < 5; ++i) n.tick();
   portState(n, 1, 2);
+  // Judged at every evaluation, not only at the end: a finding that started and cleared in between
+  // is a failure too.
+  for (int i = 0; i < 30; ++i) {
+    n.tick();
+    ASSERT_TRUE(rulesOnly(n.findings(), "port_down").empty()) << "after " << i + 1 << " s down";
+  }
+  portState(n, 4, 5);
+  for (int i = 0; i < 60; ++i) {
+    n.tick();
+    ASSERT_TRUE(rulesOnly(n.findings(), "port_down").empty());
+  }
+  EXPECT_EQ(transitions(n), 0);
+}
+
+// The same brief down with no hold is a finding that starts and clears again before the end: what
+// the test above would miss if it looked only at the end state.
+TEST(PortDown, WithoutAHoldTheSameBriefDownIsAFindingThatCleared) {
+  WatchdogConfig config;
+  config.rules.get<PortDownRule>().hold = std::chrono::seconds(0);
+  TestNode n(config);
+  healthyRoce(n);
+  for (int i = 0; i < 5; ++i) n.tick();
+  portState(n, 1, 2);
   for (int i = 0; i < 30; ++i) n.tick();
   portState(n, 4, 5);
   for (int i = 0; i < 60; ++i) n.tick();
   EXPECT_TRUE(rulesOnly(n.findings(), "port_down").empty());
+  EXPECT_GT(transitions(n), 0);
 }
 
 TEST(PortDown, PortNeverActiveSinceStartIsListedNotJudged) {
@@ -157,14 +191,37 @@ TEST(DeviceMissing, DriverReloadWithinGraceRaisesNothingAndCountsNoFlap) {
   TestNode n;
   healthyRoce(n);
   for (int i = 0; i < 5; ++i) n.tick();
+  // Judged at every evaluation: a finding that started and cleared in between is a failure too.
+  auto tickQuietly = [&](int ticks) {
+    for (int i = 0; i < ticks; ++i) {
+      n.tick();
+      ASSERT_TRUE(n.findings().empty()) << describe(n.findings())[0];
+    }
+  };
   for (int reload = 0; reload < 3; ++reload) {
     removeDevice(n, "mlx5_0");
-    for (int i = 0; i < 8; ++i) n.tick();
+    tickQuietly(8);
     healthyRoce(n);  // back, with its counters started again
     n.set("pma_counters", "fabricmon_port_link_downed_total", kPort, 0);
-    for (int i = 0; i < 20; ++i) n.tick();
+    tickQuietly(20);
   }
-  EXPECT_TRUE(n.findings().empty()) << describe(n.findings())[0];
+  EXPECT_EQ(transitions(n), 0);
+}
+
+// The same reloads with no grace are findings that start and clear again before the end.
+TEST(DeviceMissing, WithoutAGraceTheSameReloadsAreFindingsThatCleared) {
+  WatchdogConfig config;
+  config.rules.get<DeviceMissingRule>().grace = std::chrono::seconds(0);
+  TestNode n(config);
+  healthyRoce(n);
+  for (int i = 0; i < 5; ++i) n.tick();
+  removeDevice(n, "mlx5_0");
+  for (int i = 0; i < 8; ++i) n.tick();
+  healthyRoce(n);
+  n.set("pma_counters", "fabricmon_port_link_downed_total", kPort, 0);
+  for (int i = 0; i < 20; ++i) n.tick();
+  EXPECT_TRUE(rulesOnly(n.findings(), "device_missing").empty());
+  EXPECT_GT(transitions(n), 0);
 }
 
 TEST(DeviceMissing, ExpectedDeviceNeverSeenIsCritical) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "model/families/topology.hpp"
+#include "watchdog/management_ports.hpp"
 #include "watchdog/rules/device_missing.hpp"
 
 namespace fabricmon::testing {
@@ -124,3 +126,40 @@ TEST(ManagementPorts, AManagementNicCountsAsPresentAndIsReportedWhenItVanishes) 
 
 }  // namespace
 }  // namespace fabricmon::testing
+
+namespace fabricmon::watchdog {
+namespace {
+
+SnapshotPtr topologySnapshot(const std::string& role) {
+  auto batch = std::make_shared<Batch>();
+  batch->collector = "port_topology";
+  batch->samples.push_back(
+      {makeSeries(families::topology::kPortTopologyInfo,
+                  {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"pci_address", "0000:e1:00.0"},
+                   {"numa_node", "1"}, {"function", "pf"}, {"pf", ""}, {"gpus", ""}, {"role", role}, {"rail", ""}}),
+       1});
+  auto snapshot = std::make_shared<Snapshot>();
+  snapshot->batches.emplace("port_topology", std::move(batch));
+  return snapshot;
+}
+
+// A batch is told from the last one by identity, and the last one is held so that its address
+// cannot come back: built here the way it would happen, the old batch released by everyone else
+// and a new one of the same size made at once (malloc hands a freed block of that size straight
+// back), the new batch is read.
+TEST(ManagementPortsIdentity, ANewBatchAfterTheOldOneIsReleasedIsRead) {
+  ManagementPorts mp;
+  SnapshotPtr first = topologySnapshot("management");
+  EXPECT_TRUE(mp.update(*first));
+  EXPECT_EQ(mp.ports().size(), 1u);
+  const Batch* oldAddress = first->batches.begin()->second.get();
+  first.reset();
+  SnapshotPtr second = topologySnapshot("compute");
+  EXPECT_NE(second->batches.begin()->second.get(), oldAddress) << "the old batch is still held";
+  EXPECT_TRUE(mp.update(*second)) << "the new batch is read";
+  EXPECT_TRUE(mp.ports().empty());
+  EXPECT_FALSE(mp.update(*second)) << "the same batch again is not";
+}
+
+}  // namespace
+}  // namespace fabricmon::watchdog
