@@ -328,3 +328,38 @@ TEST(FrameDetector, WholePortBytesStandInForPerPriorityProgress) {
 
 }  // namespace
 }  // namespace fabricmon::testing
+
+namespace fabricmon::testing {
+namespace {
+
+// A storm that begins at any phase of a poll after a quiet minute is flagged at the second poll
+// that saw nothing but storm (for_samples 2): the interval it began in (part quiet, part storm,
+// with progress before the onset) is no storm, and the two after it are. Begun exactly at a poll,
+// that first interval is all storm already.
+class PauseStormPhase : public ::testing::TestWithParam<double> {};
+
+TEST_P(PauseStormPhase, FlaggedAtTheSecondFullStormPoll) {
+  const double phase = GetParam();  // where in the poll interval the storm begins
+  TestNode n;
+  healthyRoce(n);
+  for (int i = 0; i < 60; ++i) {
+    n.add("ethtool_pfc", "fabricmon_priority_transmit_packets_total", kTxPackets, 1000);
+    n.tick();
+  }
+  // The interval the storm begins in.
+  n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, (1 - phase) * 0.998);
+  n.add("ethtool_pfc", "fabricmon_priority_transmit_packets_total", kTxPackets, phase * 1000);
+  n.tick();
+  int polls = 0;
+  while (n.findings().empty() && polls < 6) {
+    n.add("ethtool_pfc", "fabricmon_pfc_pause_seconds_total", kRxPause, 0.998);
+    n.tick();
+    ++polls;
+  }
+  EXPECT_EQ(polls, phase == 0 ? 1 : 2) << "storm began at phase " << phase;
+}
+
+INSTANTIATE_TEST_SUITE_P(Phases, PauseStormPhase, ::testing::Values(0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99));
+
+}  // namespace
+}  // namespace fabricmon::testing
