@@ -181,28 +181,40 @@ TEST_F(PcieAerTest, EveryFunctionOnEachPathIsReadOnceWithItsPosition) {
   auto r = collect();
   ASSERT_EQ(r.status, CollectStatus::kOk);
   EXPECT_EQ(r.errors, 0u);
-  // 8 functions with AER (80:03.0 has none, rxe0 no PCI function), 9 + 19 + 19 series each.
-  EXPECT_EQ(r.samples, 8u * (9 + 19 + 19));
+  // 8 functions with AER (80:03.0 has none, rxe0 no PCI function), the 3 totals each: an error
+  // type that never happened has no series yet.
+  EXPECT_EQ(r.samples, 8u * 3);
   EXPECT_EQ(r.byKey.size(), r.samples) << "no series twice: a shared port is one series";
   EXPECT_EQ(r.byKey.count(key("mlx5_0", "0000:03:00.0", "function", "correctable", "total")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_1", "0000:03:00.1", "function", "fatal", "MalfTLP")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_3", "0000:81:00.0", "function", "nonfatal", "CmpltTO")), 1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_1", "0000:03:00.1", "function", "fatal", "total")), 1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_3", "0000:81:00.0", "function", "nonfatal", "total")), 1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_3", "0000:81:00.0", "function", "nonfatal", "CmpltTO")), 0u);
   // The downstream port serves the two functions of one card; the upstream and root ports all three.
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "RxErr")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_2", "0000:02:01.0", "switch_port", "correctable", "RxErr")), 1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")), 1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_2", "0000:02:01.0", "switch_port", "correctable", "total")), 1u);
   EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")), 1u);
   EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:00:01.0", "root_port", "fatal", "total")), 1u);
   for (const auto& [k, v] : r.byKey) EXPECT_EQ(v, 0.0) << k;
 }
 
-TEST_F(PcieAerTest, CountsAreReadAgainAtEveryRun) {
+TEST_F(PcieAerTest, CountsAreReadAgainAtEveryRunAndATypeStaysOnceSeen) {
   collect();
   write(down0_ + "/aer_dev_correctable", fixture("aer_dev_correctable.errors"));
   auto r = collect();
-  EXPECT_EQ(r.byKey[key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "BadTLP")], 12.0);
-  EXPECT_EQ(r.byKey[key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "bit_9")], 1.0);
-  EXPECT_EQ(r.byKey[key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")], 19.0);
+  const auto down = [&](const char* error) {
+    return key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", error);
+  };
+  EXPECT_EQ(r.byKey[down("BadTLP")], 12.0);
+  EXPECT_EQ(r.byKey[down("bit_9")], 1.0);
+  EXPECT_EQ(r.byKey[down("total")], 19.0);
+  EXPECT_EQ(r.byKey.count(down("Rollover")), 0u) << "still 0: no series";
   EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(r.samples, 8u * 3 + 5);  // RxErr, BadTLP, BadDLLP, Timeout, bit_9 beside the totals
+  // The function is re-enumerated: the counts start again at 0, the series stay (a reset, not a gap).
+  write(down0_ + "/aer_dev_correctable", fixture("aer_dev_correctable"));
+  r = collect();
+  EXPECT_EQ(r.byKey.count(down("BadTLP")), 1u);
+  EXPECT_EQ(r.byKey[down("BadTLP")], 0.0);
 }
 
 TEST_F(PcieAerTest, ABadFileIsAPerFileErrorAndTheOthersStillReport) {
@@ -215,7 +227,7 @@ TEST_F(PcieAerTest, ABadFileIsAPerFileErrorAndTheOthersStillReport) {
   EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "fatal", "total")), 0u)
       << "nothing of a bad file is exported";
   EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")), 1u);
-  EXPECT_EQ(r.samples, 8u * (9 + 19 + 19) - 19 - 9);
+  EXPECT_EQ(r.samples, 8u * 3 - 2);
   // Names outside the charset: the rest of the file is exported, the file counts an error.
   write(up_ + "/aer_dev_fatal", fixture("aer_dev_fatal") + "Bad Name 1\n");
   write(down1_ + "/aer_dev_correctable", fixture("aer_dev_correctable"));
@@ -240,7 +252,7 @@ TEST_F(PcieAerTest, ADeviceGoneTakesItsPathAlongAndTheSharedPortsNamesChange) {
   topology_.devices.erase(topology_.devices.begin());  // mlx5_0
   ++topology_.generation;
   auto r = collect();
-  EXPECT_EQ(r.samples, 7u * (9 + 19 + 19)) << "its own function is no longer read";
+  EXPECT_EQ(r.samples, 7u * 3) << "its own function is no longer read";
   EXPECT_EQ(r.byKey.count(key("mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")), 1u);
   EXPECT_EQ(r.byKey.count(key("mlx5_1,mlx5_2", "0000:00:01.0", "root_port", "correctable", "total")), 1u);
 }
