@@ -144,7 +144,8 @@ struct AerCounts {
 
   void addCorrected(double errors) {
     owed += errors;
-    while (owed >= 1) {
+    // A rate times whole seconds should give whole errors: 30 × (1/30) is 0.999... in doubles.
+    while (owed >= 1 - 1e-9) {
       owed -= 1;
       // A degrading link: mostly bad TLPs (LCRC), some bad DLLPs and replay timeouts.
       static constexpr size_t kMix[5] = {1, 1, 1, 2, 4};
