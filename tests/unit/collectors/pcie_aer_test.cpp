@@ -149,7 +149,7 @@ class PcieAerTest : public ::testing::Test {
     fs::create_directory_symlink("../../../" + path, root_ / "class/infiniband" / name / "device");
   }
   struct Run {
-    CollectStatus status;
+    CollectStatus status = CollectStatus::kFailed;
     std::map<std::string, double> byKey;
     uint64_t errors = 0;
     size_t samples = 0;
@@ -157,7 +157,8 @@ class PcieAerTest : public ::testing::Test {
   Run collect() {
     std::vector<Sample> samples;
     CollectOutput out(samples, errors_);
-    Run r{collector_->collect(topology_, out)};
+    Run r;
+    r.status = collector_->collect(topology_, out);
     for (const Sample& s : samples) r.byKey[s.series->key] = s.value;
     r.samples = samples.size();
     r.errors = out.errorCount();
