@@ -17,18 +17,24 @@ namespace fabricmon {
 
 std::string_view aerSeverityName(AerSeverity severity) {
   switch (severity) {
-    case AerSeverity::kCorrectable: return "correctable";
-    case AerSeverity::kNonFatal: return "nonfatal";
-    case AerSeverity::kFatal: return "fatal";
+    case AerSeverity::kCorrectable:
+      return "correctable";
+    case AerSeverity::kNonFatal:
+      return "nonfatal";
+    case AerSeverity::kFatal:
+      return "fatal";
   }
   return "";
 }
 
 std::string_view aerFileName(AerSeverity severity) {
   switch (severity) {
-    case AerSeverity::kCorrectable: return "aer_dev_correctable";
-    case AerSeverity::kNonFatal: return "aer_dev_nonfatal";
-    case AerSeverity::kFatal: return "aer_dev_fatal";
+    case AerSeverity::kCorrectable:
+      return "aer_dev_correctable";
+    case AerSeverity::kNonFatal:
+      return "aer_dev_nonfatal";
+    case AerSeverity::kFatal:
+      return "aer_dev_fatal";
   }
   return "";
 }
@@ -38,9 +44,12 @@ namespace {
 // aer_stats_dev_attr() in drivers/pci/pcie/aer.c: "TOTAL_%s" with ERR_COR, ERR_NONFATAL, ERR_FATAL.
 std::string_view totalLine(AerSeverity severity) {
   switch (severity) {
-    case AerSeverity::kCorrectable: return "TOTAL_ERR_COR";
-    case AerSeverity::kNonFatal: return "TOTAL_ERR_NONFATAL";
-    case AerSeverity::kFatal: return "TOTAL_ERR_FATAL";
+    case AerSeverity::kCorrectable:
+      return "TOTAL_ERR_COR";
+    case AerSeverity::kNonFatal:
+      return "TOTAL_ERR_NONFATAL";
+    case AerSeverity::kFatal:
+      return "TOTAL_ERR_FATAL";
   }
   return "";
 }
@@ -102,11 +111,13 @@ Result<AerStats> parseAerStats(std::string_view text, AerSeverity severity) {
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t eol = text.find('\n', pos);
-    const std::string_view line = text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    const std::string_view line =
+        text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
     pos = eol == std::string_view::npos ? text.size() : eol + 1;
     if (line.empty()) continue;  // the kernel ends the file with a newline; tolerate blank lines
     const size_t space = line.rfind(' ');
-    if (space == std::string_view::npos) return Error{"line without a count: \"" + shown(line) + "\"", EINVAL};
+    if (space == std::string_view::npos)
+      return Error{"line without a count: \"" + shown(line) + "\"", EINVAL};
     const std::string_view name = line.substr(0, space);
     const std::string_view count = line.substr(space + 1);
     // Exactly "%llu": no sign, no surrounding whitespace (a "\r" is not the kernel's).
@@ -127,9 +138,11 @@ Result<AerStats> parseAerStats(std::string_view text, AerSeverity severity) {
       continue;
     }
     for (size_t i = 0; i < stats.count; ++i) {
-      if (stats.entries[i].error == error) return Error{"repeated name \"" + shown(error) + "\"", EINVAL};
+      if (stats.entries[i].error == error)
+        return Error{"repeated name \"" + shown(error) + "\"", EINVAL};
     }
-    if (stats.count == AerStats::kMaxEntries) return Error{"more lines than the kernel prints", E2BIG};
+    if (stats.count == AerStats::kMaxEntries)
+      return Error{"more lines than the kernel prints", E2BIG};
     stats.entries[stats.count++] = AerEntry{error, *value};
   }
   if (stats.count == 0 && stats.rejectedNames == 0) return Error{"no counts", ENODATA};
@@ -195,8 +208,11 @@ class PcieAerCollector final : public Collector {
       for (size_t i = 0; i < chain.size(); ++i) {
         AerNode& node = byPath[chain[i].path];
         node.pciAddress = chain[i].pciAddress;
-        const char* position = i + 1 == chain.size() ? "function" : i == 0 ? "root_port" : "switch_port";
-        // A function is only ever a device's own (it is no bridge); "function" wins if both are said.
+        const char* position = i + 1 == chain.size() ? "function"
+                               : i == 0              ? "root_port"
+                                                     : "switch_port";
+        // A function is only ever a device's own (it is no bridge); "function" wins if both are
+        // said.
         if (node.position != "function") node.position = position;
         node.devices.insert(device.name);
       }
@@ -223,16 +239,17 @@ class PcieAerCollector final : public Collector {
     }
     auto stats = parseAerStats(*text, f.severity);
     if (!stats) {
-      out.fileError(f.key, Error{f.file.path() + ": " + stats.error().message, stats.error().errnum});
+      out.fileError(f.key,
+                    Error{f.file.path() + ": " + stats.error().message, stats.error().errnum});
       return;
     }
     out.fileOk(f.key);
     size_t dropped = stats->rejectedNames;
     for (size_t i = 0; i < stats->count; ++i) {
       const AerEntry& e = stats->entries[i];
-      // A per-type series appears with its first error and stays; the total always (docs/metrics.md,
-      // "PCIe AER errors": 47 series per function, ~1,600 on a DGX-class node, would nearly double
-      // its series for counters that are 0 on a healthy node).
+      // A per-type series appears with its first error and stays; the total always
+      // (docs/metrics.md, "PCIe AER errors": 47 series per function, ~1,600 on a DGX-class node,
+      // would nearly double its series for counters that are 0 on a healthy node).
       if (e.value == 0 && e.error != "total" && !known(f, e.error)) continue;
       if (const SeriesPtr& s = seriesFor(node, f, e.error)) {
         out.add(s, double(e.value));
@@ -242,7 +259,8 @@ class PcieAerCollector final : public Collector {
     }
     if (dropped > 0) {
       out.fileError(f.namesKey, Error{f.file.path() + ": " + std::to_string(dropped) +
-                                          " line(s) with a name outside [A-Za-z0-9_] or beyond the series cap, not exported",
+                                          " line(s) with a name outside [A-Za-z0-9_] or beyond the "
+                                          "series cap, not exported",
                                       EINVAL});
     } else {
       out.fileOk(f.namesKey);
@@ -250,7 +268,8 @@ class PcieAerCollector final : public Collector {
   }
 
   static bool known(const AerFile& f, std::string_view error) {
-    return std::any_of(f.series.begin(), f.series.end(), [&](const auto& kv) { return kv.first == error; });
+    return std::any_of(f.series.begin(), f.series.end(),
+                       [&](const auto& kv) { return kv.first == error; });
   }
 
   const SeriesPtr& seriesFor(const AerNode& node, AerFile& f, std::string_view error) {
@@ -261,11 +280,13 @@ class PcieAerCollector final : public Collector {
     if (f.series.size() >= kMaxSeriesPerFile) return kNone;
     std::string devices;
     for (const auto& d : node.devices) devices += (devices.empty() ? "" : ",") + d;
-    f.series.emplace_back(std::string(error), makeSeries(kAerErrors, {{"device", std::move(devices)},
-                                                                      {"pci_address", node.pciAddress},
-                                                                      {"position", node.position},
-                                                                      {"severity", std::string(aerSeverityName(f.severity))},
-                                                                      {"error", std::string(error)}}));
+    f.series.emplace_back(
+        std::string(error),
+        makeSeries(kAerErrors, {{"device", std::move(devices)},
+                                {"pci_address", node.pciAddress},
+                                {"position", node.position},
+                                {"severity", std::string(aerSeverityName(f.severity))},
+                                {"error", std::string(error)}}));
     return f.series.back().second;
   }
 

@@ -2,7 +2,8 @@
 // The pcie_aer collector: the PCIe Advanced Error Reporting counters of each RDMA device's PCI
 // function and of every port above it up to the root port (docs/metrics.md, "PCIe AER errors").
 // The files and their format: Documentation/ABI/testing/sysfs-bus-pci-devices-aer-stats and
-// aer_stats_dev_attr() in drivers/pci/pcie/aer.c ("%s %llu\n" per error type, then "TOTAL_%s %llu\n").
+// aer_stats_dev_attr() in drivers/pci/pcie/aer.c ("%s %llu\n" per error type, then "TOTAL_%s
+// %llu\n").
 
 #include <array>
 #include <cstdint>
@@ -19,7 +20,8 @@ struct Config;
 
 enum class AerSeverity { kCorrectable, kNonFatal, kFatal };
 
-/// The value of the `severity` label ("correctable", "nonfatal", "fatal") and the file it is read from.
+/// The value of the `severity` label ("correctable", "nonfatal", "fatal") and the file it is read
+/// from.
 std::string_view aerSeverityName(AerSeverity severity);
 std::string_view aerFileName(AerSeverity severity);
 

@@ -12,7 +12,8 @@ const FamilyDef kAerErrors{
     "aer_dev_nonfatal and aer_dev_fatal files (drivers/pci/pcie/aer.c). position: function (the "
     "RDMA device's own), switch_port or root_port (the ports above it); device: the RDMA devices "
     "whose path runs through it (comma-separated when a port is shared); severity "
-    "correctable|nonfatal|fatal; error: the kernel's name (RxErr, BadTLP, CmpltTO, ...), bit_N for a "
+    "correctable|nonfatal|fatal; error: the kernel's name (RxErr, BadTLP, CmpltTO, ...), bit_N for "
+    "a "
     "bit the kernel has no name for, total for the file's TOTAL_ERR_* line (errors reported, not "
     "bits: do not add it to the others).",
     kCounter, "errors", "device,pci_address,position,severity,error"};

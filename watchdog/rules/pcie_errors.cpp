@@ -1,14 +1,15 @@
 // pcie_errors: the PCIe AER counters (pcie_aer) of a port's PCI function and of the switch and root
 // ports above it. Any uncorrectable error (non-fatal or fatal) is critical: the transaction was
-// lost and the kernel ran error recovery on the device. Corrected errors above a rate are a warning:
-// each one is a replayed TLP, and a link that keeps needing replays is degrading.
+// lost and the kernel ran error recovery on the device. Corrected errors above a rate are a
+// warning: each one is a replayed TLP, and a link that keeps needing replays is degrading.
+#include "watchdog/rules/pcie_errors.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "watchdog/rules/pcie_errors.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
@@ -25,14 +26,15 @@ std::string where(const Tracked& s) {
 }
 
 std::string portName(const Subject& subject) {
-  return subject.interface.empty() ? fmt::format("{} port {}", subject.device, subject.port)
-                                   : fmt::format("{} ({} port {})", subject.interface, subject.device, subject.port);
+  return subject.interface.empty()
+             ? fmt::format("{} port {}", subject.device, subject.port)
+             : fmt::format("{} ({} port {})", subject.interface, subject.device, subject.port);
 }
 
 /// Any increase of the non-fatal (or fatal) total on the path: critical, until clear_after passes
 /// without one.
-void uncorrectable(RuleContext& ctx, const Subject& subject, const PathSeries& path, std::string_view severity,
-                   Nanos hold) {
+void uncorrectable(RuleContext& ctx, const Subject& subject, const PathSeries& path,
+                   std::string_view severity, Nanos hold) {
   Verdict v;
   double errors = 0;
   const Tracked* worst = nullptr;
@@ -54,15 +56,16 @@ void uncorrectable(RuleContext& ctx, const Subject& subject, const PathSeries& p
   v.evidence.add("clear_after_seconds", double(hold) / kSecond);
   if (v.fire) {
     v.summary = fmt::format("{}: {:.0f} {} PCIe AER error{} at {}", portName(subject), errors,
-                            severity == "fatal" ? "fatal" : "non-fatal", errors == 1 ? "" : "s", where(*worst));
+                            severity == "fatal" ? "fatal" : "non-fatal", errors == 1 ? "" : "s",
+                            where(*worst));
   }
   ctx.observe(severity, Severity::kCritical, subject, Policy{}, v);
 }
 
 /// Corrected errors over the window at the worst single function or port of the path above the
 /// limit scaled to the window: a warning while it holds.
-void correctable(RuleContext& ctx, const Subject& subject, const PathSeries& path, const PcieErrorsRule& rule,
-                 Nanos window) {
+void correctable(RuleContext& ctx, const Subject& subject, const PathSeries& path,
+                 const PcieErrorsRule& rule, Nanos window) {
   Verdict v;
   const double windowSeconds = double(window) / kSecond;
   const double limit = rule.correctablePerMinute * windowSeconds / 60;
@@ -86,9 +89,10 @@ void correctable(RuleContext& ctx, const Subject& subject, const PathSeries& pat
   v.evidence.add("limit", limit);
   v.evidence.add("window_seconds", windowSeconds);
   if (v.fire) {
-    v.summary = fmt::format("{}: {:.0f} corrected PCIe AER errors in {:.0f}s at {} (limit {:g} per {:.0f}s)",
-                            portName(subject), worstWindow.increase, worstWindow.seconds, where(*worst), limit,
-                            windowSeconds);
+    v.summary = fmt::format(
+        "{}: {:.0f} corrected PCIe AER errors in {:.0f}s at {} (limit {:g} per {:.0f}s)",
+        portName(subject), worstWindow.increase, worstWindow.seconds, where(*worst), limit,
+        windowSeconds);
   }
   ctx.observe("correctable", Severity::kWarning, subject, Policy{}, v);
 }
@@ -125,6 +129,7 @@ void planPcieErrors(const PcieErrorsRule& rule, EnginePlan& plan) {
 
 }  // namespace
 
-const RuleDef kPcieErrorsRule = defineRule<PcieErrorsRule, planPcieErrors, evaluatePcieErrors>("pcie_errors", "link");
+const RuleDef kPcieErrorsRule =
+    defineRule<PcieErrorsRule, planPcieErrors, evaluatePcieErrors>("pcie_errors", "link");
 
 }  // namespace fabricmon::watchdog

@@ -1,6 +1,6 @@
 #pragma once
-// pcie_errors: its settings (defaults and config keys, `watchdog.rules.pcie_errors`) and its RuleDef.
-// docs/rules.md gives the source of every default.
+// pcie_errors: its settings (defaults and config keys, `watchdog.rules.pcie_errors`) and its
+// RuleDef. docs/rules.md gives the source of every default.
 
 #include "config/config.hpp"
 #include "watchdog/rules/rule.hpp"
@@ -12,7 +12,7 @@ struct PcieErrorsRule {
   /// Corrected errors per minute at any one PCI function on a port's path: NVIDIA DCGM's limit of
   /// PCIe replays (what a corrected link error costs) per GPU, DCGM_LIMIT_MAX_PCIREPLAY_RATE.
   double correctablePerMinute = 8;
-  Duration window = 10min;      ///< sliding window of the corrected-error limit (limit scaled to it)
+  Duration window = 10min;  ///< sliding window of the corrected-error limit (limit scaled to it)
   Duration clearAfter = 15min;  ///< no new uncorrectable error for this long clears its finding
 
   void bind(SettingsBinder& b) {

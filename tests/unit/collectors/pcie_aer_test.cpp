@@ -1,17 +1,17 @@
 // The pcie_aer collector (collectors/pcie_aer_collector.cpp): its parser against the kernel's
-// format and hostile text, and the collector over a PCI tree laid out the way drivers/pci/pci-sysfs.c
-// shows it, with the AER files of tests/fixtures/pcie_aer:
+// format and hostile text, and the collector over a PCI tree laid out the way
+// drivers/pci/pci-sysfs.c shows it, with the AER files of tests/fixtures/pcie_aer:
 //   root port 00:01.0 - switch upstream 01:00.0 - downstream 02:00.0 - NIC 03:00.0 (mlx5_0)
 //                                                                    \ NIC 03:00.1 (mlx5_1)
 //                                               \ downstream 02:01.0 - NIC 04:00.0 (mlx5_2)
 //   root port 80:03.0 (no AER capability) - NIC 81:00.0 (mlx5_3)
 //   rxe0: a software device, no PCI function
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/pcie_aer_collector.hpp"
@@ -36,7 +36,8 @@ std::map<std::string, uint64_t> parsed(std::string_view text, AerSeverity severi
   EXPECT_TRUE(stats.ok()) << (stats.ok() ? "" : stats.error().message);
   std::map<std::string, uint64_t> out;
   if (!stats.ok()) return out;
-  for (size_t i = 0; i < stats->count; ++i) out[std::string(stats->entries[i].error)] = stats->entries[i].value;
+  for (size_t i = 0; i < stats->count; ++i)
+    out[std::string(stats->entries[i].error)] = stats->entries[i].value;
   return out;
 }
 
@@ -74,8 +75,9 @@ TEST(AerParse, ALastLineWithoutNewlineAndNewKernelNamesAreFine) {
 }
 
 TEST(AerParse, NamesOutsideTheCharsetAreNotExported) {
-  auto stats = parseAerStats("RxErr 1\nBad TLP 3\nRx-Err 2\nx_bit[32] 1\n\xff\xfe 4\nTOTAL_ERR_COR 1\n",
-                             AerSeverity::kCorrectable);
+  auto stats =
+      parseAerStats("RxErr 1\nBad TLP 3\nRx-Err 2\nx_bit[32] 1\n\xff\xfe 4\nTOTAL_ERR_COR 1\n",
+                    AerSeverity::kCorrectable);
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->count, 2u);
   EXPECT_EQ(stats->rejectedNames, 4u);
@@ -87,26 +89,28 @@ TEST(AerParse, NamesOutsideTheCharsetAreNotExported) {
 
 TEST(AerParse, HostileTextIsAnErrorForTheWholeFile) {
   for (const char* text : {
-           "",                                        // empty
-           "\n\n",                                    // only blank lines
-           "RxErr\n",                                 // no count
-           "RxErr -1\n",                              // signed
-           "RxErr 12abc\n",                           // garbage after the digits
-           "RxErr 0x10\n",                            // not decimal
-           "RxErr 18446744073709551616\n",            // beyond 64 bits
-           "RxErr 18446744073709551615\n",            // 2^64-1: junk, beyond 2^53
-           "RxErr 9007199254740993\n",                // 2^53+1: not exact as a sample
-           "RxErr 1\r\nBadTLP 2\r\n",                 // CRLF: not the kernel's
-           "RxErr 1\nRxErr 2\n",                      // a repeated name
-           "RxErr \n",                                // an empty count
-           "\x01\x02\x03garbage",                     // binary garbage
+           "",                              // empty
+           "\n\n",                          // only blank lines
+           "RxErr\n",                       // no count
+           "RxErr -1\n",                    // signed
+           "RxErr 12abc\n",                 // garbage after the digits
+           "RxErr 0x10\n",                  // not decimal
+           "RxErr 18446744073709551616\n",  // beyond 64 bits
+           "RxErr 18446744073709551615\n",  // 2^64-1: junk, beyond 2^53
+           "RxErr 9007199254740993\n",      // 2^53+1: not exact as a sample
+           "RxErr 1\r\nBadTLP 2\r\n",       // CRLF: not the kernel's
+           "RxErr 1\nRxErr 2\n",            // a repeated name
+           "RxErr \n",                      // an empty count
+           "\x01\x02\x03garbage",           // binary garbage
        }) {
     EXPECT_FALSE(parseAerStats(text, AerSeverity::kCorrectable).ok()) << "accepted: " << text;
   }
   std::string many;
   for (int i = 0; i < 41; ++i) many += "E" + std::to_string(i) + " 0\n";
-  EXPECT_FALSE(parseAerStats(many, AerSeverity::kCorrectable).ok()) << "more lines than a status register has bits";
-  EXPECT_TRUE(parseAerStats("RxErr 9007199254740992\n", AerSeverity::kCorrectable).ok()) << "2^53 is exact";
+  EXPECT_FALSE(parseAerStats(many, AerSeverity::kCorrectable).ok())
+      << "more lines than a status register has bits";
+  EXPECT_TRUE(parseAerStats("RxErr 9007199254740992\n", AerSeverity::kCorrectable).ok())
+      << "2^53 is exact";
 }
 
 class PcieAerTest : public ::testing::Test {
@@ -141,7 +145,8 @@ class PcieAerTest : public ::testing::Test {
     std::ofstream(root_ / rel) << text;
   }
   void aer(const std::string& dir) {
-    for (const char* f : {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"}) write(dir + "/" + f, fixture(f));
+    for (const char* f : {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"})
+      write(dir + "/" + f, fixture(f));
   }
   void nic(const std::string& name, const std::string& path) {
     aer(path);
@@ -164,10 +169,12 @@ class PcieAerTest : public ::testing::Test {
     r.errors = out.errorCount();
     return r;
   }
-  static std::string key(const std::string& device, const std::string& pci, const std::string& position,
-                         const std::string& severity, const std::string& error) {
-    return R"(fabricmon_pcie_aer_errors_total{device=")" + device + R"(",pci_address=")" + pci + R"(",position=")" +
-           position + R"(",severity=")" + severity + R"(",error=")" + error + R"("})";
+  static std::string key(const std::string& device, const std::string& pci,
+                         const std::string& position, const std::string& severity,
+                         const std::string& error) {
+    return R"(fabricmon_pcie_aer_errors_total{device=")" + device + R"(",pci_address=")" + pci +
+           R"(",position=")" + position + R"(",severity=")" + severity + R"(",error=")" + error +
+           R"("})";
   }
 
   testing::TempDir tmp_{"fabricmon-aer"};
@@ -190,11 +197,19 @@ TEST_F(PcieAerTest, EveryFunctionOnEachPathIsReadOnceWithItsPosition) {
   EXPECT_EQ(r.byKey.count(key("mlx5_1", "0000:03:00.1", "function", "fatal", "total")), 1u);
   EXPECT_EQ(r.byKey.count(key("mlx5_3", "0000:81:00.0", "function", "nonfatal", "total")), 1u);
   EXPECT_EQ(r.byKey.count(key("mlx5_3", "0000:81:00.0", "function", "nonfatal", "CmpltTO")), 0u);
-  // The downstream port serves the two functions of one card; the upstream and root ports all three.
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_2", "0000:02:01.0", "switch_port", "correctable", "total")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:00:01.0", "root_port", "fatal", "total")), 1u);
+  // The downstream port serves the two functions of one card; the upstream and root ports all
+  // three.
+  EXPECT_EQ(
+      r.byKey.count(key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")),
+      1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_2", "0000:02:01.0", "switch_port", "correctable", "total")),
+            1u);
+  EXPECT_EQ(r.byKey.count(
+                key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")),
+            1u);
+  EXPECT_EQ(
+      r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:00:01.0", "root_port", "fatal", "total")),
+      1u);
   for (const auto& [k, v] : r.byKey) EXPECT_EQ(v, 0.0) << k;
 }
 
@@ -211,7 +226,8 @@ TEST_F(PcieAerTest, CountsAreReadAgainAtEveryRunAndATypeStaysOnceSeen) {
   EXPECT_EQ(r.byKey.count(down("Rollover")), 0u) << "still 0: no series";
   EXPECT_EQ(r.errors, 0u);
   EXPECT_EQ(r.samples, 8u * 3 + 5);  // RxErr, BadTLP, BadDLLP, Timeout, bit_9 beside the totals
-  // The function is re-enumerated: the counts start again at 0, the series stay (a reset, not a gap).
+  // The function is re-enumerated: the counts start again at 0, the series stay (a reset, not a
+  // gap).
   write(down0_ + "/aer_dev_correctable", fixture("aer_dev_correctable"));
   r = collect();
   EXPECT_EQ(r.byKey.count(down("BadTLP")), 1u);
@@ -225,20 +241,27 @@ TEST_F(PcieAerTest, ABadFileIsAPerFileErrorAndTheOthersStillReport) {
   auto r = collect();
   EXPECT_EQ(r.status, CollectStatus::kOk);
   EXPECT_EQ(r.errors, 2u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "fatal", "total")), 0u)
+  EXPECT_EQ(
+      r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "fatal", "total")),
+      0u)
       << "nothing of a bad file is exported";
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")), 1u);
+  EXPECT_EQ(r.byKey.count(
+                key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")),
+            1u);
   EXPECT_EQ(r.samples, 8u * 3 - 2);
   // Names outside the charset: the rest of the file is exported, the file counts an error.
   write(up_ + "/aer_dev_fatal", fixture("aer_dev_fatal") + "Bad Name 1\n");
   write(down1_ + "/aer_dev_correctable", fixture("aer_dev_correctable"));
   r = collect();
   EXPECT_EQ(r.errors, 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "fatal", "total")), 1u);
+  EXPECT_EQ(
+      r.byKey.count(key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "fatal", "total")),
+      1u);
 }
 
 TEST_F(PcieAerTest, NoAerAnywhereIsNoDataNotAnError) {
-  for (auto it = fs::recursive_directory_iterator(root_ / "devices"); it != fs::recursive_directory_iterator(); ++it) {
+  for (auto it = fs::recursive_directory_iterator(root_ / "devices");
+       it != fs::recursive_directory_iterator(); ++it) {
     if (it->path().filename().string().starts_with("aer_dev_")) fs::remove(it->path());
   }
   ++topology_.generation;
@@ -254,8 +277,10 @@ TEST_F(PcieAerTest, ADeviceGoneTakesItsPathAlongAndTheSharedPortsNamesChange) {
   ++topology_.generation;
   auto r = collect();
   EXPECT_EQ(r.samples, 7u * 3) << "its own function is no longer read";
-  EXPECT_EQ(r.byKey.count(key("mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")), 1u);
-  EXPECT_EQ(r.byKey.count(key("mlx5_1,mlx5_2", "0000:00:01.0", "root_port", "correctable", "total")), 1u);
+  EXPECT_EQ(r.byKey.count(key("mlx5_1", "0000:02:00.0", "switch_port", "correctable", "total")),
+            1u);
+  EXPECT_EQ(
+      r.byKey.count(key("mlx5_1,mlx5_2", "0000:00:01.0", "root_port", "correctable", "total")), 1u);
 }
 
 TEST_F(PcieAerTest, IsRegisteredAtTheSlowCadence) {

@@ -22,7 +22,10 @@ constexpr Place kSwitch{"mlx5_0,mlx5_1", "0000:02:00.0", "switch_port"};
 constexpr Place kRoot{"mlx5_0,mlx5_1", "0000:00:01.0", "root_port"};
 
 Labels aer(const Place& p, const char* severity, const char* error = "total") {
-  return {{"device", p.devices}, {"pci_address", p.pci}, {"position", p.position}, {"severity", severity},
+  return {{"device", p.devices},
+          {"pci_address", p.pci},
+          {"position", p.position},
+          {"severity", severity},
           {"error", error}};
 }
 
@@ -76,10 +79,13 @@ TEST_F(PcieErrorsTest, AFatalErrorOnTheSharedSwitchPortIsAFindingOfEveryPortBehi
   run(30);
   n_.add("pcie_aer", kAer, aer(kSwitch, "fatal"), 2);
   n_.tick(5);
-  EXPECT_EQ(active(), (std::vector<std::string>{"pcie_errors/fatal/mlx5_0/1/eth0", "pcie_errors/fatal/mlx5_1/1/eth1"}));
+  EXPECT_EQ(active(), (std::vector<std::string>{"pcie_errors/fatal/mlx5_0/1/eth0",
+                                                "pcie_errors/fatal/mlx5_1/1/eth1"}));
   const Finding* f = find("pcie_errors/fatal/mlx5_1/1/eth1");
   ASSERT_NE(f, nullptr);
-  EXPECT_NE(f->summary.find("0000:02:00.0 (switch_port, shared by mlx5_0,mlx5_1)"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("0000:02:00.0 (switch_port, shared by mlx5_0,mlx5_1)"),
+            std::string::npos)
+      << f->summary;
 }
 
 TEST_F(PcieErrorsTest, CountsFromBeforeTheStartAndCounterResetsAreNotErrors) {
