@@ -104,6 +104,22 @@ std::optional<double> parsePcieSpeed(std::string_view text) {
   return v;
 }
 
+std::vector<PciHop> pciChain(const SysfsRoot& sysfs, const std::string& device) {
+  std::vector<PciHop> out;
+  auto path = sysfs.resolve("class/infiniband/" + device + "/device");
+  if (!path) return out;
+  const auto parts = components(*path);
+  if (parts.empty() || !looksLikePciFunction(parts.back())) return out;
+  std::string at;
+  for (const auto& part : parts) {
+    at += (at.empty() ? "" : "/") + part;
+    // The root complex ("pci0000:16") and anything that is not a function (a VMD domain's own
+    // bus names) are not hops: only bridges and the function carry AER counters.
+    if (looksLikePciFunction(part)) out.push_back(PciHop{part, at});
+  }
+  return out;
+}
+
 std::vector<GpuFunction> findGpus(const SysfsRoot& sysfs) {
   std::vector<GpuFunction> out;
   auto roots = sysfs.listDir("devices");

@@ -56,6 +56,16 @@ class HostTopology {
   std::map<std::string, Placed> placed_;
 };
 
+/// One PCI function on the way from a root port down to an RDMA device's function.
+struct PciHop {
+  std::string pciAddress;  ///< "0000:17:00.0"
+  std::string path;        ///< resolved, relative to the sysfs root
+};
+/// The PCI functions from the root port (first) down to the RDMA device's own function (last),
+/// read from the resolved `class/infiniband/<device>/device` path (the same walk as the GPU
+/// affinity above). Empty when the device has no PCI function (rxe, siw).
+std::vector<PciHop> pciChain(const SysfsRoot& sysfs, const std::string& device);
+
 /// Every GPU function below devices/ (PCI domains, bridges, functions: at most 12 levels deep).
 std::vector<GpuFunction> findGpus(const SysfsRoot& sysfs);
 /// "32.0 GT/s PCIe" -> 32.0; "Unknown" and anything else -> nullopt.

@@ -10,6 +10,7 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/host_topology.cpp
   ${CMAKE_CURRENT_LIST_DIR}/port_roles.cpp
   ${CMAKE_CURRENT_LIST_DIR}/port_topology_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_collector.cpp
 )
 
 # The MAD group: libibumad/libibmad (Debian: libibumad-dev, libibmad-dev).

@@ -6,6 +6,7 @@
 #include "collectors/hw_counter_collector.hpp"
 #include "collectors/lldp_neighbor_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
+#include "collectors/pcie_aer_collector.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/port_topology_collector.hpp"
@@ -44,6 +45,10 @@ const CollectorEntry kRegistry[] = {
     // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
     // neighbours come from"): a switch announces itself every 30 s by default.
     {"lldp_neighbors", Cadence::kSlow, &makeLldpNeighborCollector},
+    // PCIe AER counters of each NIC's function and the ports above it (docs/metrics.md, "PCIe AER
+    // errors"): about 45 series per function, changed only by the kernel's AER handler; a few
+    // seconds more to see an error cost nothing beside the minutes its rule judges over.
+    {"pcie_aer", Cadence::kSlow, &makePcieAerCollector},
 };
 
 }  // namespace

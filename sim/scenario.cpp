@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 21> kSpecs{{
+constexpr std::array<Spec, 23> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -70,6 +70,14 @@ constexpr std::array<Spec, 21> kSpecs{{
     {Scenario::kReordering, "reordering",
      "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
      "retransmission",
+     false, false},
+    {Scenario::kPcieAer, "pcie-aer",
+     "PCIe corrected errors at the switch port above the NIC, from 1/s and rising; a non-fatal AER "
+     "error (completion timeout) at the NIC's function 12 s after the onset",
+     false, false},
+    {Scenario::kPcieAerBackground, "pcie-aer-background",
+     "look-alike of pcie-aer: a steady 2 corrected PCIe errors a minute at the NIC's function and every "
+     "port above it",
      false, false},
 }};
 
@@ -160,6 +168,8 @@ PortBehaviour affectedBehaviour(Scenario s) {
     case Scenario::kDeviceMissing:
     case Scenario::kDriverReload:
     case Scenario::kPfcProtectionOff:
+    case Scenario::kPcieAer:             // PCIe errors are the simulator's, not the port's (AerCounts)
+    case Scenario::kPcieAerBackground:
       break;
   }
   return b;

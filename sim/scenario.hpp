@@ -31,6 +31,8 @@ enum class Scenario {
   kGlobalPause,
   kLosslessShared,
   kReordering,
+  kPcieAer,
+  kPcieAerBackground,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).
@@ -66,5 +68,15 @@ inline constexpr double kPortEventAt = 3.0;
 /// driver-reload: the RDMA device is gone from sysfs this long, then back with fresh counters (a
 /// `modprobe -r mlx5_ib; modprobe mlx5_ib` or a devlink reload takes seconds).
 inline constexpr double kReloadGone = 4.0;
+/// pcie-aer: the PCIe switch port above the NIC detects corrected errors from the onset,
+/// kAerCorrectedStart per second, growing by kAerCorrectedGrowth per second each second (a link
+/// wearing out: replays, then worse); kAerNonFatalAt seconds after the onset the NIC's function
+/// logs a non-fatal error (a completion timeout).
+inline constexpr double kAerCorrectedStart = 1.0;
+inline constexpr double kAerCorrectedGrowth = 0.2;
+inline constexpr double kAerNonFatalAt = 12.0;
+/// pcie-aer-background: the look-alike, corrected errors at the NIC's function and every port above
+/// it at 2 a minute, steady: a quarter of pcie_errors' 8 per minute.
+inline constexpr double kAerBackgroundPerSecond = 2.0 / 60;
 
 }  // namespace fabricmon::sim

@@ -1,5 +1,6 @@
 #include "sim/simulator.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -121,6 +122,47 @@ std::string ipoibAddress(uint64_t guid) {
 std::string line(const std::string& s) { return s + "\n"; }
 std::string num(uint64_t v) { return std::to_string(v) + "\n"; }
 
+// The names aer_stats_dev_attr() prints (drivers/pci/pcie/aer.c, Linux 6.1: the named bits of
+// aer_correctable_error_string[] and aer_uncorrectable_error_string[], in bit order).
+constexpr std::array<const char*, 8> kAerCorrectable = {"RxErr",   "BadTLP",      "BadDLLP",    "Rollover",
+                                                        "Timeout", "NonFatalErr", "CorrIntErr", "HeaderOF"};
+constexpr std::array<const char*, 18> kAerUncorrectable = {
+    "Undefined", "DLP",      "SDES",    "TLP",          "FCP",        "CmpltTO",         "CmpltAbrt",     "UnxCmplt",
+    "RxOF",      "MalfTLP",  "ECRC",    "UnsupReq",     "ACSViol",    "UncorrIntErr",    "BlockedTLP",
+    "AtomicOpBlocked",       "TLPBlockedErr",           "PoisonTLPBlocked"};
+constexpr size_t kCmpltTO = 5;
+
+/// The AER counts of one PCI function (a NIC's or a bridge's), as its aer_dev_* files show them.
+struct AerCounts {
+  double owed = 0;  ///< corrected errors accrued but not yet whole
+  std::array<uint64_t, kAerCorrectable.size()> correctable{};
+  uint64_t correctableTotal = 0;
+  std::array<uint64_t, kAerUncorrectable.size()> nonfatal{};
+  uint64_t nonfatalTotal = 0;
+  std::array<uint64_t, kAerUncorrectable.size()> fatal{};
+  uint64_t fatalTotal = 0;
+
+  void addCorrected(double errors) {
+    owed += errors;
+    // A rate times whole seconds should give whole errors: 30 × (1/30) is 0.999... in doubles.
+    while (owed >= 1 - 1e-9) {
+      owed -= 1;
+      // A degrading link: mostly bad TLPs (LCRC), some bad DLLPs and replay timeouts.
+      static constexpr size_t kMix[5] = {1, 1, 1, 2, 4};
+      ++correctable[kMix[correctableTotal % 5]];
+      ++correctableTotal;
+    }
+  }
+};
+
+template <size_t N>
+std::string aerText(const std::array<const char*, N>& names, const std::array<uint64_t, N>& counts,
+                    const char* total, uint64_t totalCount) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) out += std::string(names[i]) + " " + std::to_string(counts[i]) + "\n";
+  return out + total + " " + std::to_string(totalCount) + "\n";
+}
+
 }  // namespace
 
 struct Simulator::State {
@@ -162,6 +204,7 @@ struct Simulator::State {
   }
   void advanceAll(double seconds) {
     for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
+    advanceAer(seconds);
   }
   std::optional<double> nextRefresh() const {
     if (!(refresh > 0)) return std::nullopt;
@@ -192,6 +235,27 @@ struct Simulator::State {
     writer.forget(devDir(p));
   }
   bool pendingRestore = false;
+  /// PCIe AER counts of every NIC function and every bridge above one, by path below sys/devices.
+  std::map<std::string, AerCounts> aer;
+  /// The function a port's PCIe errors show at: the switch port above the NIC (or the NIC's own
+  /// function when it sits on the root complex).
+  std::string aerReporter(const PortModel& p) const {
+    const std::string parent = fs::path(p.pciPath).parent_path().string();
+    return parent.find('/') == std::string::npos ? p.pciPath : parent;
+  }
+  void advanceAer(double seconds) {
+    if (ports.empty() || now < options.faultAt || seconds <= 0) return;
+    const PortModel& p = ports[options.faultPort];
+    if (scenario == Scenario::kPcieAer) {
+      const double t0 = now - options.faultAt, t1 = t0 + seconds;
+      aer[aerReporter(p)].addCorrected(kAerCorrectedStart * seconds + kAerCorrectedGrowth * (t1 * t1 - t0 * t0) / 2);
+    } else if (scenario == Scenario::kPcieAerBackground) {
+      for (auto& [path, counts] : aer) {
+        if (p.pciPath == path || p.pciPath.starts_with(path + "/")) counts.addCorrected(kAerBackgroundPerSecond * seconds);
+      }
+    }
+  }
+  Status renderAer();
   Status createTree();
   Status createBridgesAndGpu(const PortModel& p);
   Status renderAll();
@@ -228,6 +292,12 @@ void Simulator::State::fireEvent() {
     case Scenario::kDeviceMissing:
       removeDevice(p);
       break;
+    case Scenario::kPcieAer: {
+      AerCounts& own = aer[p.pciPath];
+      ++own.nonfatal[kCmpltTO];
+      ++own.nonfatalTotal;
+      break;
+    }
     case Scenario::kDriverReload:
       if (!p.removed) {
         removeDevice(p);
@@ -321,6 +391,12 @@ Status Simulator::State::createTree() {
         !st)
       return st;
     if (Status st = createBridgesAndGpu(p); !st) return st;
+    // Every PCI function on the NIC's path has the AER capability: zeros until a scenario adds.
+    std::string at;
+    for (const auto& part : fs::path(p.pciPath)) {
+      at += (at.empty() ? "" : "/") + part.string();
+      if (at.find('/') != std::string::npos) aer.try_emplace(at);  // not the root complex itself
+    }
     const std::string pciRel = "../../devices/" + p.pciPath;
     const std::pair<fs::path, fs::path> links[] = {
         {pciRel + "/infiniband/" + p.device, s / "class/infiniband" / p.device},
@@ -462,7 +538,29 @@ Status Simulator::State::renderAll() {
   for (const PortModel& p : ports) {
     if (Status st = renderPort(p); !st) return st;
   }
+  if (Status st = renderAer(); !st) return st;
   return renderLldp();
+}
+
+// aer_dev_correctable, aer_dev_nonfatal and aer_dev_fatal of every function on a NIC's path, in
+// the kernel's format (Documentation/ABI/testing/sysfs-bus-pci-devices-aer-stats).
+Status Simulator::State::renderAer() {
+  for (const auto& [path, c] : aer) {
+    const fs::path dir = sys() / "devices" / path;
+    if (Status st = writer.write(dir / "aer_dev_correctable",
+                                 aerText(kAerCorrectable, c.correctable, "TOTAL_ERR_COR", c.correctableTotal));
+        !st)
+      return st;
+    if (Status st = writer.write(dir / "aer_dev_nonfatal",
+                                 aerText(kAerUncorrectable, c.nonfatal, "TOTAL_ERR_NONFATAL", c.nonfatalTotal));
+        !st)
+      return st;
+    if (Status st = writer.write(dir / "aer_dev_fatal",
+                                 aerText(kAerUncorrectable, c.fatal, "TOTAL_ERR_FATAL", c.fatalTotal));
+        !st)
+      return st;
+  }
+  return {};
 }
 
 Status Simulator::State::renderLldp() {
@@ -615,6 +713,9 @@ Status Simulator::init() {
     case Scenario::kDeviceMissing:
     case Scenario::kDriverReload:
       st.nextEvent = o.faultAt + kPortEventAt;
+      break;
+    case Scenario::kPcieAer:
+      st.nextEvent = o.faultAt + kAerNonFatalAt;
       break;
     default:
       break;

@@ -7,6 +7,7 @@
 #include "model/families/ethtool.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/netdev.hpp"
+#include "model/families/pcie.hpp"
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
@@ -84,6 +85,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::topology::kPortTopologyInfo, {"device", "port", ""}, 0},
     {&families::topology::kPcieLinkWidth, {"device", "which", ""}, 0},
     {&families::topology::kPcieLinkSpeed, {"device", "which", ""}, 0},
+    {&families::pcie::kAerErrors, {"pci_address", "severity", "error"}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 
@@ -114,6 +116,10 @@ bool wanted(Fam fam, std::string_view third, double* saturatesAt) {
       return third == "local_link_integrity_errors" || third == "excessive_buffer_overrun_errors";
     case Fam::kHwCounter:
       return third == "roce_adp_retrans";
+    case Fam::kPcieAerErrors:
+      // The errors each file reports, not the bits they set: one series per file is all
+      // pcie_errors reads (docs/rules.md), whatever the kernel names.
+      return third == "total";
     case Fam::kDcqcnParameter:
       // OFED ecn/roce_np names and the upstream debugfs cc_params names.
       return third == "cnp_802p_prio" || third == "np_cnp_prio" || third == "cnp_dscp" ||

@@ -80,6 +80,7 @@ enum class Fam : uint8_t {
   kPortTopology,        // {device,port} = 1, with role and rail
   kPcieWidth,           // {device,which}: current / max lanes of the device's PCI function
   kPcieSpeed,           // {device,which}: current / max transfers per second
+  kPcieAerErrors,       // {pci_address,severity,error}: only error="total" (pcie_aer)
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -215,29 +215,38 @@ Status CounterFile::ensureOpen() {
   return {};
 }
 
-Result<std::string_view> CounterFile::readText() {
-  Result<size_t> n = size_t{0};
+Result<size_t> CounterFile::readInto(char* buf, size_t size) {
   if (auto st = ensureOpen(); !st) {
     if (st.error().errnum != EMFILE || !st.error().message.empty()) return st.error();
     // Over the cap: open, read, close. Costs an open and a close per read (docs/benchmarks.md).
     auto fd = openForRead(path_);
     if (!fd) return fd.error();
-    n = preadOnce(*fd, buf_, sizeof(buf_), path_);
+    auto n = preadOnce(*fd, buf, size, path_);
     ::close(*fd);
-    if (!n) return n.error();
-  } else {
-    n = preadOnce(fd_, buf_, sizeof(buf_), path_);
-    if (!n) {
-      close();  // a re-created device gives ENODEV on the old descriptor: reopen next time
-      return n.error();
-    }
+    return n;
   }
+  auto n = preadOnce(fd_, buf, size, path_);
+  if (!n) close();  // a re-created device gives ENODEV on the old descriptor: reopen next time
+  return n;
+}
+
+Result<std::string_view> CounterFile::readText() {
+  auto n = readInto(buf_, sizeof(buf_));
+  if (!n) return n.error();
   if (*n == sizeof(buf_)) {
     return Error{"read " + path_ + ": value too long for a counter", EOVERFLOW};
   }
   const std::string_view t = trim(std::string_view(buf_, *n));
   if (t.empty()) return Error{"read " + path_ + ": empty file", ENODATA};
   return t;
+}
+
+Result<std::string_view> CounterFile::readRaw(std::span<char> buf) {
+  auto n = readInto(buf.data(), buf.size());
+  if (!n) return n.error();
+  if (*n == buf.size()) return Error{"read " + path_ + ": longer than " + std::to_string(buf.size()) + " bytes", EOVERFLOW};
+  if (*n == 0) return Error{"read " + path_ + ": empty file", ENODATA};
+  return std::string_view(buf.data(), *n);
 }
 
 Result<uint64_t> CounterFile::readU64() {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,9 @@ class CounterFile {
   Result<uint64_t> readU64();
   /// Reads the raw text (trailing whitespace removed) into an internal buffer.
   Result<std::string_view> readText();
+  /// Reads the raw text, as it is, into `buf` (files longer than a counter: a whole stats table
+  /// such as aer_dev_correctable). A file that fills `buf` is an error (EOVERFLOW), an empty one too.
+  Result<std::string_view> readRaw(std::span<char> buf);
   const std::string& path() const { return path_; }
   /// Closes the descriptor; the next read reopens (used when the device was re-created).
   void reset();
@@ -83,6 +87,7 @@ class CounterFile {
  private:
   Status ensureOpen();
   void close();
+  Result<size_t> readInto(char* buf, size_t size);
 
   std::string path_;
   int fd_ = -1;

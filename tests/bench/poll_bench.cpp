@@ -35,6 +35,7 @@
 
 #include "collectors/collector.hpp"
 #include "collectors/error_tracker.hpp"
+#include "collectors/host_topology.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "config/config.hpp"
@@ -179,6 +180,17 @@ void buildFloorList(Rig& rig) {
     addIfFile(rig, "dcb_config", rig.dcbDir / n.name);
   }
   addIfFile(rig, "lldp_neighbors", rig.lldpFile);
+  // pcie_aer: the three aer_dev_* files of every PCI function on the devices' paths, a shared port once.
+  const SysfsRoot sysfs(sys);
+  std::set<std::string> functions;
+  for (const auto& d : rig.topology->devices) {
+    for (const PciHop& hop : pciChain(sysfs, d.name)) functions.insert(hop.path);
+  }
+  for (const auto& f : functions) {
+    for (const char* file : {"aer_dev_correctable", "aer_dev_nonfatal", "aer_dev_fatal"}) {
+      addIfFile(rig, "pcie_aer", sys / f / file);
+    }
+  }
   // The file sources (--ethtool-dir, --dcb-dir, sources.lldp_file) and dcqcn_config open, read and
   // close their files every poll (docs/contract.md §2: files are re-read at every poll, a test may
   // replace them).

@@ -104,7 +104,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"min_signature_packets: 100", "min_signature_packets: 101"},
       {"link_flap:\n      enabled: true", "link_flap:\n      enabled: false"},
       {"down_events: 3", "down_events: 4"},
-      {"      window: 10m", "      window: 11m"},
+      {"      window: 10m                  # ... within", "      window: 11m # ... within"},
       {"quiet: 10m", "quiet: 11m"},
       {"link_errors:\n      enabled: true", "link_errors:\n      enabled: false"},
       {"symbol_errors_per_hour: 10", "symbol_errors_per_hour: 11"},
@@ -143,6 +143,10 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"max_non_rdma_share: 0.1", "max_non_rdma_share: 0.2"},
       {"min_bytes_per_second: 1e6", "min_bytes_per_second: 2e6"},
       {"allowed_dscps: ~", "allowed_dscps: [24]"},
+      {"pcie_errors:\n      enabled: true", "pcie_errors:\n      enabled: false"},
+      {"correctable_per_minute: 8", "correctable_per_minute: 9"},
+      {"window: 10m                  # window of that rate", "window: 11m # window of that rate"},
+      {"clear_after: 15m", "clear_after: 16m"},
   };
   for (const auto& e : edits) {
     const std::string_view from(e.from);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
 
 #include "sim/simulator.hpp"
@@ -35,6 +36,17 @@ struct Window {
     return eth(std::string(dir) + "_prio3_pause_duration") / (kSeconds * 1e6);
   }
 };
+
+/// The count of line `name` in an aer_dev_* file ("TOTAL_ERR_COR 12"); -1 when absent.
+double aerCount(const fs::path& file, const std::string& name) {
+  std::ifstream in(file);
+  std::string n;
+  double v = 0;
+  while (in >> n >> v) {
+    if (n == name) return v;
+  }
+  return -1;
+}
 
 /// What a healthy RoCE port looks like over the window: busy, no pause, no ECN, no errors.
 void expectHealthyRoce(const Window& w, double lineBytes = kLineBytes400G) {
@@ -235,6 +247,35 @@ const ScenarioCase kCases[] = {
        EXPECT_LT(tcp / kSeconds, 12e9);
        EXPECT_NEAR(w.eth("tx_vport_rdma_unicast_bytes") / (w.pma("port_xmit_data") * 4), 1.0, 0.01);
      }},
+    {"pcie-aer",
+     [](const Window& w, const fs::path& sys) {
+       // The NIC's function and the switch downstream port above it (sim/simulator.cpp).
+       const fs::path nic = fs::canonical(sys / "class/infiniband" / w.dev / "device");
+       const fs::path down = nic.parent_path();
+       // 1/s growing by 0.2/s each second: 30 + 0.1 * 30^2 = 120 over 30 s.
+       const double corrected = aerCount(down / "aer_dev_correctable", "TOTAL_ERR_COR");
+       EXPECT_GE(corrected, 119);
+       EXPECT_LE(corrected, 120);
+       EXPECT_GT(aerCount(down / "aer_dev_correctable", "BadTLP"), aerCount(down / "aer_dev_correctable", "BadDLLP"));
+       EXPECT_EQ(aerCount(down / "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"), 0);
+       EXPECT_EQ(aerCount(nic / "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"), 1) << "once, at 12 s";
+       EXPECT_EQ(aerCount(nic / "aer_dev_nonfatal", "CmpltTO"), 1);
+       EXPECT_EQ(aerCount(nic / "aer_dev_correctable", "TOTAL_ERR_COR"), 0);
+       EXPECT_EQ(aerCount(down.parent_path() / "aer_dev_correctable", "TOTAL_ERR_COR"), 0) << "the upstream port";
+       EXPECT_EQ(aerCount(nic / "aer_dev_fatal", "TOTAL_ERR_FATAL"), 0);
+       expectHealthyRoce(w);
+     }},
+    {"pcie-aer-background",
+     [](const Window& w, const fs::path& sys) {
+       // 2 a minute at the function and every port above it: 1 in 30 s, everywhere on the path.
+       fs::path at = fs::canonical(sys / "class/infiniband" / w.dev / "device");
+       for (int level = 0; level < 4; ++level, at = at.parent_path()) {
+         SCOPED_TRACE(at.string());
+         EXPECT_EQ(aerCount(at / "aer_dev_correctable", "TOTAL_ERR_COR"), 1);
+         EXPECT_EQ(aerCount(at / "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL"), 0);
+       }
+       expectHealthyRoce(w);
+     }},
     {"reordering",
      [](const Window& w, const fs::path&) {
        EXPECT_GT(w.hw("out_of_sequence") / kSeconds, 100);
@@ -275,6 +316,11 @@ TEST_P(ScenarioTest, MovesItsCountersAndLeavesTheOtherPortsHealthy) {
 
   for (size_t i = 1; i < ports.size(); ++i) {
     const Window w{before, after, ports[i].device, ports[i].interface};
+    const fs::path function = fs::canonical(sim.sysfsRoot() / "class/infiniband" / ports[i].device / "device");
+    EXPECT_EQ(aerCount(function / "aer_dev_correctable", "TOTAL_ERR_COR"), 0) << ports[i].device;
+    EXPECT_EQ(aerCount(function.parent_path() / "aer_dev_correctable", "TOTAL_ERR_COR"),
+              function.parent_path().filename().string().starts_with("pci") ? -1 : 0)
+        << ports[i].device << ": the port above it";
     if (ports[i].linkLayer == "Ethernet") {
       expectHealthyRoce(w);
       continue;

@@ -1,0 +1,305 @@
+#include "collectors/pcie_aer_collector.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collectors/host_topology.hpp"
+#include "collectors/registry.hpp"
+#include "collectors/sources/parse.hpp"
+#include "collectors/sources/sysfs.hpp"
+#include "model/families/pcie.hpp"
+
+namespace fabricmon {
+
+std::string_view aerSeverityName(AerSeverity severity) {
+  switch (severity) {
+    case AerSeverity::kCorrectable:
+      return "correctable";
+    case AerSeverity::kNonFatal:
+      return "nonfatal";
+    case AerSeverity::kFatal:
+      return "fatal";
+  }
+  return "";
+}
+
+std::string_view aerFileName(AerSeverity severity) {
+  switch (severity) {
+    case AerSeverity::kCorrectable:
+      return "aer_dev_correctable";
+    case AerSeverity::kNonFatal:
+      return "aer_dev_nonfatal";
+    case AerSeverity::kFatal:
+      return "aer_dev_fatal";
+  }
+  return "";
+}
+
+namespace {
+
+// aer_stats_dev_attr() in drivers/pci/pcie/aer.c: "TOTAL_%s" with ERR_COR, ERR_NONFATAL, ERR_FATAL.
+std::string_view totalLine(AerSeverity severity) {
+  switch (severity) {
+    case AerSeverity::kCorrectable:
+      return "TOTAL_ERR_COR";
+    case AerSeverity::kNonFatal:
+      return "TOTAL_ERR_NONFATAL";
+    case AerSeverity::kFatal:
+      return "TOTAL_ERR_FATAL";
+  }
+  return "";
+}
+
+constexpr size_t kMaxNameLength = 64;
+// A u64 in the file, a double in the sample: beyond 2^53 the value would not even be exact, and
+// no device logs that many errors; such a number is junk (see parseAerStats).
+constexpr uint64_t kMaxExact = uint64_t{1} << 53;
+// The status registers are 32 bits wide (PCIe Base Specification, AER Correctable/Uncorrectable
+// Error Status registers): the kernel's "_bit[N]" lines have N < 32.
+constexpr unsigned kStatusBits = 32;
+
+bool plainName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+/// "dev_cor_errs_bit[3]" -> 3: the line aer_stats_dev_attr() prints for a set bit with no name.
+std::optional<unsigned> unnamedBit(std::string_view name) {
+  const auto open = name.rfind("_bit[");
+  if (open == std::string_view::npos || open == 0 || !name.ends_with(']')) return std::nullopt;
+  if (!plainName(name.substr(0, open))) return std::nullopt;
+  const std::string_view digits = name.substr(open + 5, name.size() - open - 6);
+  if (digits.empty() || digits.size() > 2) return std::nullopt;
+  unsigned bit = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    bit = bit * 10 + unsigned(c - '0');
+  }
+  if (bit >= kStatusBits) return std::nullopt;
+  return bit;
+}
+
+const std::array<std::string, kStatusBits>& bitNames() {
+  static const auto* const names = [] {
+    auto* a = new std::array<std::string, kStatusBits>;
+    for (unsigned i = 0; i < kStatusBits; ++i) (*a)[i] = "bit_" + std::to_string(i);
+    return a;
+  }();
+  return *names;
+}
+
+/// A piece of hostile text fit for a log line: at most 40 characters, non-printables as '?'.
+std::string shown(std::string_view text) {
+  std::string out(text.substr(0, 40));
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<AerStats> parseAerStats(std::string_view text, AerSeverity severity) {
+  if (text.empty()) return Error{"empty file", ENODATA};
+  AerStats stats;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t eol = text.find('\n', pos);
+    const std::string_view line =
+        text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+    pos = eol == std::string_view::npos ? text.size() : eol + 1;
+    if (line.empty()) continue;  // the kernel ends the file with a newline; tolerate blank lines
+    const size_t space = line.rfind(' ');
+    if (space == std::string_view::npos)
+      return Error{"line without a count: \"" + shown(line) + "\"", EINVAL};
+    const std::string_view name = line.substr(0, space);
+    const std::string_view count = line.substr(space + 1);
+    // Exactly "%llu": no sign, no surrounding whitespace (a "\r" is not the kernel's).
+    auto value = parseCounter(count);
+    if (!value || count.empty() || count != trim(count)) {
+      return Error{"bad count in \"" + shown(line) + "\"", EINVAL};
+    }
+    if (*value > kMaxExact) return Error{"count beyond 2^53 in \"" + shown(line) + "\"", ERANGE};
+    std::string_view error;
+    if (name == totalLine(severity)) {
+      error = "total";
+    } else if (plainName(name)) {
+      error = name;
+    } else if (auto bit = unnamedBit(name)) {
+      error = bitNames()[*bit];
+    } else {
+      ++stats.rejectedNames;
+      continue;
+    }
+    for (size_t i = 0; i < stats.count; ++i) {
+      if (stats.entries[i].error == error)
+        return Error{"repeated name \"" + shown(error) + "\"", EINVAL};
+    }
+    if (stats.count == AerStats::kMaxEntries)
+      return Error{"more lines than the kernel prints", E2BIG};
+    stats.entries[stats.count++] = AerEntry{error, *value};
+  }
+  if (stats.count == 0 && stats.rejectedNames == 0) return Error{"no counts", ENODATA};
+  return stats;
+}
+
+namespace {
+
+using families::pcie::kAerErrors;
+
+constexpr std::array<AerSeverity, 3> kSeverities{AerSeverity::kCorrectable, AerSeverity::kNonFatal,
+                                                 AerSeverity::kFatal};
+/// Series per file: what the kernel prints plus room for a few unnamed bits. A file whose names
+/// keep changing (a hostile fixture) cannot grow it further.
+constexpr size_t kMaxSeriesPerFile = 64;
+/// A sysfs show() fills at most one page.
+constexpr size_t kMaxFileBytes = 4096;
+
+struct AerFile {
+  explicit AerFile(AerSeverity s, std::string absPath) : severity(s), file(std::move(absPath)) {}
+  AerSeverity severity;
+  CounterFile file;
+  std::string key;  ///< error-tracking key ("0000:17:00.0/aer_dev_correctable")
+  std::string namesKey;
+  std::vector<std::pair<std::string, SeriesPtr>> series;
+};
+
+/// One PCI function read for the watched devices: a device's own or a port above one or more.
+struct AerNode {
+  std::string pciAddress;
+  std::string position;  ///< function | switch_port | root_port
+  std::set<std::string> devices;
+  std::vector<AerFile> files;  ///< only those present: a function without AER has none
+};
+
+class PcieAerCollector final : public Collector {
+ public:
+  explicit PcieAerCollector(std::shared_ptr<const SysfsRoot> sysfs) : sysfs_(std::move(sysfs)) {}
+
+  std::string_view name() const override { return "pcie_aer"; }
+  std::span<const FamilyDef* const> families() const override { return families::pcie::all(); }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    if (topology.devices.empty()) return CollectStatus::kNoData;
+    if (topology.generation == 0 || topology.generation != generation_) {
+      rebuild(topology);
+      generation_ = topology.generation;
+    }
+    // No function on any watched path has the AER capability (or the kernel was built without
+    // CONFIG_PCIEAER): no data, not an error.
+    if (nodes_.empty()) return CollectStatus::kNoData;
+    for (AerNode& node : nodes_) {
+      for (AerFile& f : node.files) read(node, f, out);
+    }
+    return CollectStatus::kOk;
+  }
+
+ private:
+  void rebuild(const Topology& topology) {
+    std::map<std::string, AerNode> byPath;  // resolved path: a shared port is one node
+    for (const RdmaDevice& device : topology.devices) {
+      const auto chain = pciChain(*sysfs_, device.name);
+      for (size_t i = 0; i < chain.size(); ++i) {
+        AerNode& node = byPath[chain[i].path];
+        node.pciAddress = chain[i].pciAddress;
+        const char* position = i + 1 == chain.size() ? "function"
+                               : i == 0              ? "root_port"
+                                                     : "switch_port";
+        // A function is only ever a device's own (it is no bridge); "function" wins if both are
+        // said.
+        if (node.position != "function") node.position = position;
+        node.devices.insert(device.name);
+      }
+    }
+    nodes_.clear();
+    for (auto& [path, node] : byPath) {
+      for (AerSeverity s : kSeverities) {
+        const std::string rel = path + "/" + std::string(aerFileName(s));
+        if (!sysfs_->exists(rel)) continue;  // no AER capability here: nothing to read
+        AerFile f(s, sysfs_->path(rel));
+        f.key = node.pciAddress + "/" + std::string(aerFileName(s));
+        f.namesKey = f.key + "#names";
+        node.files.push_back(std::move(f));
+      }
+      if (!node.files.empty()) nodes_.push_back(std::move(node));
+    }
+  }
+
+  void read(const AerNode& node, AerFile& f, CollectOutput& out) {
+    auto text = f.file.readRaw(buf_);
+    if (!text) {
+      out.fileError(f.key, text.error());
+      return;
+    }
+    auto stats = parseAerStats(*text, f.severity);
+    if (!stats) {
+      out.fileError(f.key,
+                    Error{f.file.path() + ": " + stats.error().message, stats.error().errnum});
+      return;
+    }
+    out.fileOk(f.key);
+    size_t dropped = stats->rejectedNames;
+    for (size_t i = 0; i < stats->count; ++i) {
+      const AerEntry& e = stats->entries[i];
+      // A per-type series appears with its first error and stays; the total always
+      // (docs/metrics.md, "PCIe AER errors": 47 series per function, ~1,600 on a DGX-class node,
+      // would nearly double its series for counters that are 0 on a healthy node).
+      if (e.value == 0 && e.error != "total" && !known(f, e.error)) continue;
+      if (const SeriesPtr& s = seriesFor(node, f, e.error)) {
+        out.add(s, double(e.value));
+      } else {
+        ++dropped;
+      }
+    }
+    if (dropped > 0) {
+      out.fileError(f.namesKey, Error{f.file.path() + ": " + std::to_string(dropped) +
+                                          " line(s) with a name outside [A-Za-z0-9_] or beyond the "
+                                          "series cap, not exported",
+                                      EINVAL});
+    } else {
+      out.fileOk(f.namesKey);
+    }
+  }
+
+  static bool known(const AerFile& f, std::string_view error) {
+    return std::any_of(f.series.begin(), f.series.end(),
+                       [&](const auto& kv) { return kv.first == error; });
+  }
+
+  const SeriesPtr& seriesFor(const AerNode& node, AerFile& f, std::string_view error) {
+    for (const auto& [name, series] : f.series) {
+      if (name == error) return series;
+    }
+    static const SeriesPtr kNone;
+    if (f.series.size() >= kMaxSeriesPerFile) return kNone;
+    std::string devices;
+    for (const auto& d : node.devices) devices += (devices.empty() ? "" : ",") + d;
+    f.series.emplace_back(
+        std::string(error),
+        makeSeries(kAerErrors, {{"device", std::move(devices)},
+                                {"pci_address", node.pciAddress},
+                                {"position", node.position},
+                                {"severity", std::string(aerSeverityName(f.severity))},
+                                {"error", std::string(error)}}));
+    return f.series.back().second;
+  }
+
+  std::shared_ptr<const SysfsRoot> sysfs_;
+  std::vector<AerNode> nodes_;
+  uint64_t generation_ = 0;
+  std::array<char, kMaxFileBytes> buf_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makePcieAerCollector(const Sources& sources, const Config& /*config*/) {
+  return std::make_unique<PcieAerCollector>(sources.sysfs);
+}
+
+}  // namespace fabricmon
