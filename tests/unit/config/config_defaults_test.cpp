@@ -143,6 +143,14 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"max_non_rdma_share: 0.1", "max_non_rdma_share: 0.2"},
       {"min_bytes_per_second: 1e6", "min_bytes_per_second: 2e6"},
       {"allowed_dscps: ~", "allowed_dscps: [24]"},
+      {"  url: ~", "  url: https://127.0.0.1:19110"},
+      {"timeout: 2s", "timeout: 3s"},
+      {"drain_rules: [port_down,", "drain_rules: [link_errors,"},
+      {"drain_severities: [critical]", "drain_severities: [critical, warning]"},
+      {"max_output: 80", "max_output: 100"},
+      {"scontrol: /usr/bin/scontrol", "scontrol: /opt/slurm/bin/scontrol"},
+      {"node_name: ~", "node_name: gpu017"},
+      {"    timeout: 10s", "    timeout: 5s"},
   };
   for (const auto& e : edits) {
     const std::string_view from(e.from);
