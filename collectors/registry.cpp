@@ -10,6 +10,7 @@
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/port_topology_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
+#include "collectors/slurm_jobs_collector.hpp"
 
 namespace fabricmon {
 
@@ -44,6 +45,8 @@ const CollectorEntry kRegistry[] = {
     // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
     // neighbours come from"): a switch announces itself every 30 s by default.
     {"lldp_neighbors", Cadence::kSlow, &makeLldpNeighborCollector},
+    // The scheduler's jobs on this node, found locally (spool sockets, job cgroups, GPU job map).
+    {"slurm_jobs", Cadence::kSlow, &makeSlurmJobsCollector},
 };
 
 }  // namespace

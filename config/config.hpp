@@ -174,6 +174,19 @@ struct AlertmanagerConfig {
   bool operator==(const AlertmanagerConfig&) const = default;
 };
 
+/// The slurm_jobs collector (docs/configuration.md, "slurm_jobs"): where it finds this node's jobs
+/// without asking slurmctld.
+struct SlurmJobsConfig {
+  std::string spoolDir = "/var/spool/slurmd";  ///< SlurmdSpoolDir (slurm.conf); Slurm's default
+  std::string cgroupRoot = "/sys/fs/cgroup";   ///< below it: v1 */slurm/uid_*/job_*, v2 **/slurmstepd.scope/job_*
+  std::string procRoot = "/proc";              ///< the users owning the jobs' tasks
+  /// dcgm-exporter's HPC job mapping directory (a file per GPU index naming its jobs), written by
+  /// the site's prolog/epilog; unset = no per-port jobs.
+  std::optional<std::string> gpuJobMapDir;
+
+  bool operator==(const SlurmJobsConfig&) const = default;
+};
+
 /// `fabricmon health-check` (docs/deployment.md, "Scheduler integration"): how it reaches the local
 /// daemon, which findings make the node unfit for jobs, and how it drains the node in Slurm.
 struct HealthCheckConfig {
@@ -224,6 +237,7 @@ struct Config {
   WatchdogConfig watchdog;
   AlertmanagerConfig alertmanager;
   HealthCheckConfig healthCheck;
+  SlurmJobsConfig slurmJobs;
 
   /// The entry for a collector, or nullptr when the file does not mention it.
   const CollectorConfig* collector(std::string_view name) const {

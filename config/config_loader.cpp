@@ -147,6 +147,7 @@ class Loader {
         {"watchdog", [&](const Field& s) { watchdog(s); }},
         {"alertmanager", [&](const Field& s) { alertmanager(s); }},
         {"health_check", [&](const Field& s) { healthCheck(s); }},
+        {"slurm_jobs", [&](const Field& s) { slurmJobs(s); }},
     };
     if (!f.node.IsNull() && !f.node.IsMap()) {
       r_.error(f, "the top level must be a map of sections (web, sources, poll, ...), got " +
@@ -367,6 +368,17 @@ class Loader {
     if (a.username && a.bearerTokenFile) {
       r_.error(f, "basic_auth and bearer_token_file exclude each other (Prometheus' http_config too)");
     }
+  }
+
+  void slurmJobs(const Field& f) {
+    SlurmJobsConfig& j = c_.slurmJobs;
+    const Entry entries[] = {
+        {"spool_dir", [&](const Field& v) { r_.readString(v, j.spoolDir); }},
+        {"cgroup_root", [&](const Field& v) { r_.readString(v, j.cgroupRoot); }},
+        {"proc_root", [&](const Field& v) { r_.readString(v, j.procRoot); }},
+        {"gpu_job_map_dir", [&](const Field& v) { r_.readOptionalString(v, j.gpuJobMapDir); }},
+    };
+    r_.readMap(f, entries);
   }
 
   void healthCheck(const Field& f) {

@@ -107,6 +107,11 @@ watchdog:
   rules:
     port_down:
       hold: 2s
+collectors:
+  slurm_jobs:
+    interval: 1s
+slurm_jobs:
+  spool_dir: $tmp/spool
 EOF
 export SLURM_CONF=$tmp/slurm.conf
 
@@ -173,5 +178,20 @@ echo "daemon stopped: exit 2, node unchanged: ok"
 start_demo healthy
 wait_for 15 state_is "idle|none" || fail "not resumed after healing: $(state)"
 echo "healed: $(state)"
+
+# 5. A job on the node appears in fabricmon_node_job_info (slurmd's spool socket of its step) and
+#    leaves when it ends.
+srun -N1 -t 1 sleep 4 >"$tmp/srun.log" 2>&1 &
+srun_pid=$!
+STARTED_PIDS+=("$srun_pid")
+# The whole body first: with pipefail, grep -q closing the pipe early would fail curl.
+metrics() { curl -fsS "http://127.0.0.1:$web_port/metrics" 2>/dev/null || true; }
+job_seen() { grep -q '^fabricmon_node_job_info{job_id="[0-9]*",user="root"} 1' <<<"$(metrics)"; }
+wait_for 15 job_seen || fail "the srun job never showed up in fabricmon_node_job_info"
+echo "job seen: $(grep '^fabricmon_node_job_info' <<<"$(metrics)")"
+wait "$srun_pid" || fail "srun failed: $(cat "$tmp/srun.log")"
+job_gone() { ! grep -q '^fabricmon_node_job_info{' <<<"$(metrics)"; }
+wait_for 10 job_gone || fail "the job did not leave fabricmon_node_job_info"
+echo "job left: ok"
 
 echo "PASS in $((SECONDS - t_start)) s"

@@ -68,7 +68,8 @@ TEST(HealthVerdict, DrainWorthyIsByRuleAndSeverityWorstFirst) {
   EXPECT_EQ(v.drainWorthy[1].rule, "port_down");
   // link_errors is not in the list; a warning pause_storm is not critical.
   ASSERT_EQ(v.others.size(), 2u);
-  EXPECT_EQ(v.others[0].rule, "link_errors");
+  EXPECT_EQ(v.others[0].rule, "pause_storm");  // both warnings: the earlier first
+  EXPECT_EQ(v.others[1].rule, "link_errors");
 }
 
 TEST(HealthVerdict, TheListsAreConfiguration) {
