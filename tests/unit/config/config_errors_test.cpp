@@ -189,7 +189,7 @@ const ErrorCase kCases[] = {
     {"alertmanager_bad_resend", "alertmanager:\n  resend_interval: soon\n", 2, 20, "alertmanager.resend_interval",
      "duration"},
     // health_check: (fabricmon health-check).
-    {"health_check_rule_name", "health_check:\n  drain_rules: [port_down, Port-Down]\n", 2, 29,
+    {"health_check_rule_name", "health_check:\n  drain_rules: [port_down, Port-Down]\n", 2, 28,
      "health_check.drain_rules[1]", "expected a rule name"},
     {"health_check_severity", "health_check:\n  drain_severities: [fatal]\n", 2, 22, "health_check.drain_severities[0]",
      "expected info, warning or critical"},
