@@ -11,6 +11,7 @@
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/port_topology_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
+#include "collectors/slurm_jobs_collector.hpp"
 
 namespace fabricmon {
 
@@ -49,6 +50,8 @@ const CollectorEntry kRegistry[] = {
     // errors"): about 45 series per function, changed only by the kernel's AER handler; a few
     // seconds more to see an error cost nothing beside the minutes its rule judges over.
     {"pcie_aer", Cadence::kSlow, &makePcieAerCollector},
+    // The scheduler's jobs on this node, found locally (spool sockets, job cgroups, GPU job map).
+    {"slurm_jobs", Cadence::kSlow, &makeSlurmJobsCollector},
 };
 
 }  // namespace

@@ -174,6 +174,54 @@ struct AlertmanagerConfig {
   bool operator==(const AlertmanagerConfig&) const = default;
 };
 
+/// The slurm_jobs collector (docs/configuration.md, "slurm_jobs"): where it finds this node's jobs
+/// without asking slurmctld.
+struct SlurmJobsConfig {
+  std::string spoolDir = "/var/spool/slurmd";  ///< SlurmdSpoolDir (slurm.conf); Slurm's default
+  std::string cgroupRoot = "/sys/fs/cgroup";   ///< below it: v1 */slurm/uid_*/job_*, v2 **/slurmstepd.scope/job_*
+  std::string procRoot = "/proc";              ///< the users owning the jobs' tasks
+  /// dcgm-exporter's HPC job mapping directory (a file per GPU index naming its jobs), written by
+  /// the site's prolog/epilog; unset = no per-port jobs.
+  std::optional<std::string> gpuJobMapDir;
+
+  bool operator==(const SlurmJobsConfig&) const = default;
+};
+
+/// `fabricmon health-check` (docs/deployment.md, "Scheduler integration"): how it reaches the local
+/// daemon, which findings make the node unfit for jobs, and how it drains the node in Slurm.
+struct HealthCheckConfig {
+  /// The daemon's base URL; unset = http://127.0.0.1:<port of web.listen> (https when the
+  /// web.config_file asks for TLS; the certificate is then checked against tls_config.ca_file).
+  std::optional<std::string> url;
+  /// Whole run against the daemon (both requests); node-problem-detector kills a plugin after its
+  /// `timeout` (5 s by default), so the verdict must come well before that.
+  Duration timeout = 2s;
+  /// Rules whose findings make the node unfit for jobs: a port that is down or gone, a storm that
+  /// stops a lossless class, a flapping link, and the physical-layer and NIC-health rules
+  /// (docs/deployment.md argues each). Names of rules this build does not have never match.
+  std::vector<std::string> drainRules{"port_down",       "device_missing", "pause_storm",      "link_flap",
+                                      "link_ber",        "optics_degraded", "nic_driver_error", "pcie_errors"};
+  /// Severities of those rules that count (info, warning, critical).
+  std::vector<std::string> drainSeverities{"critical"};
+  /// Characters of the one-line verdict at most: node-problem-detector's custom plugin monitor cuts
+  /// a plugin's output at `max_output_length`, 80 by default.
+  unsigned maxOutput = 80;
+  std::optional<std::string> caFile, certFile, keyFile;
+  bool insecureSkipVerify = false;
+  std::optional<std::string> username, passwordFile;  ///< basic auth
+  std::optional<std::string> bearerTokenFile;
+  struct Slurm {
+    std::string scontrol = "/usr/bin/scontrol";  ///< run without a shell or PATH: slurmd gives none
+    /// The node's Slurm name; unset = $SLURMD_NODENAME (slurmd sets it for HealthCheckProgram), else
+    /// the short host name (what slurmd itself assumes without -N).
+    std::optional<std::string> nodeName;
+    Duration timeout = 10s;  ///< each scontrol call
+    bool operator==(const Slurm&) const = default;
+  } slurm;
+
+  bool operator==(const HealthCheckConfig&) const = default;
+};
+
 struct Config {
   WebConfig web;
   TextfileConfig textfile;
@@ -188,6 +236,8 @@ struct Config {
   LogConfig log;
   WatchdogConfig watchdog;
   AlertmanagerConfig alertmanager;
+  HealthCheckConfig healthCheck;
+  SlurmJobsConfig slurmJobs;
 
   /// The entry for a collector, or nullptr when the file does not mention it.
   const CollectorConfig* collector(std::string_view name) const {

@@ -146,6 +146,8 @@ class Loader {
         {"log", [&](const Field& s) { log(s); }},
         {"watchdog", [&](const Field& s) { watchdog(s); }},
         {"alertmanager", [&](const Field& s) { alertmanager(s); }},
+        {"health_check", [&](const Field& s) { healthCheck(s); }},
+        {"slurm_jobs", [&](const Field& s) { slurmJobs(s); }},
     };
     if (!f.node.IsNull() && !f.node.IsMap()) {
       r_.error(f, "the top level must be a map of sections (web, sources, poll, ...), got " +
@@ -365,6 +367,100 @@ class Loader {
     }
     if (a.username && a.bearerTokenFile) {
       r_.error(f, "basic_auth and bearer_token_file exclude each other (Prometheus' http_config too)");
+    }
+  }
+
+  void slurmJobs(const Field& f) {
+    SlurmJobsConfig& j = c_.slurmJobs;
+    const Entry entries[] = {
+        {"spool_dir", [&](const Field& v) { r_.readString(v, j.spoolDir); }},
+        {"cgroup_root", [&](const Field& v) { r_.readString(v, j.cgroupRoot); }},
+        {"proc_root", [&](const Field& v) { r_.readString(v, j.procRoot); }},
+        {"gpu_job_map_dir", [&](const Field& v) { r_.readOptionalString(v, j.gpuJobMapDir); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void healthCheck(const Field& f) {
+    HealthCheckConfig& h = c_.healthCheck;
+    const Entry tls[] = {
+        {"ca_file", [&](const Field& v) { r_.readOptionalString(v, h.caFile); }},
+        {"cert_file", [&](const Field& v) { r_.readOptionalString(v, h.certFile); }},
+        {"key_file", [&](const Field& v) { r_.readOptionalString(v, h.keyFile); }},
+        {"insecure_skip_verify", [&](const Field& v) { r_.readBool(v, h.insecureSkipVerify); }},
+    };
+    const Entry basicAuth[] = {
+        {"username", [&](const Field& v) { r_.readOptionalString(v, h.username); }},
+        {"password_file", [&](const Field& v) { r_.readOptionalString(v, h.passwordFile); }},
+    };
+    const Entry slurm[] = {
+        {"scontrol",
+         [&](const Field& v) {
+           std::string program;
+           if (!r_.readString(v, program)) return;
+           // Run without a shell or a PATH search (slurmd runs the health check with no PATH).
+           if (program.empty() || program.front() != '/') {
+             r_.error(v, "must be an absolute path (such as /usr/bin/scontrol), got \"" + program + "\"");
+             return;
+           }
+           h.slurm.scontrol = program;
+         }},
+        {"node_name",
+         [&](const Field& v) {
+           std::optional<std::string> name;
+           if (!r_.readOptionalString(v, name)) return;
+           if (name && (name->empty() || name->find_first_of(" ,=\"'[]") != std::string::npos)) {
+             r_.error(v, "expected one Slurm node name (no spaces, commas or brackets), got \"" + *name + "\"");
+             return;
+           }
+           h.slurm.nodeName = std::move(name);
+         }},
+        {"timeout", [&](const Field& v) { r_.readDurationBetween(v, h.slurm.timeout, 100ms, 60s); }},
+    };
+    const auto ruleName = [](const std::string& name) -> std::string {
+      const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      });
+      return ok ? std::string() : "expected a rule name (lower case, digits, _), got \"" + name + "\"";
+    };
+    const auto severity = [](const std::string& name) -> std::string {
+      return name == "info" || name == "warning" || name == "critical"
+                 ? std::string()
+                 : "expected info, warning or critical, got \"" + name + "\"";
+    };
+    const Entry entries[] = {
+        {"url",
+         [&](const Field& v) {
+           std::optional<std::string> url;
+           if (!r_.readOptionalString(v, url)) return;
+           if (url && !url->starts_with("http://") && !url->starts_with("https://")) {
+             r_.error(v, "expected an http:// or https:// URL, got \"" + *url + "\"");
+             return;
+           }
+           if (url) {
+             while (url->ends_with('/')) url->pop_back();
+           }
+           h.url = std::move(url);
+         }},
+        {"timeout", [&](const Field& v) { r_.readDurationBetween(v, h.timeout, 100ms, 60s); }},
+        {"drain_rules", [&](const Field& v) { r_.readStringList(v, h.drainRules, ruleName); }},
+        {"drain_severities", [&](const Field& v) { r_.readStringList(v, h.drainSeverities, severity); }},
+        // Fewer than 20 characters cannot hold a rule and a port.
+        {"max_output", [&](const Field& v) { r_.readUnsigned(v, h.maxOutput, 20, 4096); }},
+        {"tls_config", [&](const Field& v) { r_.readMap(v, tls); }},
+        {"basic_auth", [&](const Field& v) { r_.readMap(v, basicAuth); }},
+        {"bearer_token_file", [&](const Field& v) { r_.readOptionalString(v, h.bearerTokenFile); }},
+        {"slurm", [&](const Field& v) { r_.readMap(v, slurm); }},
+    };
+    r_.readMap(f, entries);
+    if (h.certFile.has_value() != h.keyFile.has_value()) {
+      r_.error(f, "tls_config needs cert_file and key_file together");
+    }
+    if (h.username.has_value() != h.passwordFile.has_value()) {
+      r_.error(f, "basic_auth needs username and password_file together");
+    }
+    if (h.username && h.bearerTokenFile) {
+      r_.error(f, "basic_auth and bearer_token_file exclude each other");
     }
   }
 

@@ -6,23 +6,20 @@
 #include <sstream>
 
 namespace fabricmon {
-namespace {
 
 // Prometheus reads password_file and bearer token files the same way: whole file, surrounding
 // whitespace trimmed (config/http_config.go).
-Result<std::string> readSecret(const std::string& key, const std::string& path) {
+Result<std::string> readSecretFile(const std::string& key, const std::string& path) {
   std::ifstream in(path);
-  if (!in) return sysError("alertmanager." + key + ": cannot read " + path, errno ? errno : ENOENT);
+  if (!in) return sysError(key + ": cannot read " + path, errno ? errno : ENOENT);
   std::stringstream ss;
   ss << in.rdbuf();
   std::string s = ss.str();
   const auto b = s.find_first_not_of(" \t\r\n");
   const auto e = s.find_last_not_of(" \t\r\n");
-  if (b == std::string::npos) return Error{"alertmanager." + key + ": " + path + " is empty", EINVAL};
+  if (b == std::string::npos) return Error{key + ": " + path + " is empty", EINVAL};
   return s.substr(b, e - b + 1);
 }
-
-}  // namespace
 
 Result<AlertmanagerTarget> alertmanagerTarget(const Config& config, uint16_t port) {
   const AlertmanagerConfig& a = config.alertmanager;
@@ -40,13 +37,13 @@ Result<AlertmanagerTarget> alertmanagerTarget(const Config& config, uint16_t por
   t.client.keyFile = a.keyFile;
   t.client.insecureSkipVerify = a.insecureSkipVerify;
   if (a.username) {
-    auto pw = readSecret("basic_auth.password_file", *a.passwordFile);
+    auto pw = readSecretFile("alertmanager.basic_auth.password_file", *a.passwordFile);
     if (!pw) return pw.error();
     t.client.username = a.username;
     t.client.password = std::move(*pw);
   }
   if (a.bearerTokenFile) {
-    auto token = readSecret("bearer_token_file", *a.bearerTokenFile);
+    auto token = readSecretFile("alertmanager.bearer_token_file", *a.bearerTokenFile);
     if (!token) return token.error();
     t.client.bearerToken = std::move(*token);
   }

@@ -38,6 +38,10 @@ std::string usageText() {
   fabricmon triage [--node URL | --prometheus URL --selector SEL] [--since DUR] [--json]
                                          walk the runbook and name the most likely cause
                                          (fabricmon triage --help; exit 0 ok, 1 wrong, 2 no source)
+  fabricmon health-check [--slurm [--dry-run]] [--json] [--config FILE]
+                                         one-line verdict of the local daemon for schedulers and
+                                         node-problem-detector (exit 0 ok, 1 problem, 2 unknown);
+                                         --slurm drains/resumes this node, --dry-run only prints
   fabricmon --version | --help
 
 Options (a flag overrides the config file's value):
@@ -73,6 +77,10 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return usageError("check-config needs a FILE");
       opts.configPath = args[i + 1];
       if (i + 2 != args.size()) return usageError("check-config takes exactly one FILE");
+      return opts;
+    } else if (cmd == "health-check") {
+      opts.command = Command::kHealthCheck;
+      opts.healthCheckArgs.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
       return opts;
     } else if (cmd == "triage") {
       opts.command = Command::kTriage;

@@ -11,7 +11,7 @@
 
 namespace fabricmon {
 
-enum class Command { kRun, kDemo, kCheckConfig, kTriage, kVersion, kHelp };
+enum class Command { kRun, kDemo, kCheckConfig, kTriage, kHealthCheck, kVersion, kHelp };
 
 /// Flags that override config keys (a flag wins over the file).
 struct CliOverrides {
@@ -30,6 +30,7 @@ struct CliOptions {
   DemoOptions demo;                       ///< demo only: what to simulate
   CliOverrides overrides;
   std::vector<std::string> triageArgs;    ///< triage: its own flags (triage/command.hpp)
+  std::vector<std::string> healthCheckArgs;  ///< health-check: its own flags (daemon/health_check.hpp)
 };
 
 Result<CliOptions> parseCommandLine(const std::vector<std::string>& args);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "daemon/app.hpp"
 #include "daemon/cli.hpp"
 #include "daemon/config_schema.hpp"
+#include "daemon/health_check.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/version.hpp"
 #include "exporters/http_security.hpp"
@@ -68,11 +70,22 @@ int main(int argc, char** argv) {
           return 2;
         }
       }
+      // Rules added in later versions may be named already (one config for a mixed fleet): a
+      // warning, not an error.
+      for (const std::string& rule : load.config.healthCheck.drainRules) {
+        const auto& rules = configSchema().rules;
+        if (std::none_of(rules.begin(), rules.end(), [&](const RuleSchema& r) { return r.name == rule; })) {
+          std::fprintf(stderr, "%s: warning: health_check.drain_rules: no rule \"%s\" in this build (never matches)\n",
+                       cli->configPath->c_str(), rule.c_str());
+        }
+      }
       std::printf("%s: ok\n", cli->configPath->c_str());
       return 0;
     }
     case Command::kTriage:
       return triage::runTriage(cli->triageArgs);
+    case Command::kHealthCheck:
+      return health::runHealthCheck(cli->healthCheckArgs);
     case Command::kRun:
     case Command::kDemo:
       break;

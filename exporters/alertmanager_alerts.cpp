@@ -82,6 +82,12 @@ PushedAlert alertFor(const Finding& finding, std::string_view job, std::string_v
   }
   a.annotations.emplace_back("description", "Pushed by fabricmon on " + std::string(instance) +
                                                 ". Evidence: " + (evidence.empty() ? "none" : evidence));
+  if (!finding.jobs.empty()) {
+    // Which jobs the fault hit, for the page: running on its port's GPUs (else on the node) when it started.
+    std::string jobs;
+    for (const auto& j : finding.jobs) jobs += (jobs.empty() ? "" : ", ") + j;
+    a.annotations.emplace_back("jobs", jobs);
+  }
   a.startsAt = finding.since;
   return a;
 }

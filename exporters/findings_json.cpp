@@ -93,7 +93,16 @@ std::string renderFindingsJson(std::span<const Finding> findings) {
       out += ':';
       appendNumber(out, value);
     }
-    out += "}}";
+    out += '}';
+    if (!f.jobs.empty()) {
+      out += ",\"jobs\":[";
+      for (size_t i = 0; i < f.jobs.size(); ++i) {
+        if (i > 0) out += ',';
+        appendJsonString(out, f.jobs[i]);
+      }
+      out += ']';
+    }
+    out += '}';
   }
   out += "]}";
   return out;

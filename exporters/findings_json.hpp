@@ -1,7 +1,7 @@
 #pragma once
 // The /api/v1/findings body (docs/contract.md §3):
 // {"findings":[{"rule":..,"severity":..,"labels":{..},"since":"<RFC 3339 UTC>","since_unix":..,
-//               "summary":..,"evidence":{name:number}}]}
+//               "summary":..,"evidence":{name:number}[,"jobs":["4711 (alice)",..]]}]}
 
 #include <span>
 #include <string>

@@ -29,6 +29,9 @@ struct Finding {
   std::chrono::system_clock::time_point since;
   std::string summary;   ///< one line for a human
   std::vector<std::pair<std::string, double>> evidence;  ///< the numbers that made it fire
+  /// The jobs running when it started ("4711 (alice)"): those on its port's GPUs where the GPU job
+  /// map names them, else every job on the node; empty when none (or no slurm_jobs data).
+  std::vector<std::string> jobs;
 };
 
 }  // namespace fabricmon

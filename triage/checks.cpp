@@ -222,6 +222,11 @@ Verdict judge(const Evidence& ev) {
   Verdict v;
   v.source = ev.source;
   v.windowSeconds = ev.windowSeconds;
+  for (const FindingSeen& f : ev.findings) {
+    for (const std::string& job : f.jobs) {
+      if (std::find(v.jobsHit.begin(), v.jobsHit.end(), job) == v.jobsHit.end()) v.jobsHit.push_back(job);
+    }
+  }
   int step = 0;
   for (const Check& c : table()) {
     CheckResult r;

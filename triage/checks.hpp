@@ -51,6 +51,9 @@ struct Verdict {
   double windowSeconds = 0;
   bool wrong = false;                 ///< any check is a problem
   std::vector<CheckResult> ranked;    ///< problems (most likely cause first), then the rest in runbook order
+  /// The jobs the node's findings hit (running when each started: on its port's GPUs, else on the
+  /// node), from /api/v1/findings; empty from Prometheus or without slurm_jobs.
+  std::vector<std::string> jobsHit;
 };
 
 Verdict judge(const Evidence& evidence);

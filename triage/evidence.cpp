@@ -83,6 +83,11 @@ Result<Evidence> parseNodeEvidence(const std::string& windowJson, const std::str
         if (v.is_number()) fs.evidence.emplace_back(k, v.get<double>());
       }
     }
+    if (auto it = x.find("jobs"); it != x.end() && it->is_array()) {
+      for (const auto& j : *it) {
+        if (j.is_string()) fs.jobs.push_back(j.get<std::string>());
+      }
+    }
     ev.findings.push_back(std::move(fs));
   }
   return ev;

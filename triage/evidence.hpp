@@ -26,6 +26,7 @@ struct FindingSeen {
   std::string rule, severity, summary;
   std::map<std::string, std::string> labels;  ///< device, port, interface, priority, reason
   std::vector<std::pair<std::string, double>> evidence;
+  std::vector<std::string> jobs;  ///< the jobs running on its port/node when it started ("4711 (alice)")
   std::string label(const std::string& name) const;
 };
 

@@ -38,6 +38,11 @@ void appendNode(std::string& out, const Verdict& v, bool colour, const std::stri
     const std::string nums = numbersText(*cause);
     if (!nums.empty()) out += indent + "  numbers: " + nums + "\n";
     out += indent + "  next: " + cause->action + "\n";
+    if (!v.jobsHit.empty()) {
+      std::string jobs;
+      for (const auto& j : v.jobsHit) jobs += (jobs.empty() ? "" : ", ") + j;
+      out += indent + "  jobs hit: " + jobs + "\n";
+    }
   } else {
     out += indent + "VERDICT: " + (colour ? colourOf(State::kOk) : "") + "nothing wrong" + reset +
            ": no check is a problem\n";
@@ -73,7 +78,8 @@ nlohmann::json verdictJson(const Verdict& v) {
           {"window_seconds", v.windowSeconds},
           {"wrong", v.wrong},
           {"cause", v.wrong ? nlohmann::json(v.ranked.front().id) : nlohmann::json(nullptr)},
-          {"checks", checks}};
+          {"checks", checks},
+          {"jobs_hit", v.jobsHit}};
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ bool FindingTracker::isActive(size_t rule, std::string_view reason, const Subjec
   return it != states_.end() && it->second.active;
 }
 
-void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow) {
+void FindingTracker::beginRound(std::chrono::system_clock::time_point wallNow, Jobs jobs) {
+  jobs_ = std::move(jobs);
   wallNow_ = wallNow;
   for (auto& [key, st] : states_) st.seen = false;
 }
@@ -145,6 +146,15 @@ void FindingTracker::start(State& st, const Verdict& v) {
   updateRecurrence(st, v.stamp);
   st.finding.since = wallNow_;
   st.finding.summary = v.summary;
+  {
+    std::string device, port;
+    for (const auto& [k, val] : st.finding.labels) {
+      if (k == "device") device = val;
+      if (k == "port") port = val;
+    }
+    const auto onPort = jobs_.byPort.find(device + "/" + port);
+    st.finding.jobs = !device.empty() && onPort != jobs_.byPort.end() ? onPort->second : jobs_.node;
+  }
   st.finding.evidence.clear();
   for (size_t i = 0; i < v.evidence.count; ++i) {
     st.finding.evidence.emplace_back(std::string(v.evidence.items[i].first), v.evidence.items[i].second);

@@ -67,8 +67,13 @@ class FindingTracker {
     recurrenceWindow_ = window;
   }
 
+  /// The jobs on the node now (slurm_jobs), stamped on each finding as it starts.
+  struct Jobs {
+    std::vector<std::string> node;                            ///< "4711 (alice)"
+    std::map<std::string, std::vector<std::string>> byPort;  ///< "mlx5_0/1" -> jobs on its GPUs
+  };
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
-  void beginRound(std::chrono::system_clock::time_point wallNow);
+  void beginRound(std::chrono::system_clock::time_point wallNow, Jobs jobs = {});
   void observe(size_t rule, std::string_view reason, Severity severity, const Subject& subject,
                const Policy& policy, const Verdict& verdict);
   /// Forgets the findings of subjects not observed this round (logging a clear for active ones).
@@ -107,6 +112,7 @@ class FindingTracker {
   std::vector<SeriesPtr> transitionSeries_;
   mutable std::string scratch_;
   std::chrono::system_clock::time_point wallNow_{};
+  Jobs jobs_;
   unsigned recurrenceCount_ = 3;
   Nanos recurrenceWindow_ = 3600 * kSecond;
 };

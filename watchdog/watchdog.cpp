@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "model/families/jobs.hpp"
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
@@ -97,6 +98,29 @@ class Engine {
     }
   }
 
+  /// The slurm_jobs collector's latest batch as the tracker's job index.
+  static FindingTracker::Jobs jobsOf(const Snapshot& snapshot) {
+    FindingTracker::Jobs jobs;
+    const auto it = snapshot.batches.find("slurm_jobs");
+    if (it == snapshot.batches.end() || !it->second) return jobs;
+    std::map<std::string, std::string, std::less<>> named;  // job id -> "id (user)"
+    for (const Sample& s : it->second->samples) {
+      if (s.series->family != &families::jobs::kNodeJobInfo) continue;
+      const std::string id(s.series->label("job_id"));
+      const std::string_view user = s.series->label("user");
+      named[id] = user.empty() ? id : id + " (" + std::string(user) + ")";
+      jobs.node.push_back(named[id]);
+    }
+    for (const Sample& s : it->second->samples) {
+      if (s.series->family != &families::jobs::kPortJobInfo) continue;
+      const std::string id(s.series->label("job_id"));
+      const auto n = named.find(id);
+      jobs.byPort[std::string(s.series->label("device")) + "/" + std::string(s.series->label("port"))].push_back(
+          n == named.end() ? id : n->second);
+    }
+    return jobs;
+  }
+
   void evaluate(const Snapshot& snapshot, Nanos now, std::chrono::system_clock::time_point wallNow) {
     history_.ingest(snapshot);
     join_.build(history_);
@@ -111,7 +135,7 @@ class Engine {
                     std::to_string(qos_.cnpPriority),
                     memory_,
                     now};
-    tracker_.beginRound(wallNow);
+    tracker_.beginRound(wallNow, jobsOf(snapshot));
     const auto rules = ruleTable();
     for (size_t i = 0; i < rules.size(); ++i) {
       if (!rules[i]->enabled(config_.rules)) continue;

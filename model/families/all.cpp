@@ -6,6 +6,7 @@
 #include "model/families/dcb.hpp"
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
+#include "model/families/jobs.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/neighbor.hpp"
 #include "model/families/netdev.hpp"
@@ -23,7 +24,7 @@ const std::vector<const FamilyDef*>& catalogue() {
   static const auto* const list = [] {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
-                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), pcie::all()}) {
+                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), pcie::all(), jobs::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;

@@ -8,6 +8,7 @@ add_executable(port_context_test
   ${CMAKE_CURRENT_LIST_DIR}/lldp_neighbor_collector_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/host_topology_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/local_jobs_test.cpp
 )
 target_compile_definitions(port_context_test PRIVATE FABRICMON_FIXTURE_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
 target_link_libraries(port_context_test PRIVATE fabricmon_collectors GTest::gtest_main)

@@ -147,6 +147,14 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"correctable_per_minute: 8", "correctable_per_minute: 9"},
       {"window: 10m                  # window of that rate", "window: 11m # window of that rate"},
       {"clear_after: 15m", "clear_after: 16m"},
+      {"  url: ~", "  url: https://127.0.0.1:19110"},
+      {"timeout: 2s", "timeout: 3s"},
+      {"drain_rules: [port_down,", "drain_rules: [link_errors,"},
+      {"drain_severities: [critical]", "drain_severities: [critical, warning]"},
+      {"max_output: 80", "max_output: 100"},
+      {"scontrol: /usr/bin/scontrol", "scontrol: /opt/slurm/bin/scontrol"},
+      {"node_name: ~", "node_name: gpu017"},
+      {"    timeout: 10s", "    timeout: 5s"},
   };
   for (const auto& e : edits) {
     const std::string_view from(e.from);

@@ -188,6 +188,18 @@ const ErrorCase kCases[] = {
      "exclude each other"},
     {"alertmanager_bad_resend", "alertmanager:\n  resend_interval: soon\n", 2, 20, "alertmanager.resend_interval",
      "duration"},
+    // health_check: (fabricmon health-check).
+    {"health_check_rule_name", "health_check:\n  drain_rules: [port_down, Port-Down]\n", 2, 28,
+     "health_check.drain_rules[1]", "expected a rule name"},
+    {"health_check_severity", "health_check:\n  drain_severities: [fatal]\n", 2, 22, "health_check.drain_severities[0]",
+     "expected info, warning or critical"},
+    {"health_check_relative_scontrol", "health_check:\n  slurm:\n    scontrol: scontrol\n", 3, 15,
+     "health_check.slurm.scontrol", "must be an absolute path"},
+    {"health_check_node_list", "health_check:\n  slurm:\n    node_name: gpu[01-04]\n", 3, 16,
+     "health_check.slurm.node_name", "expected one Slurm node name"},
+    {"health_check_url_scheme", "health_check:\n  url: localhost:19110\n", 2, 8, "health_check.url",
+     "expected an http:// or https:// URL"},
+    {"health_check_max_output", "health_check:\n  max_output: 10\n", 2, 15, "health_check.max_output", ""},
 };
 
 class LoaderError : public testing::TestWithParam<ErrorCase> {};

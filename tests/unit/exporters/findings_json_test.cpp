@@ -28,6 +28,20 @@ TEST(FindingsJsonTest, FullFinding) {
             "\"evidence\":{\"pause_ratio\":0.95,\"window_seconds\":10,\"tx_pause_frames\":1e+20}}]}");
 }
 
+TEST(FindingsJsonTest, JobsFollowTheEvidenceWhenThereAreAny) {
+  Finding f;
+  f.rule = "port_down";
+  f.severity = Severity::kCritical;
+  f.since = std::chrono::system_clock::time_point(std::chrono::seconds(0));
+  f.jobs = {"4711 (alice)", "4712 (bob)"};
+  std::vector<Finding> findings{f};
+  EXPECT_NE(renderFindingsJson(findings).find("\"evidence\":{},\"jobs\":[\"4711 (alice)\",\"4712 (bob)\"]}]}"),
+            std::string::npos)
+      << renderFindingsJson(findings);
+  findings[0].jobs.clear();
+  EXPECT_EQ(renderFindingsJson(findings).find("jobs"), std::string::npos);
+}
+
 TEST(FindingsJsonTest, EscapesStringsAndNullsNonFiniteNumbers) {
   Finding f;
   f.rule = "link_errors";

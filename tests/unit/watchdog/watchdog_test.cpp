@@ -91,6 +91,27 @@ TEST(Watchdog, ActiveGaugeGoesBackToZeroAndTransitionsCount) {
   EXPECT_TRUE(n.findings().empty());
 }
 
+TEST(Watchdog, AFindingRecordsTheJobsRunningWhenItStarted) {
+  TestNode n;
+  healthyRoce(n);
+  // slurm_jobs: two jobs on the node; only 4712 holds a GPU of mlx5_0 port 1.
+  n.set("slurm_jobs", "fabricmon_node_job_info", {{"job_id", "4711"}, {"user", "alice"}}, 1);
+  n.set("slurm_jobs", "fabricmon_node_job_info", {{"job_id", "4712"}, {"user", "bob"}}, 1);
+  n.set("slurm_jobs", "fabricmon_port_job_info", {{"device", "mlx5_0"}, {"port", "1"}, {"job_id", "4712"}}, 1);
+  trustPcp(n, 0);  // an interface finding (no port): every job on the node
+  n.tick();
+  n.tick();
+  auto findings = n.findings();
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].jobs, (std::vector<std::string>{"4711 (alice)", "4712 (bob)"}));
+  // The jobs of a finding are those at its start: a job that ends later stays named.
+  n.removeCollector("slurm_jobs");
+  n.tick();
+  findings = n.findings();
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].jobs.size(), 2u);
+}
+
 TEST(Watchdog, ReconfigureSwitchingARuleOffClearsItsFindingsAndKeepsHistory) {
   TestNode n;
   healthyRoce(n);
