@@ -12,10 +12,10 @@ namespace {
 // Flags after which a node is not fabricmon's to resume: down, failing, being rebooted or powered,
 // in maintenance, or not talking to the controller (slurm/src/common/slurm_protocol_defs.c,
 // node_state_string_complete()).
-constexpr std::string_view kKeepsOthersHold[] = {"NOT_RESPONDING", "FAIL",         "REBOOT_REQUESTED",
-                                                 "REBOOT_ISSUED",  "MAINT",        "POWERED_DOWN",
-                                                 "POWERING_DOWN",  "POWERING_UP",  "POWER_DOWN",
-                                                 "INVALID_REG",    "RESERVED_DOWN"};
+constexpr std::string_view kNotOursToResume[] = {"NOT_RESPONDING", "FAIL",          "REBOOT_REQUESTED",
+                                                 "REBOOT_ISSUED",  "MAINT",         "POWERED_DOWN",
+                                                 "POWERING_DOWN",  "POWERING_UP",   "POWER_DOWN",
+                                                 "INVALID_REG"};
 
 std::string field(std::string_view line, std::string_view key) {
   // Fields are " Key=value"; values other than Reason have no spaces (scontrol -o).
@@ -138,7 +138,7 @@ SlurmDecision decide(const SlurmNode& node, const Verdict& verdict, const std::s
         d.why = "drained by fabricmon but " + node.base + " for another cause: not resumed";
         return d;
       }
-      for (std::string_view flag : kKeepsOthersHold) {
+      for (std::string_view flag : kNotOursToResume) {
         if (node.flags.contains(std::string(flag))) {
           d.why = "drained by fabricmon but " + std::string(flag) + ": not resumed";
           return d;

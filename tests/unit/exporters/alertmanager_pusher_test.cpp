@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <fstream>
 #include <future>
@@ -67,6 +68,18 @@ TEST(AlertmanagerAlerts, NamesAndLabelsMatchTheShippedPrometheusAlert) {
   EXPECT_NE(body.find("\"startsAt\":\"2023-11-14T22:13:20.000Z\""), std::string::npos) << body;
   EXPECT_NE(body.find("\"endsAt\":\"2023-11-14T22:13:25.000Z\""), std::string::npos) << body;
   EXPECT_NE(body.find("runbook.md#pause-storm"), std::string::npos) << body;
+}
+
+TEST(AlertmanagerAlerts, TheJobsAFindingHitAreAnAnnotationNotALabel) {
+  const auto wall = WallClock::time_point(1700000000s);
+  Finding f = storm("eth0", wall);
+  EXPECT_EQ(alertFor(f, "fabricmon", "gpu01:19110").annotations.size(), 3u);  // none without jobs
+  f.jobs = {"4711 (alice)", "4712 (bob)"};
+  const PushedAlert a = alertFor(f, "fabricmon", "gpu01:19110");
+  const Labels jobs{{"jobs", "4711 (alice), 4712 (bob)"}};
+  EXPECT_NE(std::find(a.annotations.begin(), a.annotations.end(), jobs[0]), a.annotations.end());
+  // A label would make every new job a new alert to Alertmanager.
+  for (const auto& [name, value] : a.labels) EXPECT_NE(name, "jobs");
 }
 
 // Every watchdog alert of deploy/prometheus/fabricmon.rules.yml is named as alertNameFor names the
