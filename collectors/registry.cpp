@@ -6,6 +6,7 @@
 #include "collectors/hw_counter_collector.hpp"
 #include "collectors/lldp_neighbor_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
+#include "collectors/nic_driver_log_collector.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/port_topology_collector.hpp"
@@ -13,7 +14,7 @@
 
 namespace fabricmon {
 
-Sources makeSources(const SourcesConfig& config) {
+Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   Sources s;
   s.sysfs = std::make_shared<const SysfsRoot>(config.sysfsRoot);
   s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
@@ -21,6 +22,7 @@ Sources makeSources(const SourcesConfig& config) {
   s.mad = makeUmadSource(static_cast<unsigned>(config.madTimeout.count()), config.madRetries);
   s.lldp = config.lldpFile ? makeLldpFileSource(*config.lldpFile)
                            : makeLldpcliSource(config.lldpcli, config.lldpSocket, config.lldpTimeout);
+  s.nicDriverLog = makeNicDriverLogState(config, previous != nullptr ? previous->nicDriverLog : nullptr);
   return s;
 }
 
@@ -44,6 +46,9 @@ const CollectorEntry kRegistry[] = {
     // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
     // neighbours come from"): a switch announces itself every 30 s by default.
     {"lldp_neighbors", Cadence::kSlow, &makeLldpNeighborCollector},
+    // The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
+    // finding within one poll (docs/metrics.md, "NIC and driver health").
+    {"nic_driver_log", Cadence::kFast, &makeNicDriverLogCollector},
 };
 
 }  // namespace

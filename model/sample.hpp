@@ -57,6 +57,14 @@ struct Sample {
   double value;
 };
 
+/// Text that belongs to a series but is no label (a label would make every new text a new
+/// series): the kernel log record behind a fabricmon_nic_driver_records_total series. The renderer
+/// never shows it; the watchdog keeps the latest per series for its findings' summaries.
+struct Note {
+  SeriesPtr series;
+  std::string text;
+};
+
 /// The immutable result of one collector run.
 struct Batch {
   std::string collector;
@@ -64,6 +72,7 @@ struct Batch {
   std::chrono::system_clock::time_point wall;
   uint64_t topologyGeneration = 0;  ///< the discovery result the run worked from
   std::vector<Sample> samples;
+  std::vector<Note> notes;  ///< at most one per series of `samples`
 };
 using BatchPtr = std::shared_ptr<const Batch>;
 

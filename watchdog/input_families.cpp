@@ -7,6 +7,7 @@
 #include "model/families/ethtool.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/netdev.hpp"
+#include "model/families/nic.hpp"
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
@@ -84,6 +85,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::topology::kPortTopologyInfo, {"device", "port", ""}, 0},
     {&families::topology::kPcieLinkWidth, {"device", "which", ""}, 0},
     {&families::topology::kPcieLinkSpeed, {"device", "which", ""}, 0},
+    {&families::nic::kDriverLastRecord, {"pci_address", "pattern", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -80,6 +80,9 @@ enum class Fam : uint8_t {
   kPortTopology,        // {device,port} = 1, with role and rail
   kPcieWidth,           // {device,which}: current / max lanes of the device's PCI function
   kPcieSpeed,           // {device,which}: current / max transfers per second
+  // The kernel log (nic_driver_log): the latest record per function and driver message pattern,
+  // with the record's text as the series' note (Batch::notes).
+  kNicDriverLastRecord, // {pci_address,pattern} = unix time of the record
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -8,6 +8,7 @@
 #include "model/families/ethtool.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/neighbor.hpp"
+#include "model/families/nic.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
@@ -22,7 +23,7 @@ const std::vector<const FamilyDef*>& catalogue() {
   static const auto* const list = [] {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
-                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all()}) {
+                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), nic::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;
