@@ -71,6 +71,10 @@ constexpr std::array<Spec, 21> kSpecs{{
      "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
      "retransmission",
      false, false},
+    {Scenario::kNicFwFatal, "nic-fw-fatal",
+     "the NIC's firmware fails 3 s after the onset: mlx5 logs a fatal health error to the kernel log and "
+     "the port's counters freeze (the link still shows up)",
+     false, false},
 }};
 
 constexpr std::array<std::string_view, kSpecs.size()> kNames = [] {

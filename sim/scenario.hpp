@@ -31,6 +31,7 @@ enum class Scenario {
   kGlobalPause,
   kLosslessShared,
   kReordering,
+  kNicFwFatal,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).

@@ -54,6 +54,9 @@ FAULTS = {
     "pfc-protection-off": (("pfc_protection_off", "timeout_off"), 0, 12),
     "global-pause": (("global_pause", ""), 0, 12),
     "lossless-shared": (("lossless_class_shared", "non_rdma_bytes"), 8, 22),
+    # Issue #23: the fatal record is written 3 s after the onset; nic_driver_log reads it at its next
+    # poll (fast cadence), so detection is the onset + 3 s + at most one poll.
+    "nic-fw-fatal": (("nic_driver_error", "mlx5_fw_fatal"), 3, 14),
 }
 # The subject a fault's finding names when it is not the affected interface.
 SUBJECT = {"device-missing": "mlx5_0"}
