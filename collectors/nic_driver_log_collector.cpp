@@ -225,8 +225,8 @@ class NicDriverLogCollector final : public Collector {
         t.timeSeries = makeSeries(kDriverLastRecord, labels);
       }
       out.add(t.countSeries, t.count);
-      out.note(t.countSeries, t.message);
       out.add(t.timeSeries, t.lastWall);
+      out.note(t.timeSeries, t.message);  // the rule reads this series (watchdog/input_families.hpp)
     }
     if (!lostSeries_) {
       lostSeries_ = makeSeries(kKernelLogLost, {});

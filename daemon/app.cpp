@@ -207,6 +207,10 @@ Result<App::BoundServer> App::bindHttp(const Config& config, HttpServerOptions o
       for (const auto& r : runners_) in.collectors.push_back(r->health());
     }
     in.recent = recent_.get();
+    if (const SnapshotPtr snap = store_->snapshot()) {
+      const auto it = snap->batches.find("nic_driver_log");
+      if (it != snap->batches.end()) in.driverLog = it->second;
+    }
     in.findingsJson = pipeline_->findingsJson();
     return {200, "application/json", renderStatusJson(in)};
   };

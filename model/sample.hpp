@@ -58,7 +58,7 @@ struct Sample {
 };
 
 /// Text that belongs to a series but is no label (a label would make every new text a new
-/// series): the kernel log record behind a fabricmon_nic_driver_records_total series. The renderer
+/// series): the kernel log record behind a fabricmon_nic_driver_last_record_timestamp_seconds series. The renderer
 /// never shows it; the watchdog keeps the latest per series for its findings' summaries.
 struct Note {
   SeriesPtr series;

@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 21> kSpecs{{
+constexpr std::array<Spec, 22> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -163,6 +163,7 @@ PortBehaviour affectedBehaviour(Scenario s) {
     case Scenario::kUnusedPort:
     case Scenario::kDeviceMissing:
     case Scenario::kDriverReload:
+    case Scenario::kNicFwFatal:  // healthy until the firmware fails (an event: counters freeze)
     case Scenario::kPfcProtectionOff:
       break;
   }

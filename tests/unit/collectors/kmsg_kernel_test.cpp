@@ -25,8 +25,11 @@ namespace fabricmon {
 namespace {
 
 /// Writes one record. A fresh descriptor per record: /dev/kmsg rate-limits writers per open file
-/// (10 records per 5 s unless kernel.printk_devkmsg = on), dropping the rest silently.
-bool writeKmsg(const std::string& text) {
+/// (10 records per 5 s unless kernel.printk_devkmsg = on), dropping the rest silently. The newline
+/// ends the record: without it the kernel keeps it open for a continuation and readers do not see
+/// it yet (kernel/printk/printk_ringbuffer.c, finalized records only), as with every driver's line.
+bool writeKmsg(std::string text) {
+  text += '\n';
   const int fd = ::open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
   if (fd < 0) return false;
   const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());

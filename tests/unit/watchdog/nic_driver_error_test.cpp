@@ -253,6 +253,7 @@ TEST_F(NicDriverErrorTest, ACleanDriverReloadRaisesNothing) {
 }
 
 TEST_F(NicDriverErrorTest, AFatalRecordDuringAReloadIsReportedWhenTheFunctionIsBack) {
+  poll();  // the function is known
   const Topology full = topology_;
   topology_.devices.clear();
   topology_.netdevs.clear();
