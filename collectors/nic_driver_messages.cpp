@@ -90,7 +90,9 @@ const DriverMessage kMessages[] = {
     // irdma (drivers/infiniband/hw/irdma/).
     {"irdma_cqp_timeout", "irdma", kFatal, "error cqp command", "timed out",
      "a control QP command to the RDMA firmware timed out; the driver requests a reset",
-     "infiniband/hw/irdma/utils.c, irdma_wait_event()", kRdmaName},
+     "infiniband/hw/irdma/utils.c, irdma_wait_event() (i40iw/utils.c, i40iw_wait_event(), before; newer irdma "
+     "logs it at debug level only)",
+     kRdmaName},
     // efa (drivers/infiniband/hw/efa/).
     {"efa_admin_no_completion", "efa", kFatal, "didn't send any completion for admin cmd", "",
      "the device did not complete an admin command: the device does not answer",
