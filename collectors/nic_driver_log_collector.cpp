@@ -54,6 +54,7 @@ struct NicDriverLogState {
   std::map<std::string, Place, std::less<>> remembered;  ///< every watched function seen since start
   double lost = 0, refused = 0, accessFailures = 0;
   bool denied = false;
+  bool absent = false;  ///< no kernel log device (a container), said once
   KernelLogRead read;  ///< reused between runs
 };
 
@@ -143,16 +144,23 @@ class NicDriverLogCollector final : public Collector {
                    st.ok() ? "no access to the kernel log" : st.error().message);
     }
     if (!st) {
-      if (st.error().errnum == EACCES || st.error().errnum == EPERM) {
+      const int err = st.error().errnum;
+      if (err == EACCES || err == EPERM) {
         status = CollectStatus::kNoData;  // said once above; the daemon goes on without it
+      } else if (err == ENOENT || err == ENODEV || err == ENXIO) {
+        // No kernel log on this machine (a container): nothing to read, nothing wrong.
+        if (!s.absent) spdlog::info("nic_driver_log: {}; no NIC driver records are read", st.error().message);
+        s.absent = true;
+        status = CollectStatus::kNoData;
       } else {
         out.fileError(s.source->origin(), st.error());
         status = CollectStatus::kFailed;
       }
     } else {
       out.fileOk(s.source->origin());
-      if (s.denied) spdlog::info("nic_driver_log: the kernel log is readable again");
+      if (s.denied || s.absent) spdlog::info("nic_driver_log: the kernel log is readable again");
       s.denied = false;
+      s.absent = false;
     }
     for (const KmsgRecord& r : s.read.records) ingest(s, r);
     if (status == CollectStatus::kFailed) return status;

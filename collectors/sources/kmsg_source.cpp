@@ -1,5 +1,7 @@
 // /dev/kmsg (kernel/printk/printk.c, devkmsg_read/devkmsg_llseek).
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -53,6 +55,7 @@ class KmsgSource final : public KernelLogSource {
   Status open(KernelLogRead& out) {
     const auto now = std::chrono::steady_clock::now();
     if (denied_ && now - lastTry_ < std::chrono::minutes(1)) return Error{"no access to " + path_, EACCES};
+    if (absent_ && now - lastTry_ < std::chrono::minutes(1)) return Error{"no kernel log at " + path_, ENODEV};
     lastTry_ = now;
     const int fd = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -61,9 +64,19 @@ class KmsgSource final : public KernelLogSource {
         denied_ = true;
         out.accessDenied = true;
       }
+      if (err == ENOENT || err == ENODEV || err == ENXIO) absent_ = true;
       return sysError("open " + path_ + (err == EACCES || err == EPERM ? " (needs CAP_SYSLOG)" : ""), err);
     }
     denied_ = false;
+    // A container's /dev/kmsg is often a FIFO or /dev/null stand-in (systemd-nspawn makes it a FIFO
+    // of the container's own writes): not the kernel's record interface, nothing to read here.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 11)) {
+      ::close(fd);
+      absent_ = true;
+      return Error{path_ + " is not the kernel log device (char 1:11): a container's stand-in?", ENODEV};
+    }
+    absent_ = false;
     // Start after the last record: the boot's records were judged by whoever was there then.
     if (::lseek(fd, 0, SEEK_END) < 0) {
       const int err = errno;
@@ -88,6 +101,7 @@ class KmsgSource final : public KernelLogSource {
   std::string path_, origin_;
   int fd_ = -1;
   bool denied_ = false;
+  bool absent_ = false;  ///< no kernel log device here (a container): retried once a minute
   std::chrono::steady_clock::time_point lastTry_{};
   bool haveSeq_ = false;
   bool overrun_ = false;

@@ -3,6 +3,8 @@
 // /dev/kmsg hands them out, and hostile bytes that must be refused without harm.
 #include "collectors/sources/kmsg_record.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <random>
 
@@ -159,6 +161,25 @@ TEST(KmsgFileSource, HonoursTheRecordLimitPerRead) {
   ASSERT_TRUE(source->read(read, 2));
   ASSERT_EQ(read.records.size(), 1u);
   EXPECT_EQ(read.records[0].message, "three");
+}
+
+TEST(KmsgSource, OnlyTheKernelLogDeviceIsTheKernelLog) {
+  // Inside a container /dev/kmsg is often a FIFO of the container's own writes (systemd-nspawn) or
+  // missing: no kernel log to read, ENODEV/ENOENT (the collector reports "no data", not a fault).
+  testing::TempDir dir;
+  const auto fifo = dir.path() / "kmsg-fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  dir.write("kmsg-file", "6,1,0,-;hello\n");
+  for (const auto& [path, errnum] : {std::pair{fifo, ENODEV}, std::pair{dir.path() / "kmsg-file", ENODEV},
+                                     std::pair{dir.path() / "absent", ENOENT}}) {
+    auto source = makeKmsgSource(path.string());
+    KernelLogRead read;
+    const Status st = source->read(read, 10);
+    ASSERT_FALSE(st.ok()) << path;
+    EXPECT_EQ(st.error().errnum, errnum) << path << ": " << st.error().message;
+    EXPECT_FALSE(read.accessDenied);
+    EXPECT_TRUE(read.records.empty());
+  }
 }
 
 }  // namespace

@@ -219,6 +219,13 @@ TEST_F(NicDriverErrorTest, NoAccessIsCountedOnceAndTheCollectorGoesOn) {
   EXPECT_EQ(findings().size(), 1u);
 }
 
+TEST_F(NicDriverErrorTest, NoKernelLogHereIsNoDataNotARefusal) {
+  log_->failErrno = ENODEV;  // a container's /dev/kmsg stand-in
+  const BatchPtr b = poll();
+  EXPECT_EQ(status_, CollectStatus::kNoData);
+  EXPECT_EQ(value(b, families::nic::kKernelLogAccessFailures), 0);
+}
+
 TEST_F(NicDriverErrorTest, AReloadKeepsTheReaderAndTheTallies) {
   log_->pending.push_back(rec(kFatal));
   poll();
