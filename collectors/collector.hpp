@@ -20,10 +20,14 @@ class ErrorTracker;
 /// (fabricmon_collector_errors_total) and logged once when they start and once when they stop.
 class CollectOutput {
  public:
-  explicit CollectOutput(std::vector<Sample>& samples, ErrorTracker& errors)
-      : samples_(samples), errors_(errors) {}
+  explicit CollectOutput(std::vector<Sample>& samples, ErrorTracker& errors, std::vector<Note>* notes = nullptr)
+      : samples_(samples), errors_(errors), notes_(notes) {}
 
   void add(const SeriesPtr& series, double value) { samples_.push_back(Sample{series, value}); }
+  /// Attaches text to a series added this run (Batch::notes); dropped when nobody keeps notes.
+  void note(const SeriesPtr& series, std::string text) {
+    if (notes_ != nullptr) notes_->push_back(Note{series, std::move(text)});
+  }
   /// One value could not be read this run. `key` identifies the file ("mlx5_0/1/counters/x").
   void fileError(std::string_view key, const Error& error);
   /// The value behind `key` was read fine (ends a logged failure, if any).
@@ -33,6 +37,7 @@ class CollectOutput {
  private:
   std::vector<Sample>& samples_;
   ErrorTracker& errors_;
+  std::vector<Note>* notes_;
   uint64_t errorCount_ = 0;
 };
 

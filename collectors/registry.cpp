@@ -7,6 +7,7 @@
 #include "collectors/lldp_neighbor_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
 #include "collectors/pcie_aer_collector.hpp"
+#include "collectors/nic_driver_log_collector.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/port_topology_collector.hpp"
@@ -15,7 +16,7 @@
 
 namespace fabricmon {
 
-Sources makeSources(const SourcesConfig& config) {
+Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   Sources s;
   s.sysfs = std::make_shared<const SysfsRoot>(config.sysfsRoot);
   s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
@@ -23,6 +24,7 @@ Sources makeSources(const SourcesConfig& config) {
   s.mad = makeUmadSource(static_cast<unsigned>(config.madTimeout.count()), config.madRetries);
   s.lldp = config.lldpFile ? makeLldpFileSource(*config.lldpFile)
                            : makeLldpcliSource(config.lldpcli, config.lldpSocket, config.lldpTimeout);
+  s.nicDriverLog = makeNicDriverLogState(config, previous != nullptr ? previous->nicDriverLog : nullptr);
   return s;
 }
 
@@ -52,6 +54,9 @@ const CollectorEntry kRegistry[] = {
     {"pcie_aer", Cadence::kSlow, &makePcieAerCollector},
     // The scheduler's jobs on this node, found locally (spool sockets, job cgroups, GPU job map).
     {"slurm_jobs", Cadence::kSlow, &makeSlurmJobsCollector},
+    // The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
+    // finding within one poll (docs/metrics.md, "NIC and driver health").
+    {"nic_driver_log", Cadence::kFast, &makeNicDriverLogCollector},
 };
 
 }  // namespace

@@ -16,6 +16,8 @@
 
 namespace fabricmon {
 
+struct NicDriverLogState;
+
 /// The OS access every collector may use, built once from the config.
 struct Sources {
   std::shared_ptr<const SysfsRoot> sysfs;
@@ -23,9 +25,13 @@ struct Sources {
   std::shared_ptr<DcbSource> dcb;
   std::shared_ptr<MadSource> mad;  ///< opened lazily: nothing touches umad until peer_port runs
   std::shared_ptr<LldpSource> lldp;  ///< lldpcli, or a file of its output (sources.lldp_file)
+  /// The kernel log and what nic_driver_log keeps across a reload (collectors/nic_driver_log_collector.hpp).
+  std::shared_ptr<NicDriverLogState> nicDriverLog;
 };
 
-Sources makeSources(const SourcesConfig& config);
+/// `previous`: the sources of the configuration being replaced; the kernel log's reader is kept
+/// when it reads the same log, so a reload loses no record.
+Sources makeSources(const SourcesConfig& config, const Sources* previous = nullptr);
 
 enum class Cadence { kFast, kSlow };  ///< poll.interval or poll.slow_interval
 

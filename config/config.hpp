@@ -63,6 +63,13 @@ struct SourcesConfig {
   std::optional<std::string> lldpSocket;  ///< unset = lldpcli's default, /run/lldpd.socket
   std::optional<std::string> lldpFile;
   Duration lldpTimeout = 1s;  ///< lldpcli answers in ~10 ms; 1 s stays inside the 1.5 s shutdown grace
+  /// The kernel log (nic_driver_log): the kmsg device, or, when kmsgFile is set, a file of
+  /// kmsg-formatted records (the demo, tests). Records written from user space (any facility but
+  /// the kernel's) are refused unless kmsgAcceptUserRecords: anyone who may write /dev/kmsg could
+  /// otherwise fake a NIC failure. Tests that write /dev/kmsg turn it on.
+  std::string kmsg = "/dev/kmsg";
+  std::optional<std::string> kmsgFile;
+  bool kmsgAcceptUserRecords = false;
 
   bool operator==(const SourcesConfig&) const = default;
 };

@@ -241,6 +241,9 @@ class Loader {
         {"lldp_socket", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpSocket); }},
         {"lldp_file", [&](const Field& v) { r_.readOptionalString(v, c_.sources.lldpFile); }},
         {"lldp_timeout", [&](const Field& v) { r_.readDurationBetween(v, c_.sources.lldpTimeout, 10ms, 30s); }},
+        {"kmsg", [&](const Field& v) { r_.readString(v, c_.sources.kmsg); }},
+        {"kmsg_file", [&](const Field& v) { r_.readOptionalString(v, c_.sources.kmsgFile); }},
+        {"kmsg_accept_user_records", [&](const Field& v) { r_.readBool(v, c_.sources.kmsgAcceptUserRecords); }},
     };
     r_.readMap(f, entries);
   }

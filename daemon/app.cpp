@@ -84,7 +84,10 @@ App::~App() = default;
 
 Status App::startSampling() {
   CounterFile::setMaxKeptFiles(keptFileCap(config_.sources.maxOpenFiles));
-  Sources sources = makeSources(config_.sources);
+  // The previous configuration's sources hand over what must outlive a reload (the kernel log's
+  // reader: records logged while the daemon reloads are read, not lost).
+  Sources sources = makeSources(config_.sources, &sources_);
+  sources_ = sources;
   if (demo_) sources.mad = demo_->madSource(sources.sysfs);
   discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
   // The first scan runs before any collector so that the first snapshot is complete.
@@ -204,6 +207,10 @@ Result<App::BoundServer> App::bindHttp(const Config& config, HttpServerOptions o
       for (const auto& r : runners_) in.collectors.push_back(r->health());
     }
     in.recent = recent_.get();
+    if (const SnapshotPtr snap = store_->snapshot()) {
+      const auto it = snap->batches.find("nic_driver_log");
+      if (it != snap->batches.end()) in.driverLog = it->second;
+    }
     in.findingsJson = pipeline_->findingsJson();
     return {200, "application/json", renderStatusJson(in)};
   };

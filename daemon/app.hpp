@@ -77,6 +77,7 @@ class App {
   std::shared_ptr<TopologyHolder> topology_ = std::make_shared<TopologyHolder>();
   std::unique_ptr<DemoNode> demo_;
   std::unique_ptr<TopologyDiscovery> discovery_;
+  Sources sources_;  ///< of the running configuration (makeSources keeps parts across a reload)
   std::unique_ptr<PeriodicTask> discoveryTask_;
   std::unique_ptr<PeriodicTask> textfileTask_;
   std::vector<std::unique_ptr<CollectorRunner>> runners_;

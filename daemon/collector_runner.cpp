@@ -43,7 +43,7 @@ struct CollectorRunner::State {
     batch->collector = name;
     batch->monotonic = started;
     batch->wall = std::chrono::system_clock::now();
-    CollectOutput out(batch->samples, errors);
+    CollectOutput out(batch->samples, errors, &batch->notes);
     const TopologyPtr topo = topology->get();
     batch->topologyGeneration = topo->generation;
     CollectStatus status;

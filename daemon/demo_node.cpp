@@ -70,6 +70,7 @@ void DemoNode::applyTo(Config& config) const {
   config.sources.ethtoolDir = (dir_ / "ethtool").string();
   config.sources.dcbDir = (dir_ / "dcb").string();
   config.sources.lldpFile = (dir_ / "lldp" / "neighbors.json").string();
+  config.sources.kmsgFile = (dir_ / "kmsg").string();  // the simulator's kernel log: no root needed
   if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";
 }
 

@@ -2,12 +2,17 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "config/duration.hpp"
 #include "exporters/window_json.hpp"
 #include "triage/checks.hpp"
+#include "model/families/nic.hpp"
 #include "triage/report.hpp"
+#include "watchdog/rules/nic_driver_error.hpp"
 
 namespace fabricmon {
 
@@ -48,12 +53,38 @@ std::string renderStatusJson(const StatusInputs& in) {
       verdict = json::parse(triage::renderJson(triage::judge(*ev)));
     }
   }
+  // The last kernel log record of each pattern per port (the status page's "NIC driver records").
+  json driverRecords = json::array();
+  if (in.driverLog) {
+    std::map<Labels, double> counts;
+    std::map<uint64_t, const std::string*> notes;  // the record's text, on the last-record series
+    for (const Note& n : in.driverLog->notes) {
+      if (n.series) notes[n.series->id] = &n.text;
+    }
+    for (const Sample& s : in.driverLog->samples) {
+      if (s.series->family == &families::nic::kDriverRecords) counts[s.series->labels] = s.value;
+    }
+    for (const Sample& s : in.driverLog->samples) {
+      if (s.series->family != &families::nic::kDriverLastRecord || !std::isfinite(s.value)) continue;
+      json r = json::object();
+      for (const auto& [k, v] : s.series->labels) r[k] = v;
+      r["last_unix_seconds"] = s.value;
+      r["age_seconds"] = wallNow - s.value;
+      const auto c = counts.find(s.series->labels);
+      r["count"] = c == counts.end() ? 0.0 : c->second;
+      // Escaped like a finding's text: ASCII only, so the JSON is valid whatever the log held.
+      const auto note = notes.find(s.series->id);
+      r["text"] = note == notes.end() ? std::string() : watchdog::findingText(*note->second, 300);
+      driverRecords.push_back(std::move(r));
+    }
+  }
   json out = {{"version", in.version},
               {"revision", in.revision},
               {"hostname", host},
               {"uptime_seconds", std::chrono::duration<double>(now - in.started).count()},
               {"config", config},
               {"collectors", collectors},
+              {"driver_records", driverRecords},
               {"verdict", verdict}};
   return out.dump();
 }

@@ -9,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "daemon/collector_runner.hpp"
+#include "model/sample.hpp"
 #include "watchdog/recent_samples.hpp"
 
 namespace fabricmon {
@@ -21,6 +22,9 @@ struct StatusInputs {
   std::vector<CollectorHealth> collectors;
   const RecentSamples* recent = nullptr;
   std::string findingsJson;
+  /// The latest batch of the nic_driver_log collector (null when it has none): the last driver
+  /// record of each pattern per port, with its text (the batch's notes).
+  BatchPtr driverLog;
 };
 
 std::string renderStatusJson(const StatusInputs& in);

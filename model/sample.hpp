@@ -57,6 +57,14 @@ struct Sample {
   double value;
 };
 
+/// Text that belongs to a series but is no label (a label would make every new text a new
+/// series): the kernel log record behind a fabricmon_nic_driver_last_record_timestamp_seconds series. The renderer
+/// never shows it; the watchdog keeps the latest per series for its findings' summaries.
+struct Note {
+  SeriesPtr series;
+  std::string text;
+};
+
 /// The immutable result of one collector run.
 struct Batch {
   std::string collector;
@@ -67,6 +75,7 @@ struct Batch {
   /// seriesFingerprint(samples), set by the runner that made the batch (model/series_clash.hpp);
   /// 0 when nobody computed it.
   uint64_t seriesFingerprint = 0;
+  std::vector<Note> notes;  ///< at most one per series of `samples`
 };
 using BatchPtr = std::shared_ptr<const Batch>;
 

@@ -89,6 +89,16 @@ Status FileWriter::replace(const fs::path& path, std::string_view text) {
   return {};
 }
 
+Status FileWriter::append(const fs::path& path, std::string_view text) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return sysError("open " + path.string(), errno);
+  ++writes_;
+  const ssize_t n = ::write(fd.get(), text.data(), text.size());
+  if (n < 0) return sysError("write " + path.string(), errno);
+  if (static_cast<size_t>(n) != text.size()) return Error{"write " + path.string() + ": short write", EIO};
+  return {};
+}
+
 Status FileWriter::symlink(const fs::path& target, const fs::path& link) {
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(link, ec))) {

@@ -27,6 +27,10 @@ class FileWriter {
   /// read mid-way would mix two versions. Unchanged text is not rewritten.
   Status replace(const std::filesystem::path& path, std::string_view text);
 
+  /// Appends `text` to `path` in one write(2) (creating it, 0644): a log a reader follows as it
+  /// grows (the kernel log file), where a record must never be seen half-written.
+  Status append(const std::filesystem::path& path, std::string_view text);
+
   /// Creates `link` -> `target` (relative target, like sysfs) unless it already points there.
   static Status symlink(const std::filesystem::path& target, const std::filesystem::path& link);
   static Status makeDirs(const std::filesystem::path& dir);

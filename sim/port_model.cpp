@@ -444,7 +444,7 @@ void buildTables(PortModel& port) {
 }
 
 void advance(PortModel& port, double seconds, const PortBehaviour& b) {
-  if (!(seconds > 0) || !port.linkUp) return;
+  if (!(seconds > 0) || !port.linkUp || port.frozen) return;
   auto& rng = port.rng;
   const double lineBytesPerSecond = static_cast<double>(port.rateGbps) * 1e9 / 8;
 

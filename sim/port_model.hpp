@@ -64,6 +64,8 @@ struct PortModel {
   /// The RDMA device is gone from sysfs (driver unloaded, PCIe link lost): class/infiniband/<dev>
   /// and the device directory are removed; the netdev stays.
   bool removed = false;
+  /// nic-fw-fatal: the firmware stopped; no counter moves any more (the link state files still say up).
+  bool frozen = false;
   /// DCB: PFC storm prevention timeout (ethtool tunable pfc-prevention-tout) in ms; 0 = off.
   unsigned stormPreventionMs = 100;
   /// DCB APP table: DSCP 0 (default TCP) mapped to the RoCE priority as well.

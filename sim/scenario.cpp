@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 23> kSpecs{{
+constexpr std::array<Spec, 24> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -78,6 +78,10 @@ constexpr std::array<Spec, 23> kSpecs{{
     {Scenario::kPcieAerBackground, "pcie-aer-background",
      "look-alike of pcie-aer: a steady 2 corrected PCIe errors a minute at the NIC's function and every "
      "port above it",
+     false, false},
+    {Scenario::kNicFwFatal, "nic-fw-fatal",
+     "the NIC's firmware fails 3 s after the onset: mlx5 logs a fatal health error to the kernel log and "
+     "the port's counters freeze (the link still shows up)",
      false, false},
 }};
 
@@ -167,6 +171,7 @@ PortBehaviour affectedBehaviour(Scenario s) {
     case Scenario::kUnusedPort:
     case Scenario::kDeviceMissing:
     case Scenario::kDriverReload:
+    case Scenario::kNicFwFatal:  // healthy until the firmware fails (an event: counters freeze)
     case Scenario::kPfcProtectionOff:
     case Scenario::kPcieAer:             // PCIe errors are the simulator's, not the port's (AerCounts)
     case Scenario::kPcieAerBackground:

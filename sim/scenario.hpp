@@ -33,6 +33,7 @@ enum class Scenario {
   kReordering,
   kPcieAer,
   kPcieAerBackground,
+  kNicFwFatal,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 #include <cstdio>
 #include <map>
 
@@ -256,6 +257,23 @@ struct Simulator::State {
     }
   }
   Status renderAer();
+  /// The node's kernel log (root/kmsg, the daemon's sources.kmsg_file): records in /dev/kmsg's
+  /// format as a PCI function's driver logs them with dev_printk() (its dictionary names the
+  /// function). TS_USEC is 0, so the daemon dates a record when it reads it; the file stays
+  /// byte-identical for the same seed and ticks.
+  uint64_t kmsgSeq = 0;
+  Status logKernel(const PortModel& p, unsigned level, std::string_view text) {
+    const std::string record = std::to_string(level) + "," + std::to_string(kmsgSeq++) + ",0,-;mlx5_core " +
+                               p.pciAddress + ": " + std::string(text) + "\n SUBSYSTEM=pci\n DEVICE=+pci:" +
+                               p.pciAddress + "\n";
+    return writer.append(options.root / "kmsg", record);
+  }
+  /// What mlx5_core logs when it probes a function (mlx5/core/main.c, mlx5_function_setup(); events.c).
+  Status logProbe(const PortModel& p) {
+    if (Status st = logKernel(p, 6, "firmware version: 28.39.1002"); !st) return st;
+    return logKernel(p, 6, "Port module event: module " + std::to_string(p.port - 1) + ", Cable plugged");
+  }
+  Status kmsgStatus;  ///< the first failed kernel log write of fireEvent() (reported by tick)
   Status createTree();
   Status createBridgesAndGpu(const PortModel& p);
   Status renderAll();
@@ -307,6 +325,16 @@ void Simulator::State::fireEvent() {
       buildTables(p);  // the driver comes back: its counters start again
       p.removed = false;
       pendingRestore = true;
+      // A clean reload logs only what a probe logs: the look-alike nic_driver_error stays silent on.
+      if (Status st = logProbe(p); !st && kmsgStatus.ok()) kmsgStatus = st;
+      break;
+    case Scenario::kNicFwFatal:
+      // mlx5/core/health.c, poll_health(): the health buffer reports a fatal error; the firmware
+      // stops, and with it every counter.
+      p.frozen = true;
+      if (Status st = logKernel(p, 3, "poll_health:800:(pid 0): Fatal error 1 detected"); !st && kmsgStatus.ok()) {
+        kmsgStatus = st;
+      }
       break;
     default:
       break;
@@ -712,6 +740,7 @@ Status Simulator::init() {
     case Scenario::kPortDisabled:
     case Scenario::kDeviceMissing:
     case Scenario::kDriverReload:
+    case Scenario::kNicFwFatal:
       st.nextEvent = o.faultAt + kPortEventAt;
       break;
     case Scenario::kPcieAer:
@@ -722,6 +751,13 @@ Status Simulator::init() {
   }
   st.latch();  // t = 0 is a refresh boundary
   if (Status s = st.createTree(); !s) return s;
+  // The boot: every RoCE function's probe lines (informational: counted, never a finding).
+  std::error_code ignored;
+  fs::remove(o.root / "kmsg", ignored);
+  for (const PortModel& p : st.ports) {
+    if (!p.roce) continue;
+    if (Status s = st.logProbe(p); !s) return s;
+  }
   if (Status s = st.renderAll(); !s) return s;
   st.initialised = true;
   return {};
@@ -757,6 +793,7 @@ Status Simulator::tick(std::chrono::duration<double> dt) {
   }
   st.advanceAll(target - st.now);
   st.now = target;
+  if (!st.kmsgStatus.ok()) return std::exchange(st.kmsgStatus, Status{});
   if (st.pendingRestore) {
     // The device is back: its directories and class/infiniband link are made again.
     st.pendingRestore = false;
@@ -797,6 +834,7 @@ std::vector<SimPort> Simulator::ports() const {
 fs::path Simulator::sysfsRoot() const { return state_->sys(); }
 fs::path Simulator::ethtoolDir() const { return state_->options.root / "ethtool"; }
 fs::path Simulator::dcbDir() const { return state_->options.root / "dcb"; }
+fs::path Simulator::kmsgFile() const { return state_->options.root / "kmsg"; }
 const SimOptions& Simulator::options() const { return state_->options; }
 uint64_t Simulator::fileWrites() const { return state_->writer.writes(); }
 

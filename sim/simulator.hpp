@@ -116,6 +116,8 @@ class Simulator {
   std::filesystem::path sysfsRoot() const;   ///< root/sys, for --sysfs-root
   std::filesystem::path ethtoolDir() const;  ///< root/ethtool, for --ethtool-dir
   std::filesystem::path dcbDir() const;      ///< root/dcb, for --dcb-dir
+  /// root/kmsg: the node's kernel log as kmsg-formatted records, for sources.kmsg_file.
+  std::filesystem::path kmsgFile() const;
   const SimOptions& options() const;
   /// write(2) calls made so far: how much of the tree the ticks really rewrote.
   uint64_t fileWrites() const;

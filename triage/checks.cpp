@@ -157,6 +157,22 @@ void judgeIb(const Evidence& ev, CheckResult& r) {
   }
 }
 
+void judgeNic(const Evidence& ev, CheckResult& r) {
+  double fatal = 0, recoverable = 0;
+  const SeriesStat* worst = nullptr;
+  for (const SeriesStat* s : ev.family("fabricmon_nic_driver_records_total")) {
+    const auto sev = s->labels.find("severity");
+    if (sev == s->labels.end() || s->increase <= 0) continue;
+    if (sev->second == "fatal") fatal += s->increase;
+    if (sev->second == "recoverable") recoverable += s->increase;
+    if (sev->second != "info" && (!worst || s->increase > worst->increase)) worst = s;
+  }
+  r.numbers = {{"fatal driver records", count(fatal)}, {"recoverable driver records", count(recoverable)}};
+  if (worst && r.where.empty()) r.where = whereOf(worst->labels);
+  r.state = fatal + recoverable > 0 ? State::kSuspicious : State::kOk;
+  r.summary = r.state == State::kOk ? "no NIC driver errors in the kernel log" : "the kernel logged NIC driver errors";
+}
+
 const std::vector<Check>& table() {
   static const std::vector<Check> kChecks = {
       {"pfc_pause",
@@ -208,6 +224,15 @@ const std::vector<Check>& table() {
        {"fabricmon_port_transmit_wait_total"},
        "find the congested switch port (PortXmitWait along the path); see docs/runbook.md",
        judgeIb},
+      // A NIC whose firmware or driver is wedged explains the loss, pauses and flaps around it: it
+      // ranks before every other cause.
+      {"nic_health",
+       "NIC firmware and driver health (kernel log)",
+       -1,
+       {"fabricmon_nic_driver_records_total", "fabricmon_kernel_log_lost_records_total"},
+       "collect devlink health, a firmware dump, dmesg and ethtool -S before any reset, then drain "
+       "the node; see docs/runbook.md#the-nic-or-its-driver-is-wedged",
+       judgeNic},
   };
   return kChecks;
 }

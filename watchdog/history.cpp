@@ -257,6 +257,12 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     seen.tracked = &s;  // unordered_map nodes never move: the pointer stays valid until erased
     update(s, t, sample.value);
   }
+  for (const Note& note : batch.notes) {
+    if (!note.series) continue;
+    const auto it = byId_.find(note.series->id);
+    if (it == byId_.end() || it->second.tracked == nullptr) continue;  // not a rule's input
+    if (it->second.tracked->note != note.text) it->second.tracked->note = note.text;
+  }
 }
 
 // Ids of series objects no longer reported (their collector published without them, or left the

@@ -125,6 +125,7 @@ struct Tracked {
   std::unique_ptr<CoarseRing> ring;
   std::unique_ptr<PeakBuckets> peak;
   SeriesPtr peakSeries;        ///< the output gauge, built once
+  std::string note;            ///< the text its collector attached to the latest sample (Batch::notes)
 
   std::string_view label(std::string_view name) const { return series->label(name); }
   /// Increase over the latest poll interval (0 before two samples).

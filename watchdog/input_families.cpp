@@ -8,6 +8,7 @@
 #include "model/families/mad.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pcie.hpp"
+#include "model/families/nic.hpp"
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
@@ -86,6 +87,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::topology::kPcieLinkWidth, {"device", "which", ""}, 0},
     {&families::topology::kPcieLinkSpeed, {"device", "which", ""}, 0},
     {&families::pcie::kAerErrors, {"pci_address", "severity", "error"}, 0},
+    {&families::nic::kDriverLastRecord, {"pci_address", "pattern", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

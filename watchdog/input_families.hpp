@@ -81,6 +81,9 @@ enum class Fam : uint8_t {
   kPcieWidth,           // {device,which}: current / max lanes of the device's PCI function
   kPcieSpeed,           // {device,which}: current / max transfers per second
   kPcieAerErrors,       // {pci_address,severity,error}: only error="total" (pcie_aer)
+  // The kernel log (nic_driver_log): the latest record per function and driver message pattern,
+  // with the record's text as the series' note (Batch::notes).
+  kNicDriverLastRecord, // {pci_address,pattern} = unix time of the record
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

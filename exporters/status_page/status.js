@@ -78,6 +78,24 @@ function showStatus(st) {
     cell(r, Object.entries(c.numbers).map(([k, x]) => k + " " + x).join(", "));
   }
   v.appendChild(t);
+  showDriverRecords(st.driver_records || []);
+}
+
+// The last kernel log record of each driver message pattern per port (nic_driver_log); fatal and
+// recoverable ones first, then the newest.
+function showDriverRecords(records) {
+  const rank = { fatal: 0, recoverable: 1, info: 2 };
+  const body = document.querySelector("#driver-records tbody");
+  body.replaceChildren();
+  records.sort((a, b) => (rank[a.severity] - rank[b.severity]) || (a.age_seconds - b.age_seconds));
+  for (const x of records) {
+    const r = body.insertRow();
+    r.className = "driver-record";
+    cell(r, where(x)); cell(r, x.pci_address + " (" + x.driver + ")"); cell(r, x.pattern);
+    cell(r, x.severity, x.severity === "fatal" ? "severity-critical" : x.severity === "recoverable" ? "severity-warning" : "");
+    cell(r, String(x.count)); cell(r, Math.max(0, x.age_seconds).toFixed(0) + " s ago"); cell(r, x.text);
+  }
+  document.getElementById("no-driver-records").hidden = records.length > 0;
 }
 
 function showFindings(f) {

@@ -9,6 +9,7 @@
 #include "model/families/jobs.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/neighbor.hpp"
+#include "model/families/nic.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pcie.hpp"
 #include "model/families/pma.hpp"
@@ -24,7 +25,8 @@ const std::vector<const FamilyDef*>& catalogue() {
   static const auto* const list = [] {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
-                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), pcie::all(), jobs::all()}) {
+                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), pcie::all(), jobs::all(),
+                       nic::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;

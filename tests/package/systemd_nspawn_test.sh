@@ -112,6 +112,17 @@ sleep 1
 inside journalctl -u fabricmon -p warning --no-pager -o cat | grep -q "no RDMA devices" &&
   ok "journalctl -p warning finds the warning" || fail "no warning inside journalctl -p warning"
 
+# The kernel log under the unit's sandbox (issue 23): CAP_SYSLOG, ProtectKernelLogs=no and
+# DeviceAllow=/dev/kmsg r. Inside nspawn /dev/kmsg is a FIFO of the container's own writes, not the
+# kernel's record device: nic_driver_log must say so once and stay up, never count a refusal.
+body=$(inside curl -sf "http://127.0.0.1:$port/metrics" || true)
+if grep -q '^fabricmon_collector_up{collector="nic_driver_log"} 1' <<<"$body" &&
+  grep -q '^fabricmon_kernel_log_access_failures_total 0' <<<"$body"; then
+  ok "nic_driver_log up under the unit, no access refused"
+else
+  fail "kernel log under the unit: $(grep -E 'nic_driver_log|kernel_log_access' <<<"$body")"
+fi
+
 # --- invalid reload keeps serving ------------------------------------------------------------------
 cp "$root/etc/fabricmon/fabricmon.yaml" "$work/good.yaml"
 printf 'poll:\n  interval: banana\n' >"$root/etc/fabricmon/fabricmon.yaml"

@@ -49,8 +49,9 @@ required=(
   "NoNewPrivileges=yes"
   "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK"
   "ProtectKernelTunables=yes"
-  "CapabilityBoundingSet=CAP_DAC_READ_SEARCH"
-  "AmbientCapabilities=CAP_DAC_READ_SEARCH"
+  "CapabilityBoundingSet=CAP_DAC_READ_SEARCH CAP_SYSLOG"
+  "AmbientCapabilities=CAP_DAC_READ_SEARCH CAP_SYSLOG"
+  "DeviceAllow=/dev/kmsg r"
   "SystemCallFilter=@system-service"
   "SystemCallArchitectures=native"
   "WantedBy=multi-user.target"
@@ -62,7 +63,8 @@ done
 # exits 2 on a bad config is restarted by Restart=on-failure forever (issue 16).
 if grep -q '^ExecStartPre=' "$unit"; then fail "ExecStartPre= would turn an invalid config into a restart loop"; fi
 # Settings that would hide the host's NICs or make the capability useless.
-for forbidden in "PrivateNetwork=yes" "PrivateUsers=yes" "ProtectKernelTunables=no"; do
+# ProtectKernelLogs=yes hides /dev/kmsg and drops CAP_SYSLOG: no NIC driver records (issue 23).
+for forbidden in "PrivateNetwork=yes" "PrivateUsers=yes" "ProtectKernelTunables=no" "ProtectKernelLogs=yes"; do
   if grep -qxF -- "$forbidden" "$unit"; then fail "must not set $forbidden"; fi
 done
 

@@ -10,6 +10,7 @@
 #include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
+#include "watchdog/rules/nic_driver_error.hpp"
 #include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/pcie_errors.hpp"
 #include "watchdog/rules/pfc_protection_off.hpp"
@@ -35,6 +36,7 @@ const RuleDef* const kRuleTable[] = {
     &kLosslessClassSharedRule,
     &kIbCongestionRule,
     &kPcieErrorsRule,
+    &kNicDriverErrorRule,
 };
 
 }  // namespace

@@ -77,6 +77,9 @@ const ErrorCase kCases[] = {
      "must be an absolute path (such as /usr/sbin/lldpcli), got \"lldpcli\""},
     {"lldp_timeout_too_long", "sources:\n  lldp_timeout: 1m\n", 2, 17, "sources.lldp_timeout",
      "must be between 10ms and 30s, got 1m"},
+    {"kmsg_accept_not_bool", "sources:\n  kmsg_accept_user_records: maybe\n", 2, 29,
+     "sources.kmsg_accept_user_records", "expected true or false"},
+    {"empty_kmsg", "sources:\n  kmsg: ''\n", 2, 9, "sources.kmsg", "must not be empty"},
     // Out of range.
     {"priority_above_7", "qos:\n  cnp_priority: 8\n", 2, 17, "qos.cnp_priority",
      "must be between 0 and 7, got 8"},

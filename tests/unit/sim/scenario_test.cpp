@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <functional>
+#include <sstream>
 
 #include "sim/simulator.hpp"
 #include "sim_test_util.hpp"
@@ -348,7 +349,9 @@ TEST(ScenarioTable, CoversEveryScenarioButTheOnesThatRemoveOrResetTheDevice) {
     bool found = false;
     for (const auto& c : kCases) found = found || c.name == name;
     // Tested on their own below: their counters restart or their files vanish.
-    EXPECT_TRUE(found || name == "counter-reset" || name == "device-missing" || name == "driver-reload") << name;
+    EXPECT_TRUE(found || name == "counter-reset" || name == "device-missing" || name == "driver-reload" ||
+                name == "nic-fw-fatal")
+        << name;
     covered += found;
   }
   EXPECT_EQ(covered, std::size(kCases));
@@ -508,6 +511,68 @@ TEST(DriverReload, TheDeviceIsGoneForFourSecondsAndComesBackWithFreshCounters) {
   const auto after = test::readCounter(port / "counters/port_xmit_data").value();
   EXPECT_LT(after, before) << "counters started again";
   EXPECT_GT(after, 0u);
+}
+
+std::string readAll(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(NicFwFatal, LogsAFatalHealthRecordAndFreezesThePortsCounters) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "nic-fw-fatal";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  // The boot: every RoCE function's probe lines, informational.
+  const std::string boot = readAll(sim.kmsgFile());
+  EXPECT_NE(boot.find("6,0,0,-;mlx5_core 0000:18:00.0: firmware version: 28.39.1002\n SUBSYSTEM=pci\n"
+                      " DEVICE=+pci:0000:18:00.0\n"),
+            std::string::npos)
+      << boot;
+  EXPECT_EQ(boot.find("Fatal error"), std::string::npos);
+  const fs::path port = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1";
+  const fs::path other = sim.sysfsRoot() / "class/infiniband/mlx5_1/ports/1";
+  ASSERT_TRUE(sim.tick(2s).ok());
+  const auto moving = test::readCounter(port / "counters/port_xmit_data").value();
+  ASSERT_TRUE(sim.tick(2s).ok());  // t = 4: failed at 3
+  const std::string log = readAll(sim.kmsgFile());
+  EXPECT_NE(log.find(";mlx5_core 0000:18:00.0: poll_health:800:(pid 0): Fatal error 1 detected\n SUBSYSTEM=pci\n"
+                     " DEVICE=+pci:0000:18:00.0\n"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("Fatal error"), log.rfind("Fatal error")) << "logged once";
+  EXPECT_EQ(log[log.rfind('\n', log.find("Fatal error")) + 1], '3') << "at KERN_ERR";
+  const auto frozen = test::readCounter(port / "counters/port_xmit_data").value();
+  EXPECT_GT(frozen, moving);
+  const auto otherBefore = test::readCounter(other / "counters/port_xmit_data").value();
+  ASSERT_TRUE(sim.tick(5s).ok());
+  EXPECT_EQ(test::readCounter(port / "counters/port_xmit_data").value(), frozen) << "the firmware stopped";
+  EXPECT_EQ(readTrimmed(port / "state"), "4: ACTIVE") << "the link still shows up";
+  EXPECT_GT(test::readCounter(other / "counters/port_xmit_data").value(), otherBefore);
+  EXPECT_EQ(readAll(sim.kmsgFile()), log) << "a wedged NIC logs nothing more";
+}
+
+TEST(DriverReload, TheReturningDriverLogsOnlyItsProbeLines) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "driver-reload";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const std::string boot = readAll(sim.kmsgFile());
+  ASSERT_TRUE(sim.tick(8s).ok());  // back since 7
+  const std::string log = readAll(sim.kmsgFile());
+  ASSERT_GT(log.size(), boot.size());
+  const std::string added = log.substr(boot.size());
+  EXPECT_NE(added.find("mlx5_core 0000:18:00.0: firmware version:"), std::string::npos) << added;
+  for (size_t at = 0; at < added.size(); at = added.find('\n', at) + 1) {
+    if (added[at] == ' ') continue;  // a dictionary line
+    EXPECT_EQ(added[at], '6') << "only KERN_INFO: " << added.substr(at, 60);
+  }
 }
 
 }  // namespace

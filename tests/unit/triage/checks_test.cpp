@@ -54,6 +54,11 @@ TEST(TriageChecks, EachRuleMakesItsOwnStepTheCause) {
       {{finding("port_degraded", "warning")}, "link"},
       {{finding("roce_packet_loss", "critical", "local_ack_timeouts"), finding("lossless_drop", "warning")}, "roce_loss"},
       {{finding("ib_congestion", "warning")}, "ib_congestion"},
+      {{finding("nic_driver_error", "critical", "mlx5_fw_fatal")}, "nic_health"},
+      // A wedged NIC explains the loss and the flaps around it.
+      {{finding("roce_packet_loss", "critical"), finding("link_flap", "warning"),
+        finding("nic_driver_error", "critical", "mlx5_cmd_no_completion")},
+       "nic_health"},
       // Causes before their symptoms: a misconfigured QoS explains the pause it causes; a bad
       // link explains the loss.
       {{finding("pause_storm", "critical", "storm"), finding("dcqcn_misconfig", "warning")}, "qos_config"},

@@ -1,0 +1,263 @@
+#include "collectors/nic_driver_log_collector.hpp"
+
+#include <time.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <spdlog/spdlog.h>
+
+#include "collectors/nic_driver_messages.hpp"
+#include "collectors/registry.hpp"
+#include "model/families/nic.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+/// Where a function sits: the labels its records carry.
+struct Place {
+  std::string device, port, interface;
+  bool operator==(const Place&) const = default;
+};
+
+struct Tally {
+  const DriverMessage* row = nullptr;
+  std::string_view driver;
+  double count = 0;
+  double lastWall = 0;  ///< unix seconds of the latest record
+  std::string message;  ///< the latest record's text (at most kMaxKeptMessage bytes)
+  Place place;          ///< the labels of the series below
+  SeriesPtr countSeries, timeSeries;
+};
+
+double wallFromKernel(uint64_t tsUsec) {
+  // printk timestamps are the kernel's local clock, which runs with CLOCK_MONOTONIC (both count
+  // from boot and stop during suspend): wall = now - (monotonic now - record).
+  timespec mono{}, real{};
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  clock_gettime(CLOCK_REALTIME, &real);
+  const double monoNow = double(mono.tv_sec) + double(mono.tv_nsec) / 1e9;
+  const double realNow = double(real.tv_sec) + double(real.tv_nsec) / 1e9;
+  const double at = double(tsUsec) / 1e6;
+  if (tsUsec == 0 || at > monoNow) return realNow;  // no timestamp, or one from the future
+  return realNow - (monoNow - at);
+}
+
+}  // namespace
+
+struct NicDriverLogState {
+  std::mutex mutex;  // a run of the previous configuration's collector may still be finishing
+  std::unique_ptr<KernelLogSource> source;
+  DriverLogMatcher matcher;
+  std::map<std::pair<std::string, std::string_view>, Tally> tallies;  ///< by (PCI address, pattern)
+  std::map<std::string, Place, std::less<>> remembered;  ///< every watched function seen since start
+  double lost = 0, refused = 0, accessFailures = 0;
+  bool denied = false;
+  bool absent = false;  ///< no kernel log device (a container), said once
+  KernelLogRead read;  ///< reused between runs
+};
+
+std::shared_ptr<NicDriverLogState> makeNicDriverLogState(std::unique_ptr<KernelLogSource> source) {
+  auto state = std::make_shared<NicDriverLogState>();
+  state->source = std::move(source);
+  return state;
+}
+
+std::shared_ptr<NicDriverLogState> makeNicDriverLogState(const SourcesConfig& config,
+                                                         std::shared_ptr<NicDriverLogState> previous) {
+  const std::string origin = config.kmsgFile ? "file:" + *config.kmsgFile : "kmsg:" + config.kmsg;
+  if (previous && previous->source && previous->source->origin() == origin) return previous;
+  return makeNicDriverLogState(config.kmsgFile ? makeKmsgFileSource(*config.kmsgFile) : makeKmsgSource(config.kmsg));
+}
+
+namespace {
+
+using namespace families::nic;
+
+/// The functions of the current topology, by PCI address, and the names that lead to them.
+struct Watched {
+  std::map<std::string, Place, std::less<>> byPci;
+  std::map<std::string, std::string, std::less<>> pciOfRdma, pciOfNetdev;
+  std::multimap<std::string, std::string, std::less<>> pciOfDriver;  ///< netdev driver -> functions
+
+  void build(const Topology& t) {
+    byPci.clear();
+    pciOfRdma.clear();
+    pciOfNetdev.clear();
+    pciOfDriver.clear();
+    for (const RdmaDevice& d : t.devices) {
+      if (d.pciAddress.empty()) continue;
+      Place p;
+      p.device = d.name;
+      // One PCI function per port is the rule for current NICs (mlx5, bnxt, ice, efa): the record
+      // then names its port. A multi-port function's records name the device only.
+      if (d.ports.size() == 1) {
+        p.port = std::to_string(d.ports[0].number);
+        if (d.ports[0].netdevs.size() == 1) p.interface = d.ports[0].netdevs[0];
+      }
+      byPci.emplace(d.pciAddress, p);
+      pciOfRdma.emplace(d.name, d.pciAddress);
+    }
+    for (const Netdev& n : t.netdevs) {
+      if (n.pciAddress.empty()) continue;
+      pciOfNetdev.emplace(n.name, n.pciAddress);
+      if (!n.driver.empty()) pciOfDriver.emplace(n.driver, n.pciAddress);
+      // An interface watched without an RDMA device (netdev.include), or the one of a device.
+      Place p{n.rdmaDevice, n.rdmaDevice.empty() ? "" : std::to_string(n.rdmaPort), n.name};
+      auto [it, inserted] = byPci.emplace(n.pciAddress, p);
+      if (!inserted && it->second.interface.empty() && it->second.device == n.rdmaDevice) it->second.interface = n.name;
+    }
+  }
+};
+
+class NicDriverLogCollector final : public Collector {
+ public:
+  NicDriverLogCollector(std::shared_ptr<NicDriverLogState> state, bool acceptUserRecords)
+      : state_(std::move(state)), acceptUser_(acceptUserRecords) {}
+
+  std::string_view name() const override { return "nic_driver_log"; }
+  std::span<const FamilyDef* const> families() const override { return families::nic::all(); }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    if (!state_ || !state_->source) return CollectStatus::kNoData;
+    std::lock_guard lock(state_->mutex);
+    NicDriverLogState& s = *state_;
+    if (topology.generation != generation_ || !built_) {
+      watched_.build(topology);
+      for (const auto& [pci, place] : watched_.byPci) s.remembered[pci] = place;
+      generation_ = topology.generation;
+      built_ = true;
+    }
+
+    s.read.records.clear();
+    s.read.lost = 0;
+    s.read.malformed = 0;
+    s.read.accessDenied = false;
+    const Status st = s.source->read(s.read, kMaxKernelRecordsPerRun);
+    s.lost += double(s.read.lost);
+    CollectStatus status = CollectStatus::kOk;
+    if (s.read.accessDenied) {
+      s.accessFailures += 1;
+      s.denied = true;
+      spdlog::warn("nic_driver_log: {}; NIC driver records are not read (grant CAP_SYSLOG, docs/deployment.md)",
+                   st.ok() ? "no access to the kernel log" : st.error().message);
+    }
+    if (!st) {
+      const int err = st.error().errnum;
+      if (err == EACCES || err == EPERM) {
+        status = CollectStatus::kNoData;  // said once above; the daemon goes on without it
+      } else if (err == ENOENT || err == ENODEV || err == ENXIO) {
+        // No kernel log on this machine (a container): nothing to read, nothing wrong.
+        if (!s.absent) spdlog::info("nic_driver_log: {}; no NIC driver records are read", st.error().message);
+        s.absent = true;
+        status = CollectStatus::kNoData;
+      } else {
+        out.fileError(s.source->origin(), st.error());
+        status = CollectStatus::kFailed;
+      }
+    } else {
+      out.fileOk(s.source->origin());
+      if (s.denied || s.absent) spdlog::info("nic_driver_log: the kernel log is readable again");
+      s.denied = false;
+      s.absent = false;
+    }
+    for (const KmsgRecord& r : s.read.records) ingest(s, r);
+    if (status == CollectStatus::kFailed) return status;
+    emit(s, out);
+    return status;
+  }
+
+ private:
+  void ingest(NicDriverLogState& s, const KmsgRecord& r) {
+    // Only the kernel logs with facility 0; root writing to /dev/kmsg gets the user facility
+    // whatever prefix it claims (kernel/printk/printk.c, devkmsg_write()).
+    if (r.facility != 0 && !acceptUser_) {
+      if (matchDriverMessage(r.message) != nullptr) s.refused += 1;
+      return;
+    }
+    auto m = s.matcher.match(r);
+    if (!m) return;
+    const double wall = wallFromKernel(r.timestampUsec);
+    if (m->row->attribution == Attribution::kTrace) {
+      // Every watched function of the driver the trace names.
+      std::string_view netDriver;
+      for (const NicModule& mod : nicModules()) {
+        if (mod.module == m->driver) netDriver = mod.netDriver;
+      }
+      auto [from, to] = watched_.pciOfDriver.equal_range(netDriver);
+      std::set<std::string> seen;
+      for (auto it = from; it != to; ++it) {
+        if (seen.insert(it->second).second) tally(s, it->second, *m, r, wall);
+      }
+      return;
+    }
+    std::string pci = m->pci;
+    if (pci.empty() && !m->rdmaDevice.empty()) {
+      if (auto it = watched_.pciOfRdma.find(m->rdmaDevice); it != watched_.pciOfRdma.end()) pci = it->second;
+    }
+    if (pci.empty() && !m->netdev.empty()) {
+      if (auto it = watched_.pciOfNetdev.find(m->netdev); it != watched_.pciOfNetdev.end()) pci = it->second;
+    }
+    if (pci.empty()) return;
+    // A function fabricmon does not watch (and never did since start) is none of its business. One
+    // that is gone for the moment (a driver reload under way) keeps its records for when it is back.
+    if (!s.remembered.count(pci)) return;
+    tally(s, pci, *m, r, wall);
+  }
+
+  void tally(NicDriverLogState& s, const std::string& pci, const DriverMatch& m, const KmsgRecord& r,
+             double wall) {
+    Tally& t = s.tallies[{pci, m.row->name}];
+    t.row = m.row;
+    t.driver = m.driver;
+    t.count += 1;
+    t.lastWall = wall;
+    t.message.assign(std::string_view(r.message).substr(0, kMaxKeptMessage));
+  }
+
+  void emit(NicDriverLogState& s, CollectOutput& out) {
+    for (auto& [key, t] : s.tallies) {
+      const auto w = watched_.byPci.find(key.first);
+      if (w == watched_.byPci.end()) continue;  // its function is not on the node now
+      if (!t.countSeries || !(t.place == w->second)) {
+        t.place = w->second;
+        const Labels labels{{"device", t.place.device},
+                            {"port", t.place.port},
+                            {"interface", t.place.interface},
+                            {"pci_address", key.first},
+                            {"driver", std::string(t.driver)},
+                            {"pattern", std::string(t.row->name)},
+                            {"severity", std::string(driverSeverityName(t.row->severity))}};
+        t.countSeries = makeSeries(kDriverRecords, labels);
+        t.timeSeries = makeSeries(kDriverLastRecord, labels);
+      }
+      out.add(t.countSeries, t.count);
+      out.add(t.timeSeries, t.lastWall);
+      out.note(t.timeSeries, t.message);  // the rule reads this series (watchdog/input_families.hpp)
+    }
+    if (!lostSeries_) {
+      lostSeries_ = makeSeries(kKernelLogLost, {});
+      refusedSeries_ = makeSeries(kKernelLogRefused, {});
+      accessSeries_ = makeSeries(kKernelLogAccessFailures, {});
+    }
+    out.add(lostSeries_, s.lost);
+    out.add(refusedSeries_, s.refused);
+    out.add(accessSeries_, s.accessFailures);
+  }
+
+  std::shared_ptr<NicDriverLogState> state_;
+  bool acceptUser_;
+  Watched watched_;
+  uint64_t generation_ = 0;
+  bool built_ = false;
+  SeriesPtr lostSeries_, refusedSeries_, accessSeries_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makeNicDriverLogCollector(const Sources& sources, const Config& config) {
+  return std::make_unique<NicDriverLogCollector>(sources.nicDriverLog, config.sources.kmsgAcceptUserRecords);
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,297 @@
+// nic_driver_error end to end below the daemon: kernel log records from a scripted source go
+// through the real nic_driver_log collector (matching, attribution, tallies, notes) into batches
+// the real watchdog judges. Time is the batches' timestamps: no sleeps.
+#include <deque>
+
+#include <gtest/gtest.h>
+
+#include "collectors/error_tracker.hpp"
+#include "collectors/nic_driver_log_collector.hpp"
+#include "collectors/registry.hpp"
+#include "config/config.hpp"
+#include "model/families/nic.hpp"
+#include "model/store.hpp"
+#include "watchdog/rules/nic_driver_error.hpp"
+#include "watchdog/watchdog.hpp"
+
+namespace fabricmon {
+namespace {
+
+class ScriptedLog final : public KernelLogSource {
+ public:
+  std::deque<KmsgRecord> pending;
+  uint64_t lost = 0;
+  int failErrno = 0;  ///< the next reads fail with this errno (0 = succeed)
+  bool firstDenial = false;
+
+  Status read(KernelLogRead& out, size_t max) override {
+    if (failErrno != 0) {
+      out.accessDenied = firstDenial;
+      firstDenial = false;
+      return Error{"open /dev/kmsg", failErrno};
+    }
+    out.lost += lost;
+    lost = 0;
+    while (!pending.empty() && max-- > 0) {
+      out.records.push_back(pending.front());
+      pending.pop_front();
+    }
+    return {};
+  }
+  const std::string& origin() const override { return origin_; }
+
+ private:
+  std::string origin_ = "kmsg:/dev/kmsg";
+};
+
+KmsgRecord rec(std::string message, unsigned facility = 0, std::string device = "+pci:0000:3b:00.0") {
+  KmsgRecord r;
+  r.facility = facility;
+  r.level = 3;
+  r.message = std::move(message);
+  r.device = std::move(device);
+  return r;
+}
+
+const std::string kFatal = "mlx5_core 0000:3b:00.0: poll_health:800:(pid 0): Fatal error 1 detected";
+
+class NicDriverErrorTest : public ::testing::Test {
+ protected:
+  NicDriverErrorTest() {
+    auto log = std::make_unique<ScriptedLog>();
+    log_ = log.get();
+    state_ = makeNicDriverLogState(std::move(log));
+    topology_.devices = {RdmaDevice{"mlx5_0", "0000:3b:00.0", 1, {RdmaPort{1, "Ethernet", {"ens1f0np0"}}}}};
+    topology_.netdevs = {Netdev{"ens1f0np0", "0000:3b:00.0", "mlx5_0", 1, "mlx5_core"}};
+    topology_.generation = 1;
+    remake();
+  }
+
+  void remake() {
+    Sources sources;
+    sources.nicDriverLog = state_;
+    collector_ = makeNicDriverLogCollector(sources, config_);
+  }
+
+  /// One collector run `seconds` after the previous one, published and judged.
+  BatchPtr poll(double seconds = 1) {
+    now_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    wall_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(seconds));
+    auto batch = std::make_shared<Batch>();
+    batch->collector = "nic_driver_log";
+    batch->monotonic = now_;
+    batch->wall = wall_;
+    CollectOutput out(batch->samples, errors_, &batch->notes);
+    status_ = collector_->collect(topology_, out);
+    snapshot_.batches["nic_driver_log"] = batch;
+    ++snapshot_.generation;
+    watchdog_.evaluate(snapshot_, now_, wall_);
+    return batch;
+  }
+
+  double value(const BatchPtr& b, const FamilyDef& fam, std::string_view pattern = {}) const {
+    for (const Sample& s : b->samples) {
+      if (s.series->family == &fam && (pattern.empty() || s.series->label("pattern") == pattern)) return s.value;
+    }
+    return -1;
+  }
+
+  std::vector<Finding> findings() const { return watchdog_.activeFindings(); }
+
+  static std::string label(const Finding& f, std::string_view name) {
+    for (const auto& [k, v] : f.labels) {
+      if (k == name) return v;
+    }
+    return {};
+  }
+
+  ScriptedLog* log_;
+  std::shared_ptr<NicDriverLogState> state_;
+  Config config_;
+  Topology topology_;
+  std::unique_ptr<Collector> collector_;
+  ErrorTracker errors_{"nic_driver_log"};
+  Watchdog watchdog_{WatchdogConfig{}, QosConfig{}};
+  Snapshot snapshot_;
+  CollectStatus status_{};
+  std::chrono::steady_clock::time_point now_{std::chrono::seconds(100000)};
+  std::chrono::system_clock::time_point wall_{std::chrono::seconds(1700000000)};
+};
+
+TEST_F(NicDriverErrorTest, FatalRecordIsACriticalFindingOnItsPortWithinOnePoll) {
+  poll();
+  EXPECT_TRUE(findings().empty());
+  log_->pending.push_back(rec(kFatal));
+  const BatchPtr b = poll();
+  EXPECT_EQ(status_, CollectStatus::kOk);
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 1);
+  ASSERT_EQ(b->notes.size(), 1u);
+  EXPECT_EQ(b->notes[0].text, kFatal);
+  const auto f = findings();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "nic_driver_error");
+  EXPECT_EQ(f[0].severity, Severity::kCritical);
+  EXPECT_EQ(label(f[0], "device"), "mlx5_0");
+  EXPECT_EQ(label(f[0], "port"), "1");
+  EXPECT_EQ(label(f[0], "interface"), "ens1f0np0");
+  EXPECT_EQ(label(f[0], "reason"), "mlx5_fw_fatal");
+  EXPECT_NE(f[0].summary.find("0000:3b:00.0"), std::string::npos) << f[0].summary;
+  EXPECT_NE(f[0].summary.find("Fatal error 1 detected"), std::string::npos) << f[0].summary;
+  // The series labels are the table's names, never message text.
+  for (const Sample& s : b->samples) {
+    for (const auto& [k, v] : s.series->labels) EXPECT_EQ(v.find("detected"), std::string::npos) << k;
+  }
+}
+
+TEST_F(NicDriverErrorTest, RecoverableRecordIsAWarningAndInfoRaisesNothing) {
+  log_->pending.push_back(rec("mlx5_core 0000:3b:00.0: mlx5_health_try_recover:327:(pid 87): handling bad device here"));
+  log_->pending.push_back(rec("mlx5_core 0000:3b:00.0: firmware version: 28.39.1002"));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_probe"), 1);
+  const auto f = findings();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_EQ(label(f[0], "reason"), "mlx5_health_recovering");
+}
+
+TEST_F(NicDriverErrorTest, ClearsAfterTheQuietPeriodAndRecurs) {
+  log_->pending.push_back(rec(kFatal));
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  for (int i = 0; i < 14; ++i) poll(60);
+  EXPECT_EQ(findings().size(), 1u) << "within the 15 min quiet period";
+  poll(61);
+  EXPECT_TRUE(findings().empty());
+  log_->pending.push_back(rec(kFatal));
+  poll();
+  EXPECT_EQ(findings().size(), 1u) << "a new record starts it again";
+}
+
+TEST_F(NicDriverErrorTest, UserFacilityRecordsAreRefusedUnlessAdmitted) {
+  // What root's `echo '<3>mlx5_core ...' > /dev/kmsg` produces: facility 1, no dictionary.
+  log_->pending.push_back(rec(kFatal, 1, ""));
+  BatchPtr b = poll();
+  EXPECT_TRUE(findings().empty());
+  EXPECT_EQ(value(b, families::nic::kDriverRecords), -1);
+  EXPECT_EQ(value(b, families::nic::kKernelLogRefused), 1);
+
+  config_.sources.kmsgAcceptUserRecords = true;
+  remake();
+  log_->pending.push_back(rec(kFatal, 1, ""));
+  b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 1);
+  ASSERT_EQ(findings().size(), 1u);
+  EXPECT_EQ(label(findings()[0], "port"), "1");
+}
+
+TEST_F(NicDriverErrorTest, RecordsAboutUnwatchedFunctionsAreIgnored) {
+  log_->pending.push_back(rec("mlx5_core 0000:99:00.0: poll_health:800:(pid 0): Fatal error 1 detected", 0,
+                              "+pci:0000:99:00.0"));
+  log_->pending.push_back(rec("e1000e 0000:00:1f.6 eno1: NETDEV WATCHDOG: CPU: 1: transmit queue 0 timed out 5000 ms",
+                              0, ""));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords), -1);
+  EXPECT_TRUE(findings().empty());
+}
+
+TEST_F(NicDriverErrorTest, LostRecordsAreCounted) {
+  log_->lost = 7;
+  BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kKernelLogLost), 7);
+  log_->lost = 2;
+  b = poll();
+  EXPECT_EQ(value(b, families::nic::kKernelLogLost), 9);
+}
+
+TEST_F(NicDriverErrorTest, NoAccessIsCountedOnceAndTheCollectorGoesOn) {
+  log_->failErrno = EPERM;
+  log_->firstDenial = true;
+  BatchPtr b = poll();
+  EXPECT_EQ(status_, CollectStatus::kNoData);
+  EXPECT_EQ(value(b, families::nic::kKernelLogAccessFailures), 1);
+  b = poll();
+  b = poll();
+  EXPECT_EQ(value(b, families::nic::kKernelLogAccessFailures), 1);
+  log_->failErrno = 0;
+  log_->pending.push_back(rec(kFatal));
+  b = poll();
+  EXPECT_EQ(status_, CollectStatus::kOk);
+  EXPECT_EQ(findings().size(), 1u);
+}
+
+TEST_F(NicDriverErrorTest, NoKernelLogHereIsNoDataNotARefusal) {
+  log_->failErrno = ENODEV;  // a container's /dev/kmsg stand-in
+  const BatchPtr b = poll();
+  EXPECT_EQ(status_, CollectStatus::kNoData);
+  EXPECT_EQ(value(b, families::nic::kKernelLogAccessFailures), 0);
+}
+
+TEST_F(NicDriverErrorTest, AReloadKeepsTheReaderAndTheTallies) {
+  log_->pending.push_back(rec(kFatal));
+  poll();
+  SourcesConfig same;
+  EXPECT_EQ(makeNicDriverLogState(same, state_), state_) << "same log: the reader is kept";
+  SourcesConfig other;
+  other.kmsgFile = "/nonexistent/kmsg";
+  EXPECT_NE(makeNicDriverLogState(other, state_), state_);
+  remake();  // the new configuration's collector over the kept state
+  log_->pending.push_back(rec(kFatal));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 2) << "counters stay monotonic";
+  EXPECT_EQ(findings().size(), 1u);
+}
+
+TEST_F(NicDriverErrorTest, ACleanDriverReloadRaisesNothing) {
+  poll();
+  // The function leaves (driver unbound) and comes back, logging only its probe lines.
+  const Topology full = topology_;
+  topology_.devices.clear();
+  topology_.netdevs.clear();
+  topology_.generation = 2;
+  poll();
+  log_->pending.push_back(rec("mlx5_core 0000:3b:00.0: firmware version: 28.39.1002"));
+  log_->pending.push_back(rec("mlx5_core 0000:3b:00.0: Port module event: module 0, Cable plugged"));
+  poll();
+  topology_ = full;
+  topology_.generation = 3;
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_probe"), 1) << "kept while the function was away";
+  EXPECT_TRUE(findings().empty());
+}
+
+TEST_F(NicDriverErrorTest, AFatalRecordDuringAReloadIsReportedWhenTheFunctionIsBack) {
+  poll();  // the function is known
+  const Topology full = topology_;
+  topology_.devices.clear();
+  topology_.netdevs.clear();
+  topology_.generation = 2;
+  poll();
+  log_->pending.push_back(rec(kFatal));
+  poll();
+  EXPECT_TRUE(findings().empty()) << "its port is not there to carry it";
+  topology_ = full;
+  topology_.generation = 3;
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  EXPECT_EQ(label(findings()[0], "device"), "mlx5_0");
+}
+
+TEST_F(NicDriverErrorTest, HungTaskInTheDriverIsCriticalOnEveryFunctionOfThatDriver) {
+  log_->pending.push_back(rec("INFO: task kworker/u258:1:1234 blocked for more than 122 seconds.", 0, ""));
+  log_->pending.push_back(rec(" mlx5_cmd_exec+0x2f/0x50 [mlx5_core]", 0, ""));
+  poll();
+  const auto f = findings();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(label(f[0], "reason"), "hung_task_in_nic_driver");
+  EXPECT_EQ(f[0].severity, Severity::kCritical);
+}
+
+TEST(FindingText, EscapesAndTruncates) {
+  EXPECT_EQ(watchdog::findingText("a\"b\\c\x01\x7f\xc3"), "a\\\"b\\\\c\\x01\\x7f\\xc3");
+  const std::string cut = watchdog::findingText(std::string(500, 'x'), 50);
+  EXPECT_EQ(cut, std::string(50, 'x') + "...");
+  EXPECT_EQ(watchdog::findingText("\x01\x01", 5), "\\x01...") << "never half an escape";
+}
+
+}  // namespace
+}  // namespace fabricmon
