@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 21> kSpecs{{
+constexpr std::array<Spec, 25> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -70,6 +70,18 @@ constexpr std::array<Spec, 21> kSpecs{{
     {Scenario::kReordering, "reordering",
      "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
      "retransmission",
+     false, false},
+    {Scenario::kHotModule, "hot-module",
+     "the port's optic heats up from 48 °C past its 75 °C high warning (10-130 s after the onset)", false, false},
+    {Scenario::kOpticDegrading, "optic-degrading",
+     "Rx power of lane 1 sinks 9 dB (10-130 s after the onset), below the module's low warning; the link flaps at "
+     "150 s",
+     false, false},
+    {Scenario::kOpticMarginal, "optic-marginal",
+     "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning", false,
+     false},
+    {Scenario::kModuleSwap, "module-swap",
+     "look-alike: the port's optic is replaced 30 s after the onset (new serial, flags clear, same healthy values)",
      false, false},
 }};
 
@@ -151,6 +163,10 @@ PortBehaviour affectedBehaviour(Scenario s) {
       b.bulkTcpOnRocePriority = 10e9;
       break;
     case Scenario::kHealthy:
+    case Scenario::kHotModule:
+    case Scenario::kOpticDegrading:
+    case Scenario::kOpticMarginal:
+    case Scenario::kModuleSwap:
     case Scenario::kLinkFlap:
     case Scenario::kDegradedPort:
     case Scenario::kCounterReset:
@@ -164,5 +180,16 @@ PortBehaviour affectedBehaviour(Scenario s) {
   }
   return b;
 }
+
+namespace {
+double degradePhase(double t) {
+  if (t <= kOpticDegradeFrom) return 0;
+  if (t >= kOpticDegradeTo) return 1;
+  return (t - kOpticDegradeFrom) / (kOpticDegradeTo - kOpticDegradeFrom);
+}
+}  // namespace
+
+double opticsDrift(double t) { return kOpticDriftDb * degradePhase(t); }
+double hotModuleRise(double t) { return kHotModuleRise * degradePhase(t); }
 
 }  // namespace fabricmon::sim

@@ -13,6 +13,7 @@
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
 #include "model/families/topology.hpp"
+#include "model/families/transceiver.hpp"
 
 namespace fabricmon::families {
 
@@ -22,7 +23,8 @@ const std::vector<const FamilyDef*>& catalogue() {
   static const auto* const list = [] {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
-                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all()}) {
+                       dcb::all(), dcqcn::all(), neighbor::all(), topology::all(),
+                       transceiver::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;

@@ -10,6 +10,7 @@
 #include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
+#include "watchdog/rules/optics_degraded.hpp"
 #include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/pfc_protection_off.hpp"
 #include "watchdog/rules/port_degraded.hpp"
@@ -33,6 +34,7 @@ const RuleDef* const kRuleTable[] = {
     &kGlobalPauseRule,
     &kLosslessClassSharedRule,
     &kIbCongestionRule,
+    &kOpticsDegradedRule,
 };
 
 }  // namespace
