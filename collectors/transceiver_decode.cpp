@@ -15,7 +15,6 @@ constexpr uint8_t kA2 = 0x51;
 // Unit conversions common to the three specs (SFF-8472 §9.2, SFF-8636 §6.2.4, CMIS §8.2.5):
 // temperature s16 in 1/256 °C, supply voltage u16 in 100 µV, bias u16 in 2 µA, optical power
 // u16 in 0.1 µW.
-constexpr double kCelsiusPerLsb = 1.0 / 256.0;
 constexpr double kVoltsPerLsb = 100e-6;
 constexpr double kAmperesPerLsb = 2e-6;
 constexpr double kWattsPerLsb = 0.1e-6;
@@ -36,16 +35,19 @@ constexpr std::array<Domain, kQuantities> kDomains{{
 uint16_t be16(const HalfPage& p, size_t at) { return static_cast<uint16_t>(p[at] << 8 | p[at + 1]); }
 int16_t bes16(const HalfPage& p, size_t at) { return static_cast<int16_t>(be16(p, at)); }
 
-double scale(Quantity q) {
+// LSBs per base unit. Dividing by these (rather than multiplying by 1e-7) gives the double
+// nearest to the decimal value: 8500 LSB is exactly the 0.00085 W a reader expects to see.
+double perUnit(Quantity q) {
   switch (q) {
-    case Quantity::kTemperature: return kCelsiusPerLsb;
-    case Quantity::kSupplyVoltage: return kVoltsPerLsb;
-    case Quantity::kTxBias: return kAmperesPerLsb;
+    case Quantity::kTemperature: return 256.0;
+    case Quantity::kSupplyVoltage: return 1e4;
+    case Quantity::kTxBias: return 5e5;
     case Quantity::kTxPower:
-    case Quantity::kRxPower: return kWattsPerLsb;
+    case Quantity::kRxPower: return 1e7;
   }
-  return 0;
+  return 1;
 }
+double toBase(double raw, Quantity q) { return raw / perUnit(q); }
 
 // A raw field in its spec's units (s16 for temperature, u16 otherwise).
 double rawAt(const HalfPage& p, size_t at, Quantity q) {
@@ -130,10 +132,10 @@ std::optional<Thresholds> thresholdsAt(const HalfPage& p, size_t at, Quantity q,
   for (size_t i = 0; i < 8; ++i) any = any || p[at + i] != 0;
   if (!any) return std::nullopt;
   Thresholds t{};
-  t[static_cast<size_t>(Level::kHighAlarm)] = rawAt(p, at, q) * scale(q) * factor;
-  t[static_cast<size_t>(Level::kLowAlarm)] = rawAt(p, at + 2, q) * scale(q) * factor;
-  t[static_cast<size_t>(Level::kHighWarning)] = rawAt(p, at + 4, q) * scale(q) * factor;
-  t[static_cast<size_t>(Level::kLowWarning)] = rawAt(p, at + 6, q) * scale(q) * factor;
+  t[static_cast<size_t>(Level::kHighAlarm)] = toBase(rawAt(p, at, q), q) * factor;
+  t[static_cast<size_t>(Level::kLowAlarm)] = toBase(rawAt(p, at + 2, q), q) * factor;
+  t[static_cast<size_t>(Level::kHighWarning)] = toBase(rawAt(p, at + 4, q), q) * factor;
+  t[static_cast<size_t>(Level::kLowWarning)] = toBase(rawAt(p, at + 6, q), q) * factor;
   return t;
 }
 
@@ -220,7 +222,7 @@ void sff8472Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
   }
   const Sff8472Calibration cal{id.externalCalibration ? a2 : nullptr};
   auto value = [&](size_t at, Quantity q) {
-    return checked(cal.apply(rawAt(*a2, at, q), q) * scale(q), q, "A2h", d.issues);
+    return checked(toBase(cal.apply(rawAt(*a2, at, q), q), q), q, "A2h", d.issues);
   };
   d.temperatureCelsius = value(96, Quantity::kTemperature);
   d.supplyVoltageVolts = value(98, Quantity::kSupplyVoltage);
@@ -238,7 +240,7 @@ void sff8472Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
     if (t && id.externalCalibration) {
       for (size_t l = 0; l < kLevels; ++l) {
         const size_t at = 8 * i + (l == 0 ? 0 : l == 1 ? 4 : l == 2 ? 6 : 2);  // by Level
-        (*t)[l] = cal.apply(rawAt(*a2, at, q), q) * scale(q);
+        (*t)[l] = toBase(cal.apply(rawAt(*a2, at, q), q), q);
       }
     }
     d.thresholds[static_cast<size_t>(q)] = t;
@@ -304,7 +306,7 @@ void sff8636Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
   const HalfPage& lo = *m.find(lowerPage());
   auto value = [&](size_t at, Quantity q) -> std::optional<double> {
     if (!monitored(id, q)) return std::nullopt;
-    return checked(rawAt(lo, at, q) * scale(q), q, "lower page", d.issues);
+    return checked(toBase(rawAt(lo, at, q), q), q, "lower page", d.issues);
   };
   d.temperatureCelsius = value(22, Quantity::kTemperature);
   d.supplyVoltageVolts = value(26, Quantity::kSupplyVoltage);
@@ -402,11 +404,11 @@ Identity cmisIdentity(const HalfPage& lower, const HalfPage* p0, const HalfPage*
 void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) {
   const HalfPage& lo = *m.find(lowerPage());
   if (monitored(id, Quantity::kTemperature)) {
-    d.temperatureCelsius = checked(rawAt(lo, 14, Quantity::kTemperature) * kCelsiusPerLsb,
+    d.temperatureCelsius = checked(toBase(rawAt(lo, 14, Quantity::kTemperature), Quantity::kTemperature),
                                    Quantity::kTemperature, "lower page", d.issues);
   }
   if (monitored(id, Quantity::kSupplyVoltage)) {
-    d.supplyVoltageVolts = checked(rawAt(lo, 16, Quantity::kSupplyVoltage) * kVoltsPerLsb,
+    d.supplyVoltageVolts = checked(toBase(rawAt(lo, 16, Quantity::kSupplyVoltage), Quantity::kSupplyVoltage),
                                    Quantity::kSupplyVoltage, "lower page", d.issues);
   }
   // Byte 9: bit 0 temperature high alarm, 1 low alarm, 2 high warning, 3 low warning; bits 4..7
@@ -455,7 +457,7 @@ void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) 
     const size_t i = lane - 1;
     auto lv = [&](size_t at, Quantity q, double factor) -> std::optional<double> {
       if (!monitored(id, q)) return std::nullopt;
-      return checked(be16(p, at - 128 + 2 * i) * scale(q) * factor, q, "page 11h", d.issues);
+      return checked(toBase(be16(p, at - 128 + 2 * i), q) * factor, q, "page 11h", d.issues);
     };
     d.txPowerWatts.push_back(lv(154, Quantity::kTxPower, 1));
     d.txBiasAmperes.push_back(lv(170, Quantity::kTxBias, biasFactor));

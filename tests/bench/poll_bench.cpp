@@ -72,7 +72,7 @@ struct RunningCollector {
 /// The simulated node, the collectors over it and the file list of the floor. Built once.
 struct Rig {
   fs::path dir;                ///< removed at exit (a tree made here)
-  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile;
+  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile, moduleEepromDir;
   std::unique_ptr<sim::Simulator> sim;
   Config config;
   Sources sources;
@@ -201,6 +201,7 @@ bool setUp(Rig& rig) {
     rig.ethtoolDir = fs::path(tree) / "ethtool";
     rig.dcbDir = fs::path(tree) / "dcb";
     rig.lldpFile = fs::path(tree) / "lldp/neighbors.json";
+    rig.moduleEepromDir = fs::path(tree) / "module_eeprom";
   } else {
     const char* base = std::getenv("FABRICMON_BENCH_DIR");
     fs::path parent = base != nullptr ? fs::path(base)
@@ -225,12 +226,14 @@ bool setUp(Rig& rig) {
     rig.ethtoolDir = rig.sim->ethtoolDir();
     rig.dcbDir = rig.sim->dcbDir();
     rig.lldpFile = rig.dir / "lldp/neighbors.json";
+    rig.moduleEepromDir = rig.sim->moduleEepromDir();
   }
 
   rig.config.sources.sysfsRoot = rig.sysRoot.string();
   rig.config.sources.ethtoolDir = rig.ethtoolDir.string();
   rig.config.sources.dcbDir = rig.dcbDir.string();
   rig.config.sources.lldpFile = rig.lldpFile.string();
+  rig.config.sources.moduleEepromDir = rig.moduleEepromDir.string();
   rig.sources = makeSources(rig.config.sources);
   TopologyDiscovery discovery(rig.sources.sysfs, rig.config.devices, rig.config.netdev);
   auto topo = discovery.scan();
@@ -250,6 +253,8 @@ bool setUp(Rig& rig) {
     if (entry.name == "peer_port") continue;
     // A tree written without LLDP neighbours (fabricsim without --lldp-pod) has nothing to read.
     if (entry.name == "lldp_neighbors" && !fs::exists(rig.lldpFile)) continue;
+    // Likewise a tree written before the simulator had modules.
+    if (entry.name == "transceiver" && !fs::is_directory(rig.moduleEepromDir)) continue;
     RunningCollector c;
     c.name = std::string(entry.name);
     c.cadence = entry.cadence;
