@@ -73,7 +73,7 @@ class TransceiverCollector final : public Collector {
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     if (topology.netdevs.empty()) return CollectStatus::kNoData;
     for (auto& [_, st] : ports_) st.seen = false;
-    bool any = false;
+    bool any = false, anyFailed = false;
     for (const Netdev& n : topology.netdevs) {
       PortState& st = ports_[n.name];
       st.seen = true;
@@ -92,11 +92,15 @@ class TransceiverCollector final : public Collector {
         st.failures = 0;
       }
       any = any || r == PortResult::kModule;
+      anyFailed = anyFailed || r == PortResult::kFailed;
     }
     std::erase_if(lastIssues_, [&](const auto& kv) { return !ports_.contains(kv.first) || !ports_[kv.first].seen; });
     std::erase_if(ports_, [](const auto& kv) { return !kv.second.seen; });
     series_.endRun();
-    return any ? CollectStatus::kOk : CollectStatus::kNoData;
+    // Every read failed: the run failed (fabricmon_collector_up 0); some modules read: the failed
+    // ports are per-file errors of a good run; no module anywhere: no data.
+    if (any) return CollectStatus::kOk;
+    return anyFailed ? CollectStatus::kFailed : CollectStatus::kNoData;
   }
 
  private:

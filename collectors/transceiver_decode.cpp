@@ -392,9 +392,11 @@ Identity cmisIdentity(const HalfPage& lower, const HalfPage* p0, const HalfPage*
     id.monitored[static_cast<size_t>(Quantity::kTxBias)] = p[160 - 128] & 0x01;
     id.monitored[static_cast<size_t>(Quantity::kTxPower)] = p[160 - 128] & 0x02;
     id.monitored[static_cast<size_t>(Quantity::kRxPower)] = p[160 - 128] & 0x04;
-  } else if (!id.paged) {
-    // A flat-memory module advertises nothing beyond page 00h: its lower-page module monitors are
-    // taken as implemented (an optical module always has them), lanes have no page to live in.
+  } else {
+    // A flat-memory module advertises nothing beyond page 00h, and a paged one read without page
+    // 01h (the ioctl hands out lower page + page 00h only) advertised nothing we saw: the
+    // lower-page module monitors are taken as implemented (an optical module always has them), the
+    // lanes have no page we read.
     id.monitored[static_cast<size_t>(Quantity::kTemperature)] = true;
     id.monitored[static_cast<size_t>(Quantity::kSupplyVoltage)] = true;
   }

@@ -123,7 +123,7 @@ void preadAll(int fd, char* buf) {
 /// The collectors whose files are opened, read and closed by path at every poll.
 bool reopenedEachPoll(const std::string& collector) {
   return collector == "ethtool_pfc" || collector == "dcb_config" || collector == "dcqcn_config" ||
-         collector == "lldp_neighbors";
+         collector == "lldp_neighbors" || collector == "transceiver";
 }
 
 void addIfFile(Rig& rig, const std::string& collector, const fs::path& path) {
@@ -177,6 +177,9 @@ void buildFloorList(Rig& rig) {
     }
     addIfFile(rig, "ethtool_pfc", rig.ethtoolDir / n.name);
     addIfFile(rig, "dcb_config", rig.dcbDir / n.name);
+    // The transceiver collector reads 1-3 half pages of each image per run (each an open, two
+    // preads, a close); the floor counts one read of the file.
+    addIfFile(rig, "transceiver", rig.moduleEepromDir / (n.name + ".bin"));
   }
   addIfFile(rig, "lldp_neighbors", rig.lldpFile);
   // The file sources (--ethtool-dir, --dcb-dir, sources.lldp_file) and dcqcn_config open, read and

@@ -151,6 +151,7 @@ TEST_F(TransceiverCollectorTest, FailingPortBacksOffAndRecovers) {
     attempted.push_back(source_->reads["q28"] != before);
     if (attempted.back()) {
       EXPECT_EQ(r.errors, 1u);
+      EXPECT_EQ(r.status, CollectStatus::kFailed);  // the only port failed: the run did
     }
   }
   // Tried, skip 1, tried, skip 3, tried, skip 7.

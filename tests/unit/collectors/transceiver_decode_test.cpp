@@ -150,6 +150,17 @@ TEST(TransceiverDecode, CmisWithoutLanePageHasModuleValuesOnly) {
   EXPECT_NE(d.issues[0].find("11h"), std::string::npos);
 }
 
+TEST(TransceiverDecode, PagedCmisSeenThroughTheIoctlHasItsModuleMonitors) {
+  std::vector<uint8_t> image = sim::buildModuleImage(sim::cmis400gModule("SN-1", true));
+  image.resize(256);  // what ETHTOOL_GMODULEEEPROM hands out: lower page + page 00h
+  const auto [id, d] = decode(image);
+  EXPECT_TRUE(id.paged);
+  EXPECT_TRUE(id.dom());
+  EXPECT_DOUBLE_EQ(*d.temperatureCelsius, 48.0);
+  EXPECT_TRUE(d.supplyVoltageVolts.has_value());
+  EXPECT_TRUE(d.rxPowerWatts.empty());
+}
+
 TEST(TransceiverDecode, CmisRxMonitorNotImplementedGivesNoRxPower) {
   ModuleParams p = sim::cmis400gModule("SN-1", true);
   p.rxPowerMonitor = false;
