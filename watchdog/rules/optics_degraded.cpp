@@ -159,11 +159,14 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     // A link that is down receives no light by definition: port_down and link_flap say so; the
     // power findings hold their state until the link is back.
     const bool down = ctx.interfaceDown(iface);
+    // Always observed, judged or not: an unjudged verdict holds an active finding (a subject not
+    // observed at all would count as vanished and clear it).
     auto report = [&](std::string_view reason, Judged j, const Policy& policy) {
-      if (!j.v.judged) return;
       ctx.observe(reason, j.severity, subject, policy, j.v);
     };
-    if (!down) {
+    if (down) {
+      for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias"}) report(reason, Judged{}, values);
+    } else {
       report("rx_power_low", judgePower(ctx, rule, subject, m.rx, Fam::kXcvrRxPowerThreshold, "Rx"), values);
       report("tx_power_low", judgePower(ctx, rule, subject, m.tx, Fam::kXcvrTxPowerThreshold, "Tx"), values);
       report("tx_bias", judgeRange(ctx, subject, m.bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000), values);

@@ -100,6 +100,21 @@ TEST(OpticsDegraded, RxPowerAtTheLowWarningFiresAfterTwoReadingsNamingTheWorstLa
   EXPECT_EQ(finding(n.findings(), "rx_power_low"), nullptr);
 }
 
+TEST(OpticsDegraded, AFindingHoldsThroughALinkFlap) {
+  TestNode n;
+  module(n, "eth0", {-12, -3, -3, -3});
+  ASSERT_EQ(run(n, 3), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  const auto since = n.findings().at(0).since;
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  setRx(n, 1, -40);  // no light while down
+  run(n, 2);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  setRx(n, 1, -12);
+  run(n, 1);
+  ASSERT_EQ(describe(n.findings()), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  EXPECT_EQ(n.findings().at(0).since, since) << "the same finding, not a new one after the flap";
+}
+
 TEST(OpticsDegraded, MarginFiresAboveTheThreshold) {
   WatchdogConfig config;
   config.rules.get<OpticsDegradedRule>().powerMarginDb = 1.0;
