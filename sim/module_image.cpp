@@ -278,6 +278,25 @@ std::vector<uint8_t> cmis(const ModuleParams& m) {
 
 }  // namespace
 
+void latchFlags(ModuleParams& m) {
+  if (!m.dom || !m.thresholdsSupported) return;
+  auto judge = [&](ModuleQuantity q, double v, unsigned lane) {
+    const auto& t = m.thresholds[static_cast<size_t>(q)];
+    if (v >= t[0]) m.flags.push_back({q, ModuleLevel::kHighAlarm, lane});
+    if (v >= t[1]) m.flags.push_back({q, ModuleLevel::kHighWarning, lane});
+    if (v <= t[2]) m.flags.push_back({q, ModuleLevel::kLowWarning, lane});
+    if (v <= t[3]) m.flags.push_back({q, ModuleLevel::kLowAlarm, lane});
+  };
+  judge(ModuleQuantity::kTemperature, m.temperatureCelsius, 0);
+  judge(ModuleQuantity::kSupplyVoltage, m.supplyVolts, 0);
+  const unsigned lanes = m.identifier == 0x03 ? 1 : m.identifier <= 0x11 ? 4 : m.lanes;
+  for (unsigned l = 1; l <= lanes; ++l) {
+    if (!m.biasAmperes.empty()) judge(ModuleQuantity::kTxBias, lane(m.biasAmperes, l - 1, 0), l);
+    if (!m.txPowerWatts.empty() && m.txPowerMonitor) judge(ModuleQuantity::kTxPower, lane(m.txPowerWatts, l - 1, 0), l);
+    if (!m.rxPowerWatts.empty() && m.rxPowerMonitor) judge(ModuleQuantity::kRxPower, lane(m.rxPowerWatts, l - 1, 0), l);
+  }
+}
+
 std::vector<uint8_t> buildModuleImage(const ModuleParams& params) {
   switch (params.identifier) {
     case 0x03: return sff8472(params);

@@ -55,6 +55,10 @@ struct ModuleParams {
   bool rxPowerMonitor = true;
 };
 
+/// Sets the flags a module would latch for its current values: every quantity against its own
+/// thresholds (temperature and voltage at module level, bias and power per lane).
+void latchFlags(ModuleParams& params);
+
 /// The module's image in the flat layout of docs/contract.md §2.
 std::vector<uint8_t> buildModuleImage(const ModuleParams& params);
 

@@ -256,6 +256,7 @@ ModuleParams Simulator::State::moduleNow(size_t index) const {
     default:
       break;
   }
+  latchFlags(m);  // the module latches what its values crossed (hot-module's alarm at 80 °C)
   return m;
 }
 

@@ -150,7 +150,7 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
                                     std::pair{Fam::kXcvrFlag, &ModuleSeries::flags}}) {
     for (const Tracked* s : ctx.history.family(fam)) (modules[s->label("interface")].*member).push_back(s);
   }
-  const Policy values{rule.forSamples, 0, toNanos(rule.clearAfter)};
+  const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
   for (const auto& [iface, m] : modules) {
     const PortRef* port = ctx.join.byInterface(iface);

@@ -15,7 +15,7 @@ struct OpticsDegradedRule {
   /// A power finding clears once every lane is this many dB above where it fires.
   double clearHysteresisDb = 0.5;
   /// Consecutive transceiver readings beyond a warning threshold before a value finding starts.
-  unsigned forSamples = 2;
+  unsigned forReadings = 2;
   /// The conditions stay away this long before a finding clears.
   Duration clearAfter = 5min;
 
@@ -23,7 +23,7 @@ struct OpticsDegradedRule {
     b.flag("enabled", enabled);
     b.number("power_margin_db", powerMarginDb, kNonNegative);
     b.number("clear_hysteresis_db", clearHysteresisDb, kNonNegative);
-    b.count("for_samples", forSamples, 1, kMaxConfigCount);
+    b.count("for_readings", forReadings, 1, kMaxConfigCount);
     b.duration("clear_after", clearAfter);
   }
 

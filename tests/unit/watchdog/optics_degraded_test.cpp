@@ -75,7 +75,7 @@ TEST(OpticsDegraded, RxPowerAtTheLowWarningFiresAfterTwoReadingsNamingTheWorstLa
   setRx(n, 3, -10.5);
   setRx(n, 2, -10.1);
   n.tick(60);
-  EXPECT_TRUE(n.findings().empty()) << "one reading is not enough (for_samples 2)";
+  EXPECT_TRUE(n.findings().empty()) << "one reading is not enough (for_readings 2)";
   n.tick(60);
   const auto fs = n.findings();
   ASSERT_EQ(describe(fs), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
