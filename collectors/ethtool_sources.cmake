@@ -11,3 +11,12 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/ice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ethtool_dialects/ionic.cpp
 )
+# transceiver group: module EEPROM sources (image files, ethtool ioctl/netlink), the decoders of
+# SFF-8472 / SFF-8636 / CMIS and the transceiver collector.
+target_sources(fabricmon_collectors PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/sources/module_eeprom_file_source.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sources/module_eeprom_ioctl.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sources/module_eeprom_netlink.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/transceiver_decode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/transceiver_collector.cpp
+)

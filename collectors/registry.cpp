@@ -13,6 +13,7 @@
 #include "collectors/port_topology_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 #include "collectors/slurm_jobs_collector.hpp"
+#include "collectors/transceiver_collector.hpp"
 
 namespace fabricmon {
 
@@ -22,6 +23,8 @@ Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
   s.dcb = config.dcbDir ? makeDcbFileSource(*config.dcbDir) : makeDcbNetlinkSource();
   s.mad = makeUmadSource(static_cast<unsigned>(config.madTimeout.count()), config.madRetries);
+  s.moduleEeprom = config.moduleEepromDir ? makeModuleEepromFileSource(*config.moduleEepromDir)
+                                          : makeModuleEepromKernelSource();
   s.lldp = config.lldpFile ? makeLldpFileSource(*config.lldpFile)
                            : makeLldpcliSource(config.lldpcli, config.lldpSocket, config.lldpTimeout);
   s.nicDriverLog = makeNicDriverLogState(config, previous != nullptr ? previous->nicDriverLog : nullptr);
@@ -34,17 +37,17 @@ namespace {
 // drivers/infiniband/core/sysfs.c, get_perf_mad()) and configuration rarely changes: both run at
 // poll.slow_interval. Everything that shows a storm runs fast.
 const CollectorEntry kRegistry[] = {
-    {"rdma_port", Cadence::kFast, &makeRdmaPortCollector},
-    {"pma_counters", Cadence::kSlow, &makePmaCounterCollector},
-    {"hw_counters", Cadence::kFast, &makeHwCounterCollector},
-    {"netdev_link", Cadence::kFast, &makeNetdevLinkCollector},
-    {"ethtool_pfc", Cadence::kFast, &makeEthtoolPfcCollector},
-    {"dcqcn_config", Cadence::kSlow, &makeDcqcnConfigCollector},
-    {"dcb_config", Cadence::kSlow, &makeDcbConfigCollector},
+    {"rdma_port", Cadence::kFast, {}, &makeRdmaPortCollector},
+    {"pma_counters", Cadence::kSlow, {}, &makePmaCounterCollector},
+    {"hw_counters", Cadence::kFast, {}, &makeHwCounterCollector},
+    {"netdev_link", Cadence::kFast, {}, &makeNetdevLinkCollector},
+    {"ethtool_pfc", Cadence::kFast, {}, &makeEthtoolPfcCollector},
+    {"dcqcn_config", Cadence::kSlow, {}, &makeDcqcnConfigCollector},
+    {"dcb_config", Cadence::kSlow, {}, &makeDcbConfigCollector},
     // MADs to the neighbour: slow like pma_counters (docs/metrics.md, "The far end of the cable").
-    {"peer_port", Cadence::kSlow, &makePeerPortCollector},
+    {"peer_port", Cadence::kSlow, {}, &makePeerPortCollector},
     // Where each port sits (PCI, NUMA, GPUs, role, rail): changes only with the hardware.
-    {"port_topology", Cadence::kSlow, &makePortTopologyCollector},
+    {"port_topology", Cadence::kSlow, {}, &makePortTopologyCollector},
     // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
     // neighbours come from"): a switch announces itself every 30 s by default.
     {"lldp_neighbors", Cadence::kSlow, &makeLldpNeighborCollector},
@@ -57,6 +60,11 @@ const CollectorEntry kRegistry[] = {
     // The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
     // finding within one poll (docs/metrics.md, "NIC and driver health").
     {"nic_driver_log", Cadence::kFast, &makeNicDriverLogCollector},
+    {"lldp_neighbors", Cadence::kSlow, {}, &makeLldpNeighborCollector},
+    // Module EEPROMs are read over I2C through the NIC's firmware (milliseconds per page; some
+    // NICs stall or log errors when polled often), and optics drift over hours: a minute of its
+    // own (docs/metrics.md, "Transceivers").
+    {"transceiver", Cadence::kSlow, std::chrono::seconds(60), &makeTransceiverCollector},
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "collectors/sources/ethtool_source.hpp"
 #include "collectors/sources/lldp_source.hpp"
 #include "collectors/sources/mad_source.hpp"
+#include "collectors/sources/module_eeprom_source.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "config/config.hpp"
 
@@ -27,6 +28,8 @@ struct Sources {
   std::shared_ptr<LldpSource> lldp;  ///< lldpcli, or a file of its output (sources.lldp_file)
   /// The kernel log and what nic_driver_log keeps across a reload (collectors/nic_driver_log_collector.hpp).
   std::shared_ptr<NicDriverLogState> nicDriverLog;
+  /// Module EEPROMs: ethtool netlink/ioctl, or image files (sources.module_eeprom_dir).
+  std::shared_ptr<ModuleEepromSource> moduleEeprom;
 };
 
 /// `previous`: the sources of the configuration being replaced; the kernel log's reader is kept
@@ -38,7 +41,10 @@ enum class Cadence { kFast, kSlow };  ///< poll.interval or poll.slow_interval
 struct CollectorEntry {
   std::string_view name;
   Cadence cadence;
-  std::unique_ptr<Collector> (*make)(const Sources& sources, const Config& config);
+  /// A default interval of the collector's own instead of its cadence's (0 = the cadence's);
+  /// collectors.<name>.interval still overrides it (docs/architecture.md, "Threads").
+  Duration ownInterval{};
+  std::unique_ptr<Collector> (*make)(const Sources& sources, const Config& config) = nullptr;
 };
 
 /// Every collector fabricmon has, in a stable order.

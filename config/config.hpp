@@ -52,6 +52,7 @@ struct SourcesConfig {
   std::string sysfsRoot = "/sys";
   std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
+  std::optional<std::string> moduleEepromDir;  ///< unset = ethtool netlink, then the ioctl
   /// Counter files kept open between polls, process-wide; beyond it they are opened per read.
   unsigned maxOpenFiles = 4096;
   /// Each MAD's response timeout and the tries after a timeout (peer_port, docs/configuration.md).

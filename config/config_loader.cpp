@@ -222,6 +222,7 @@ class Loader {
     const Entry entries[] = {
         {"sysfs_root", [&](const Field& v) { r_.readString(v, c_.sources.sysfsRoot); }},
         {"ethtool_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.ethtoolDir); }},
+        {"module_eeprom_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.moduleEepromDir); }},
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
         {"max_open_files",
          [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxConfigCount); }},

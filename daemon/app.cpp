@@ -38,6 +38,7 @@ constexpr auto kListenerCloseWait = std::chrono::milliseconds(1000);
 
 Duration intervalFor(const CollectorEntry& entry, const Config& config) {
   if (const auto* c = config.collector(entry.name); c != nullptr && c->interval) return *c->interval;
+  if (entry.ownInterval.count() > 0) return entry.ownInterval;
   return entry.cadence == Cadence::kFast ? config.poll.interval : config.poll.slowInterval;
 }
 

@@ -69,6 +69,7 @@ void DemoNode::applyTo(Config& config) const {
   config.sources.sysfsRoot = (dir_ / "sys").string();
   config.sources.ethtoolDir = (dir_ / "ethtool").string();
   config.sources.dcbDir = (dir_ / "dcb").string();
+  config.sources.moduleEepromDir = (dir_ / "module_eeprom").string();
   config.sources.lldpFile = (dir_ / "lldp" / "neighbors.json").string();
   config.sources.kmsgFile = (dir_ / "kmsg").string();  // the simulator's kernel log: no root needed
   if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";

@@ -147,13 +147,16 @@ void Pipeline::runPass() {
   const SnapshotPtr snapshot = store_->snapshot();
 
   // Only fresh batches reach the watchdog and /metrics: a collector without a good run for
-  // stale_after loses its series, so nobody alerts on numbers that stopped moving.
+  // stale_after loses its series, so nobody alerts on numbers that stopped moving. A collector with
+  // an interval of its own longer than half of stale_after (transceiver, 60 s) keeps its batch for
+  // two of its intervals: one late run does not empty /metrics.
   Snapshot fresh;
   fresh.generation = snapshot->generation;
   std::string reason;
   for (const auto& h : health) {
     auto it = snapshot->batches.find(h.name);
-    if (it != snapshot->batches.end() && now - h.lastSuccess <= options.staleAfter) {
+    const auto staleAfter = std::max<Duration>(options.staleAfter, 2 * h.interval);
+    if (it != snapshot->batches.end() && now - h.lastSuccess <= staleAfter) {
       fresh.batches.emplace(h.name, current(it->second));
     }
     if (h.stuck && now - h.runningSince > options.staleAfter && reason.empty()) {

@@ -14,7 +14,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 24> kSpecs{{
+constexpr std::array<Spec, 28> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -82,6 +82,18 @@ constexpr std::array<Spec, 24> kSpecs{{
     {Scenario::kNicFwFatal, "nic-fw-fatal",
      "the NIC's firmware fails 3 s after the onset: mlx5 logs a fatal health error to the kernel log and "
      "the port's counters freeze (the link still shows up)",
+     false, false},
+    {Scenario::kHotModule, "hot-module",
+     "the port's optic heats up from 48 °C past its 75 °C high warning (10-130 s after the onset)", false, false},
+    {Scenario::kOpticDegrading, "optic-degrading",
+     "Rx power of lane 1 sinks 9 dB (10-130 s after the onset), below the module's low warning; the link flaps at "
+     "150 s",
+     false, false},
+    {Scenario::kOpticMarginal, "optic-marginal",
+     "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning", false,
+     false},
+    {Scenario::kModuleSwap, "module-swap",
+     "look-alike: the port's optic is replaced 30 s after the onset (new serial, flags clear, same healthy values)",
      false, false},
 }};
 
@@ -163,6 +175,10 @@ PortBehaviour affectedBehaviour(Scenario s) {
       b.bulkTcpOnRocePriority = 10e9;
       break;
     case Scenario::kHealthy:
+    case Scenario::kHotModule:
+    case Scenario::kOpticDegrading:
+    case Scenario::kOpticMarginal:
+    case Scenario::kModuleSwap:
     case Scenario::kLinkFlap:
     case Scenario::kDegradedPort:
     case Scenario::kCounterReset:
@@ -179,5 +195,16 @@ PortBehaviour affectedBehaviour(Scenario s) {
   }
   return b;
 }
+
+namespace {
+double degradePhase(double t) {
+  if (t <= kOpticDegradeFrom) return 0;
+  if (t >= kOpticDegradeTo) return 1;
+  return (t - kOpticDegradeFrom) / (kOpticDegradeTo - kOpticDegradeFrom);
+}
+}  // namespace
+
+double opticsDrift(double t) { return kOpticDriftDb * degradePhase(t); }
+double hotModuleRise(double t) { return kHotModuleRise * degradePhase(t); }
 
 }  // namespace fabricmon::sim

@@ -34,6 +34,10 @@ enum class Scenario {
   kPcieAer,
   kPcieAerBackground,
   kNicFwFatal,
+  kHotModule,
+  kOpticDegrading,
+  kOpticMarginal,
+  kModuleSwap,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).
@@ -79,5 +83,24 @@ inline constexpr double kAerNonFatalAt = 12.0;
 /// pcie-aer-background: the look-alike, corrected errors at the NIC's function and every port above
 /// it at 2 a minute, steady: a quarter of pcie_errors' 8 per minute.
 inline constexpr double kAerBackgroundPerSecond = 2.0 / 60;
+/// optic-degrading and hot-module (scenario time = seconds since the fault onset): the module's
+/// degrade phase runs from kOpticDegradeFrom to kOpticDegradeTo; optic-degrading's link flaps
+/// (down for kFlapPeriod - kFlapDownAt seconds, as in link-flap) at kOpticFlapAt. Shared with the
+/// pre-FEC BER part of optic-degrading (docs/simulator.md).
+inline constexpr double kOpticDegradeFrom = 10.0;
+inline constexpr double kOpticDegradeTo = 130.0;
+inline constexpr double kOpticFlapAt = 150.0;
+/// module-swap: the module is replaced (new serial, flags clear) this long after the onset.
+inline constexpr double kModuleSwapAt = 30.0;
+
+/// optic-degrading: how far lane 1's Rx power of the affected port has sunk below its healthy
+/// level at scenario time `t`, in dB: 0 before the degrade phase, then linear to
+/// kOpticDriftDb at its end, held after it.
+double opticsDrift(double t);
+inline constexpr double kOpticDriftDb = 9.0;
+/// hot-module: the affected module's temperature rise in °C at scenario time `t` (linear over the
+/// degrade phase to kHotModuleRise, held after it).
+double hotModuleRise(double t);
+inline constexpr double kHotModuleRise = 34.0;
 
 }  // namespace fabricmon::sim

@@ -8,6 +8,7 @@
 
 #include "sim/file_writer.hpp"
 #include "sim/lldp.hpp"
+#include "sim/module_image.hpp"
 #include "sim/port_model.hpp"
 #include "sim/render.hpp"
 #include "sim/scenario.hpp"
@@ -279,7 +280,77 @@ struct Simulator::State {
   Status renderAll();
   Status renderLldp();
   Status renderPort(const PortModel& p);
+  Status renderModules();
+  /// The module in each port's cage (docs/simulator.md, "Transceivers"), by port index.
+  std::vector<ModuleParams> modules;
+  void createModules();
+  ModuleParams moduleNow(size_t index) const;
 };
+
+// 400G ports carry CMIS modules (OSFP and QSFP112 alternately), ports up to 200G SFF-8636 QSFP28s,
+// the 100G management NIC an SFP28 (SFF-8472), and the InfiniBand port a passive copper OSFP cable
+// (no DOM): every memory map and the no-DOM case on one node.
+void Simulator::State::createModules() {
+  modules.clear();
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const PortModel& p = ports[i];
+    const std::string serial = "FS" + std::to_string(2500000 + p.nodeGuid % 100000);
+    if (!p.roce) {
+      ModuleParams m = passiveCopperCable(serial);
+      m.identifier = 0x19;
+      m.partNumber = "FS-OSFP-400G-CR8-1M";
+      m.cableLengthMeters = 1;
+      modules.push_back(m);
+    } else if (p.netdev.starts_with("eno")) {
+      modules.push_back(sfp28Module(serial));
+    } else if (p.rateGbps >= 400) {
+      modules.push_back(cmis400gModule(serial, i % 2 == 0));
+    } else {
+      modules.push_back(qsfp28Module(serial));
+    }
+  }
+}
+
+// The affected port's module as the scenario has bent it by now; the others as built.
+ModuleParams Simulator::State::moduleNow(size_t index) const {
+  ModuleParams m = modules[index];
+  if (index != options.faultPort || now < options.faultAt) return m;
+  const double t = now - options.faultAt;
+  switch (scenario) {
+    case Scenario::kHotModule:
+      m.temperatureCelsius += hotModuleRise(t);
+      break;
+    case Scenario::kOpticDegrading: {
+      // Lane 1 sinks; the others stay (a dirty or damaged connector ferrule hits one fibre).
+      const double healthy = m.rxPowerWatts.empty() ? 0.85e-3 : m.rxPowerWatts[0];
+      m.rxPowerWatts.assign(std::max(m.lanes, 1u), healthy);
+      m.rxPowerWatts[0] = healthy * std::pow(10.0, -opticsDrift(t) / 10.0);
+      break;
+    }
+    case Scenario::kOpticMarginal: {
+      const double lowWarning = m.thresholds[4][2];
+      m.rxPowerWatts = {lowWarning * std::pow(10.0, 0.5 / 10.0)};
+      break;
+    }
+    case Scenario::kModuleSwap:
+      if (t >= kModuleSwapAt) m.serialNumber += "-R";
+      break;
+    default:
+      break;
+  }
+  latchFlags(m);  // the module latches what its values crossed (hot-module's alarm at 80 °C)
+  return m;
+}
+
+// One flat image per interface (docs/contract.md §2), replaced whole so a read never mixes two.
+Status Simulator::State::renderModules() {
+  for (size_t i = 0; i < ports.size() && i < modules.size(); ++i) {
+    const std::vector<uint8_t> image = buildModuleImage(moduleNow(i));
+    const std::string_view bytes(reinterpret_cast<const char*>(image.data()), image.size());
+    if (Status st = writer.replace(options.root / "module_eeprom" / (ports[i].netdev + ".bin"), bytes); !st) return st;
+  }
+  return {};
+}
 
 void Simulator::State::fireEvent() {
   PortModel& p = ports[options.faultPort];
@@ -297,6 +368,16 @@ void Simulator::State::fireEvent() {
     case Scenario::kPauseStorm:
       p.ethtool["tx_pause_storm_warning_events"].add(1);
       break;
+    case Scenario::kOpticDegrading:
+      // The optic finally loses the link once, as link-flap's flaps do (down for 2 s).
+      if (p.linkUp) {
+        linkDown(p);
+        nextEvent = options.faultAt + kOpticFlapAt + (kFlapPeriod - kFlapDownAt);
+      } else {
+        linkUp(p);
+        nextEvent.reset();
+      }
+      return;
     case Scenario::kCounterReset:
       buildTables(p);  // a driver reload: every counter of the device and its netdev starts again
       break;
@@ -389,7 +470,8 @@ Status Simulator::State::createBridgesAndGpu(const PortModel& p) {
 Status Simulator::State::createTree() {
   const fs::path s = sys();
   for (const fs::path& d : {s / "class" / "infiniband", s / "class" / "net",
-                            options.root / "ethtool", options.root / "dcb", options.root / "lldp"}) {
+                            options.root / "ethtool", options.root / "dcb", options.root / "lldp",
+                            options.root / "module_eeprom"}) {
     if (Status st = FileWriter::makeDirs(d); !st) return st;
   }
   for (const PortModel& p : ports) {
@@ -567,6 +649,7 @@ Status Simulator::State::renderAll() {
     if (Status st = renderPort(p); !st) return st;
   }
   if (Status st = renderAer(); !st) return st;
+  if (Status st = renderModules(); !st) return st;
   return renderLldp();
 }
 
@@ -745,10 +828,13 @@ Status Simulator::init() {
       break;
     case Scenario::kPcieAer:
       st.nextEvent = o.faultAt + kAerNonFatalAt;
+    case Scenario::kOpticDegrading:
+      st.nextEvent = o.faultAt + kOpticFlapAt;
       break;
     default:
       break;
   }
+  st.createModules();
   st.latch();  // t = 0 is a refresh boundary
   if (Status s = st.createTree(); !s) return s;
   // The boot: every RoCE function's probe lines (informational: counted, never a finding).
@@ -835,6 +921,7 @@ fs::path Simulator::sysfsRoot() const { return state_->sys(); }
 fs::path Simulator::ethtoolDir() const { return state_->options.root / "ethtool"; }
 fs::path Simulator::dcbDir() const { return state_->options.root / "dcb"; }
 fs::path Simulator::kmsgFile() const { return state_->options.root / "kmsg"; }
+fs::path Simulator::moduleEepromDir() const { return state_->options.root / "module_eeprom"; }
 const SimOptions& Simulator::options() const { return state_->options; }
 uint64_t Simulator::fileWrites() const { return state_->writer.writes(); }
 

@@ -146,7 +146,8 @@ void History::shape(Tracked& s) const {
   }
 }
 
-void History::buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c) {
+void History::buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c,
+                       std::string_view d) {
   out.clear();
   out.push_back(static_cast<char>('A' + static_cast<int>(fam)));
   out.append(a);
@@ -154,6 +155,10 @@ void History::buildKey(std::string& out, Fam fam, std::string_view a, std::strin
   out.append(b);
   out.push_back('\x1f');
   out.append(c);
+  if (!d.empty()) {
+    out.push_back('\x1f');
+    out.append(d);
+  }
 }
 
 bool History::ingest(const Snapshot& snapshot) {
@@ -235,13 +240,13 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (!fam) continue;
     if (!plan_.judgeManagement && management_.excludes(*sample.series)) continue;  // no rule's input
     const auto& def = inputFamily(*fam);
-    std::string_view l[3];
-    for (size_t i = 0; i < 3; ++i) {
+    std::string_view l[4];
+    for (size_t i = 0; i < 4; ++i) {
       if (!def.keyLabels[i].empty()) l[i] = sample.series->label(def.keyLabels[i]);
     }
     double saturatesAt = 0;
     if (!wanted(*fam, l[2], &saturatesAt)) continue;
-    buildKey(scratch_, *fam, l[0], l[1], l[2]);
+    buildKey(scratch_, *fam, l[0], l[1], l[2], l[3]);
     auto [it, inserted] = series_.try_emplace(scratch_);
     Tracked& s = it->second;
     if (inserted) {
@@ -446,8 +451,9 @@ void History::compactGroups() {
 
 std::span<Tracked* const> History::family(Fam fam) const { return byFamily_[static_cast<size_t>(fam)]; }
 
-const Tracked* History::find(Fam fam, std::string_view a, std::string_view b, std::string_view c) const {
-  buildKey(scratch_, fam, a, b, c);
+const Tracked* History::find(Fam fam, std::string_view a, std::string_view b, std::string_view c,
+                             std::string_view d) const {
+  buildKey(scratch_, fam, a, b, c, d);
   auto it = series_.find(scratch_);
   return it == series_.end() ? nullptr : &it->second;
 }

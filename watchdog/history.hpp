@@ -182,7 +182,8 @@ class History {
   /// device_missing counts them present.
   const ManagementPorts* leftAlone() const { return plan_.judgeManagement ? nullptr : &management_; }
   /// A series by its key-label values (in InputFamily::keyLabels order).
-  const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {}) const;
+  const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {},
+                      std::string_view d = {}) const;
   size_t size() const { return series_.size(); }
   /// Series objects remembered by id (tracked or known to be no rule's input); bounded by the
   /// series the collectors report now plus those of the last 64 passes.
@@ -198,7 +199,8 @@ class History {
   void compactGroups();
   uint32_t groupOf(const Series& series, std::string_view collector);
   void shape(Tracked& s) const;
-  static void buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c);
+  static void buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c,
+                       std::string_view d = {});
 
   void forgetStaleIds(const std::vector<uint16_t>& fresh);
 

@@ -13,6 +13,7 @@
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
 #include "model/families/topology.hpp"
+#include "model/families/transceiver.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
@@ -88,6 +89,15 @@ constexpr InputFamily kFamilies[] = {
     {&families::topology::kPcieLinkSpeed, {"device", "which", ""}, 0},
     {&families::pcie::kAerErrors, {"pci_address", "severity", "error"}, 0},
     {&families::nic::kDriverLastRecord, {"pci_address", "pattern", ""}, 0},
+    {&families::transceiver::kTemperature, {"interface", "", ""}, 0},
+    {&families::transceiver::kTxBias, {"interface", "lane", ""}, 0},
+    {&families::transceiver::kTxPower, {"interface", "lane", ""}, 0},
+    {&families::transceiver::kRxPower, {"interface", "lane", ""}, 0},
+    {&families::transceiver::kTemperatureThreshold, {"interface", "level", ""}, 0},
+    {&families::transceiver::kTxBiasThreshold, {"interface", "level", ""}, 0},
+    {&families::transceiver::kTxPowerThreshold, {"interface", "level", ""}, 0},
+    {&families::transceiver::kRxPowerThreshold, {"interface", "level", ""}, 0},
+    {&families::transceiver::kFlag, {"interface", "quantity", "level", "lane"}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 
@@ -126,6 +136,9 @@ bool wanted(Fam fam, std::string_view third, double* saturatesAt) {
       // OFED ecn/roce_np names and the upstream debugfs cc_params names.
       return third == "cnp_802p_prio" || third == "np_cnp_prio" || third == "cnp_dscp" ||
              third == "np_cnp_dscp";
+    case Fam::kXcvrFlag:
+      // optics_degraded reads the alarm flags; the warnings are judged from the values.
+      return third == "high_alarm" || third == "low_alarm";
     default:
       return true;
   }

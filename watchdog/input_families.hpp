@@ -84,13 +84,24 @@ enum class Fam : uint8_t {
   // The kernel log (nic_driver_log): the latest record per function and driver message pattern,
   // with the record's text as the series' note (Batch::notes).
   kNicDriverLastRecord, // {pci_address,pattern} = unix time of the record
+  // The pluggable module in each cage (transceiver): DOM values, the module's thresholds, its
+  // latched alarm flags (only the alarm levels are ingested).
+  kXcvrTemperature,     // {interface} °C
+  kXcvrTxBias,          // {interface,lane} A
+  kXcvrTxPower,         // {interface,lane} W
+  kXcvrRxPower,         // {interface,lane} W
+  kXcvrTemperatureThreshold,  // {interface,level}
+  kXcvrTxBiasThreshold,       // {interface,level}
+  kXcvrTxPowerThreshold,      // {interface,level}
+  kXcvrRxPowerThreshold,      // {interface,level}
+  kXcvrFlag,            // {interface,quantity,level,lane} 0/1
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);
 
 struct InputFamily {
   const FamilyDef* family;                    ///< its one definition (model/families/)
-  std::array<std::string_view, 3> keyLabels;  ///< label names that identify a series ("" = unused)
+  std::array<std::string_view, 4> keyLabels;  ///< label names that identify a series ("" = unused)
   /// PMA counters saturate at 2^width-1 (IBTA PortCounters; docs/metrics.md); 0 = not narrow.
   double saturatesAt;
   /// The most the counter can rise per second, when physics bounds it (a priority is paused at most

@@ -16,6 +16,7 @@
 #include "model/families/port.hpp"
 #include "model/families/roce.hpp"
 #include "model/families/topology.hpp"
+#include "model/families/transceiver.hpp"
 
 namespace fabricmon::families {
 
@@ -26,7 +27,7 @@ const std::vector<const FamilyDef*>& catalogue() {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
                        dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), pcie::all(), jobs::all(),
-                       nic::all()}) {
+                       nic::all(), transceiver::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;

@@ -73,7 +73,7 @@ struct RunningCollector {
 /// The simulated node, the collectors over it and the file list of the floor. Built once.
 struct Rig {
   fs::path dir;                ///< removed at exit (a tree made here)
-  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile;
+  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile, moduleEepromDir;
   std::unique_ptr<sim::Simulator> sim;
   Config config;
   Sources sources;
@@ -124,7 +124,7 @@ void preadAll(int fd, char* buf) {
 /// The collectors whose files are opened, read and closed by path at every poll.
 bool reopenedEachPoll(const std::string& collector) {
   return collector == "ethtool_pfc" || collector == "dcb_config" || collector == "dcqcn_config" ||
-         collector == "lldp_neighbors";
+         collector == "lldp_neighbors" || collector == "transceiver";
 }
 
 void addIfFile(Rig& rig, const std::string& collector, const fs::path& path) {
@@ -178,6 +178,9 @@ void buildFloorList(Rig& rig) {
     }
     addIfFile(rig, "ethtool_pfc", rig.ethtoolDir / n.name);
     addIfFile(rig, "dcb_config", rig.dcbDir / n.name);
+    // The transceiver collector reads 1-3 half pages of each image per run (each an open, two
+    // preads, a close); the floor counts one read of the file.
+    addIfFile(rig, "transceiver", rig.moduleEepromDir / (n.name + ".bin"));
   }
   addIfFile(rig, "lldp_neighbors", rig.lldpFile);
   // pcie_aer: the three aer_dev_* files of every PCI function on the devices' paths, a shared port once.
@@ -213,6 +216,7 @@ bool setUp(Rig& rig) {
     rig.ethtoolDir = fs::path(tree) / "ethtool";
     rig.dcbDir = fs::path(tree) / "dcb";
     rig.lldpFile = fs::path(tree) / "lldp/neighbors.json";
+    rig.moduleEepromDir = fs::path(tree) / "module_eeprom";
   } else {
     const char* base = std::getenv("FABRICMON_BENCH_DIR");
     fs::path parent = base != nullptr ? fs::path(base)
@@ -237,12 +241,14 @@ bool setUp(Rig& rig) {
     rig.ethtoolDir = rig.sim->ethtoolDir();
     rig.dcbDir = rig.sim->dcbDir();
     rig.lldpFile = rig.dir / "lldp/neighbors.json";
+    rig.moduleEepromDir = rig.sim->moduleEepromDir();
   }
 
   rig.config.sources.sysfsRoot = rig.sysRoot.string();
   rig.config.sources.ethtoolDir = rig.ethtoolDir.string();
   rig.config.sources.dcbDir = rig.dcbDir.string();
   rig.config.sources.lldpFile = rig.lldpFile.string();
+  rig.config.sources.moduleEepromDir = rig.moduleEepromDir.string();
   rig.sources = makeSources(rig.config.sources);
   TopologyDiscovery discovery(rig.sources.sysfs, rig.config.devices, rig.config.netdev);
   auto topo = discovery.scan();
@@ -262,6 +268,8 @@ bool setUp(Rig& rig) {
     if (entry.name == "peer_port") continue;
     // A tree written without LLDP neighbours (fabricsim without --lldp-pod) has nothing to read.
     if (entry.name == "lldp_neighbors" && !fs::exists(rig.lldpFile)) continue;
+    // Likewise a tree written before the simulator had modules.
+    if (entry.name == "transceiver" && !fs::is_directory(rig.moduleEepromDir)) continue;
     RunningCollector c;
     c.name = std::string(entry.name);
     c.cadence = entry.cadence;

@@ -11,6 +11,7 @@
 #include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
 #include "watchdog/rules/nic_driver_error.hpp"
+#include "watchdog/rules/optics_degraded.hpp"
 #include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/pcie_errors.hpp"
 #include "watchdog/rules/pfc_protection_off.hpp"
@@ -37,6 +38,7 @@ const RuleDef* const kRuleTable[] = {
     &kIbCongestionRule,
     &kPcieErrorsRule,
     &kNicDriverErrorRule,
+    &kOpticsDegradedRule,
 };
 
 }  // namespace

@@ -15,7 +15,7 @@ TEST(CliTest, DefaultsToRun) {
 
 TEST(CliTest, ParsesEveryOverrideInBothForms) {
   auto r = parseCommandLine({"run", "--config", "/tmp/f.yaml", "--listen=127.0.0.1:0", "--sysfs-root", "/x",
-                             "--ethtool-dir", "/e", "--dcb-dir=/d", "--netdev-include", "^eth", "--netdev-include",
+                             "--ethtool-dir", "/e", "--dcb-dir=/d", "--module-eeprom-dir", "/m", "--netdev-include", "^eth", "--netdev-include",
                              "^ib", "--poll-interval", "250ms", "--log-level", "debug"});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(*r->configPath, "/tmp/f.yaml");
@@ -26,6 +26,7 @@ TEST(CliTest, ParsesEveryOverrideInBothForms) {
   EXPECT_EQ(c.sources.sysfsRoot, "/x");
   EXPECT_EQ(*c.sources.ethtoolDir, "/e");
   EXPECT_EQ(*c.sources.dcbDir, "/d");
+  EXPECT_EQ(*c.sources.moduleEepromDir, "/m");
   EXPECT_EQ(c.netdev.include, (std::vector<std::string>{"^eth", "^ib"}));  // the flag replaces the key
   EXPECT_EQ(c.poll.interval, std::chrono::milliseconds(250));
   EXPECT_EQ(c.log.level, "debug");

@@ -349,7 +349,9 @@ TEST(SimulatorApi, ListsEveryScenarioWithADescription) {
       "port-down",         "port-disabled",     "unused-port",
       "device-missing",    "driver-reload",     "pfc-protection-off",
       "global-pause",      "lossless-shared",   "reordering",
-      "pcie-aer",          "pcie-aer-background", "nic-fw-fatal"};
+      "pcie-aer",          "pcie-aer-background", "nic-fw-fatal",
+      "hot-module",        "optic-degrading",   "optic-marginal",
+      "module-swap"};
   EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()), expected);
   for (auto n : names) EXPECT_FALSE(Simulator::describe(n).empty()) << n;
   EXPECT_TRUE(Simulator::describe("nope").empty());

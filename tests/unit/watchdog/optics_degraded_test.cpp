@@ -1,0 +1,169 @@
+// optics_degraded (watchdog/rules/optics_degraded.cpp) over hand-set transceiver series, one
+// reading per 60 s tick as the transceiver collector publishes them: each reason fires on its
+// condition with the worst lane named, and the look-alikes stay silent.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+
+#include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/optics_degraded.hpp"
+
+namespace fabricmon::testing {
+namespace {
+
+double dbm(double d) { return 1e-3 * std::pow(10.0, d / 10.0); }
+
+/// A QSFP28-style module in eth0's cage: 4 lanes, Rx/Tx thresholds +5/+3/-10/-13 dBm.
+void module(TestNode& n, const std::string& iface = "eth0", std::vector<double> rxDbm = {-2, -2, -2, -2}) {
+  auto lv = [&](const char* fam, const std::string& level, double v) {
+    n.set("transceiver", fam, {{"interface", iface}, {"level", level}}, v);
+  };
+  for (const auto& [fam, t] : std::vector<std::pair<const char*, std::array<double, 4>>>{
+           {"fabricmon_transceiver_rx_power_threshold_watts", {dbm(5), dbm(3), dbm(-10), dbm(-13)}},
+           {"fabricmon_transceiver_tx_power_threshold_watts", {dbm(5), dbm(3), dbm(-6), dbm(-10)}},
+           {"fabricmon_transceiver_tx_bias_threshold_amperes", {0.013, 0.012, 0.002, 0.001}},
+           {"fabricmon_transceiver_temperature_threshold_celsius", {75, 70, 0, -5}}}) {
+    lv(fam, "high_alarm", t[0]);
+    lv(fam, "high_warning", t[1]);
+    lv(fam, "low_warning", t[2]);
+    lv(fam, "low_alarm", t[3]);
+  }
+  n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", iface}}, 45);
+  for (int lane = 1; lane <= 4; ++lane) {
+    const Labels l{{"interface", iface}, {"lane", std::to_string(lane)}};
+    n.set("transceiver", "fabricmon_transceiver_rx_power_watts", l, dbm(rxDbm[lane - 1]));
+    n.set("transceiver", "fabricmon_transceiver_tx_power_watts", l, dbm(-1));
+    n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes", l, 0.0065);
+    for (const char* q : {"tx_power", "rx_power", "tx_bias"}) {
+      for (const char* level : {"high_alarm", "low_alarm", "high_warning", "low_warning"}) {
+        n.set("transceiver", "fabricmon_transceiver_flag",
+              {{"interface", iface}, {"quantity", q}, {"level", level}, {"lane", std::to_string(lane)}}, 0);
+      }
+    }
+  }
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", iface}}, 1);
+}
+
+void setRx(TestNode& n, int lane, double d, const std::string& iface = "eth0") {
+  n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", iface}, {"lane", std::to_string(lane)}},
+        dbm(d));
+}
+
+std::vector<std::string> run(TestNode& n, int readings) {
+  for (int i = 0; i < readings; ++i) n.tick(60);
+  return describe(n.findings());
+}
+
+const Finding* finding(const std::vector<Finding>& fs, std::string_view reason) {
+  for (const Finding& f : fs) {
+    if (f.rule == "optics_degraded" && labelOf(f, "reason") == reason) return &f;
+  }
+  return nullptr;
+}
+
+TEST(OpticsDegraded, HealthyModuleNearButAboveItsThresholdIsSilent) {
+  TestNode n;
+  module(n, "eth0", {-9.6, -9.8, -9.7, -9.9});  // within 0.4 dB of the -10 dBm low warning
+  EXPECT_TRUE(run(n, 10).empty());
+}
+
+TEST(OpticsDegraded, RxPowerAtTheLowWarningFiresAfterTwoReadingsNamingTheWorstLane) {
+  TestNode n;
+  module(n);
+  run(n, 3);
+  setRx(n, 3, -10.5);
+  setRx(n, 2, -10.1);
+  n.tick(60);
+  EXPECT_TRUE(n.findings().empty()) << "one reading is not enough (for_readings 2)";
+  n.tick(60);
+  const auto fs = n.findings();
+  ASSERT_EQ(describe(fs), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  EXPECT_EQ(fs[0].severity, Severity::kWarning);
+  EXPECT_NE(fs[0].summary.find("lane 3"), std::string::npos) << fs[0].summary;
+  EXPECT_NE(fs[0].summary.find("-10.50 dBm"), std::string::npos) << fs[0].summary;
+  // Below the low alarm: the module latches its alarm flag, the critical finding.
+  setRx(n, 3, -14);
+  n.set("transceiver", "fabricmon_transceiver_flag",
+        {{"interface", "eth0"}, {"quantity", "rx_power"}, {"level", "low_alarm"}, {"lane", "3"}}, 1);
+  run(n, 1);
+  ASSERT_NE(finding(n.findings(), "alarm_flag"), nullptr);
+  EXPECT_EQ(finding(n.findings(), "alarm_flag")->severity, Severity::kCritical);
+  n.set("transceiver", "fabricmon_transceiver_flag",
+        {{"interface", "eth0"}, {"quantity", "rx_power"}, {"level", "low_alarm"}, {"lane", "3"}}, 0);
+  // Back up, above the hysteresis: clears after clear_after (5 min).
+  setRx(n, 3, -3);
+  setRx(n, 2, -3);
+  run(n, 4);
+  EXPECT_NE(finding(n.findings(), "rx_power_low"), nullptr);
+  run(n, 3);
+  EXPECT_EQ(finding(n.findings(), "rx_power_low"), nullptr);
+}
+
+TEST(OpticsDegraded, AFindingHoldsThroughALinkFlap) {
+  TestNode n;
+  module(n, "eth0", {-12, -3, -3, -3});
+  ASSERT_EQ(run(n, 3), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  const auto since = n.findings().at(0).since;
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  setRx(n, 1, -40);  // no light while down
+  run(n, 2);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  setRx(n, 1, -12);
+  run(n, 1);
+  ASSERT_EQ(describe(n.findings()), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  EXPECT_EQ(n.findings().at(0).since, since) << "the same finding, not a new one after the flap";
+}
+
+TEST(OpticsDegraded, MarginFiresAboveTheThreshold) {
+  WatchdogConfig config;
+  config.rules.get<OpticsDegradedRule>().powerMarginDb = 1.0;
+  TestNode n(config);
+  module(n, "eth0", {-9.5, -3, -3, -3});
+  EXPECT_EQ(run(n, 3), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+}
+
+TEST(OpticsDegraded, TemperatureBiasAndAlarmFlags) {
+  TestNode n;
+  module(n);
+  run(n, 2);
+  n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 71);
+  n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes", {{"interface", "eth0"}, {"lane", "2"}}, 0.0125);
+  n.set("transceiver", "fabricmon_transceiver_flag",
+        {{"interface", "eth0"}, {"quantity", "tx_power"}, {"level", "low_alarm"}, {"lane", "4"}}, 1);
+  n.tick(60);
+  const Finding* flag = finding(n.findings(), "alarm_flag");
+  ASSERT_NE(flag, nullptr) << "an alarm flag fires at its first reading";
+  EXPECT_EQ(flag->severity, Severity::kCritical);
+  EXPECT_NE(flag->summary.find("tx_power low alarm on lane 4"), std::string::npos) << flag->summary;
+  n.tick(60);
+  const Finding* temp = finding(n.findings(), "temperature");
+  ASSERT_NE(temp, nullptr);
+  EXPECT_EQ(temp->severity, Severity::kWarning);
+  const Finding* bias = finding(n.findings(), "tx_bias");
+  ASSERT_NE(bias, nullptr);
+  EXPECT_NE(bias->summary.find("lane 2"), std::string::npos) << bias->summary;
+}
+
+TEST(OpticsDegraded, ModuleWithoutDomAndDownLinksAreSilent) {
+  TestNode n;
+  // A passive copper cable: only its info series, nothing to judge.
+  n.set("transceiver", "fabricmon_transceiver_info", {{"interface", "eth1"}, {"dom", "false"}}, 1);
+  // A module whose link is down: no light expected.
+  module(n, "eth2", {-40, -40, -40, -40});
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth2"}}, 0);
+  // Thresholds unsupported (none exported): values alone are not judged.
+  n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", "eth3"}, {"lane", "1"}}, 0.0);
+  EXPECT_TRUE(run(n, 5).empty());
+}
+
+TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
+  TestNode n;
+  n.set("port_topology", "fabricmon_port_topology_info",
+        {{"device", "mlx5_9"}, {"port", "1"}, {"interface", "eno1"}, {"role", "management"}, {"rail", ""}}, 1);
+  module(n, "eno1", {-20, -20, -20, -20});
+  EXPECT_TRUE(run(n, 4).empty());
+}
+
+}  // namespace
+}  // namespace fabricmon::testing

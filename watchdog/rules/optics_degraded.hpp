@@ -1,0 +1,37 @@
+#pragma once
+// optics_degraded: its settings (defaults and config keys, `watchdog.rules.optics_degraded`) and
+// its RuleDef. docs/rules.md gives the source of every default.
+
+#include "config/config.hpp"
+#include "watchdog/rules/rule.hpp"
+
+namespace fabricmon {
+
+struct OpticsDegradedRule {
+  bool enabled = true;
+  /// Rx/Tx power fires at or below the module's low warning threshold raised by this many dB
+  /// (0 = the threshold itself).
+  double powerMarginDb = 0.0;
+  /// A power finding clears once every lane is this many dB above where it fires.
+  double clearHysteresisDb = 0.5;
+  /// Consecutive transceiver readings beyond a warning threshold before a value finding starts.
+  unsigned forReadings = 2;
+  /// The conditions stay away this long before a finding clears.
+  Duration clearAfter = 5min;
+
+  void bind(SettingsBinder& b) {
+    b.flag("enabled", enabled);
+    b.number("power_margin_db", powerMarginDb, kNonNegative);
+    b.number("clear_hysteresis_db", clearHysteresisDb, kNonNegative);
+    b.count("for_readings", forReadings, 1, kMaxConfigCount);
+    b.duration("clear_after", clearAfter);
+  }
+
+  bool operator==(const OpticsDegradedRule&) const = default;
+};
+
+namespace watchdog {
+extern const RuleDef kOpticsDegradedRule;
+}  // namespace watchdog
+
+}  // namespace fabricmon
