@@ -46,6 +46,7 @@ Options (a flag overrides the config file's value):
   --sysfs-root DIR           read sysfs below DIR instead of /sys
   --ethtool-dir DIR          read `ethtool -S` text files from DIR instead of the kernel
   --dcb-dir DIR              read DCB YAML files from DIR instead of rtnetlink
+  --fec-dir DIR              read FEC YAML files from DIR instead of ethtool netlink
   --netdev-include REGEX     extra network interfaces to monitor (repeatable)
   --poll-interval DUR        base sampling period (250ms, 1s, 2m; default 1s)
   --log-level LEVEL          trace, debug, info, warn, error (default info)
@@ -117,6 +118,8 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       opts.overrides.ethtoolDir = val;
     } else if (flag == "--dcb-dir") {
       opts.overrides.dcbDir = val;
+    } else if (flag == "--fec-dir") {
+      opts.overrides.fecDir = val;
     } else if (flag == "--netdev-include") {
       try {
         std::regex check(val);
@@ -173,6 +176,7 @@ void applyOverrides(const CliOverrides& o, Config& config) {
   if (o.sysfsRoot) config.sources.sysfsRoot = *o.sysfsRoot;
   if (o.ethtoolDir) config.sources.ethtoolDir = *o.ethtoolDir;
   if (o.dcbDir) config.sources.dcbDir = *o.dcbDir;
+  if (o.fecDir) config.sources.fecDir = *o.fecDir;
   if (o.netdevInclude) config.netdev.include = *o.netdevInclude;
   if (o.pollInterval) config.poll.interval = *o.pollInterval;
   if (o.logLevel) config.log.level = *o.logLevel;

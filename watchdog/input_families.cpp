@@ -5,6 +5,7 @@
 #include "model/families/dcb.hpp"
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
+#include "model/families/fec.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pma.hpp"
@@ -84,6 +85,15 @@ constexpr InputFamily kFamilies[] = {
     {&families::topology::kPortTopologyInfo, {"device", "port", ""}, 0},
     {&families::topology::kPcieLinkWidth, {"device", "which", ""}, 0},
     {&families::topology::kPcieLinkSpeed, {"device", "which", ""}, 0},
+    {&families::ethtool::kPhyCorrectedBits, {"interface", "", ""}, 0},
+    {&families::ethtool::kPhyLaneCorrectedBits, {"interface", "lane", ""}, 0},
+    {&families::ethtool::kPhyReceivedBytes, {"interface", "", ""}, 0},
+    {&families::fec::kCorrectedBlocks, {"interface", "", ""}, 0},
+    {&families::fec::kUncorrectableBlocks, {"interface", "", ""}, 0},
+    {&families::fec::kLaneCorrectedBlocks, {"interface", "lane", ""}, 0},
+    {&families::fec::kInfo, {"interface", "", ""}, 0},
+    {&families::fec::kLinkLanes, {"interface", "", ""}, 0},
+    {&families::fec::kLinkSpeed, {"interface", "", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -6,6 +6,7 @@
 #include "model/families/dcb.hpp"
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
+#include "model/families/fec.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/neighbor.hpp"
 #include "model/families/netdev.hpp"
@@ -21,7 +22,7 @@ namespace {
 const std::vector<const FamilyDef*>& catalogue() {
   static const auto* const list = [] {
     auto* v = new std::vector<const FamilyDef*>;
-    for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
+    for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(), fec::all(),
                        dcb::all(), dcqcn::all(), neighbor::all(), topology::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
