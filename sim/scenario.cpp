@@ -1,6 +1,7 @@
 #include "sim/scenario.hpp"
 
 #include <array>
+#include <cmath>
 
 namespace fabricmon::sim {
 
@@ -14,7 +15,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 21> kSpecs{{
+constexpr std::array<Spec, 24> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -70,6 +71,14 @@ constexpr std::array<Spec, 21> kSpecs{{
     {Scenario::kReordering, "reordering",
      "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
      "retransmission",
+     false, false},
+    {Scenario::kDirtyConnector, "dirty-connector",
+     "a dirty connector: pre-FEC BER high (5e-5, a decade from RS(544,514)'s limit) but stable; nothing lost yet",
+     false, false},
+    {Scenario::kFecUncorrectable, "fec-uncorrectable",
+     "the FEC gives up: uncorrectable codewords (0.5/s) at a pre-FEC BER of 1e-4", false, false},
+    {Scenario::kOpticDegrading, "optic-degrading",
+     "a failing optic: pre-FEC BER rises from 1e-9 (t=10 s) to 1e-4 (t=130 s), then the link flaps at t=150 s",
      false, false},
 }};
 
@@ -150,6 +159,16 @@ PortBehaviour affectedBehaviour(Scenario s) {
       // A checkpoint or dataset copy over TCP: about a fifth of the 400G port's bytes each way.
       b.bulkTcpOnRocePriority = 10e9;
       break;
+    case Scenario::kDirtyConnector:
+      b.preFecBer = 5e-5;
+      break;
+    case Scenario::kFecUncorrectable:
+      b.preFecBer = 1e-4;
+      b.uncorrectablePerSecond = 0.5;
+      break;
+    case Scenario::kOpticDegrading:
+      b.preFecBer = opticDegradingBer(0);
+      break;
     case Scenario::kHealthy:
     case Scenario::kLinkFlap:
     case Scenario::kDegradedPort:
@@ -163,6 +182,19 @@ PortBehaviour affectedBehaviour(Scenario s) {
       break;
   }
   return b;
+}
+
+double opticDegradingBer(double sinceOnset) {
+  constexpr double kFrom = 1e-9, kTo = 1e-4;
+  if (sinceOnset <= kDegradeFrom) return kFrom;
+  if (sinceOnset >= kDegradeTo) return kTo;
+  // Exponential in time: a straight line on the dashboards' log scale, a decade every 24 s.
+  const double f = (sinceOnset - kDegradeFrom) / (kDegradeTo - kDegradeFrom);
+  return kFrom * std::pow(kTo / kFrom, f);
+}
+
+void evolveBehaviour(Scenario s, PortBehaviour& b, double sinceOnset) {
+  if (s == Scenario::kOpticDegrading) b.preFecBer = opticDegradingBer(sinceOnset);
 }
 
 }  // namespace fabricmon::sim

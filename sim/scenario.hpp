@@ -31,6 +31,9 @@ enum class Scenario {
   kGlobalPause,
   kLosslessShared,
   kReordering,
+  kDirtyConnector,
+  kFecUncorrectable,
+  kOpticDegrading,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).
@@ -50,6 +53,17 @@ PortBehaviour healthyBehaviour();
 /// The behaviour of the affected port under `s` (time-driven effects such as link flaps are
 /// events).
 PortBehaviour affectedBehaviour(Scenario s);
+
+/// Time-driven parts of a scenario's behaviour, `sinceOnset` seconds after the fault's onset (the
+/// pre-FEC BER of optic-degrading rising towards its flap). Other scenarios: unchanged.
+void evolveBehaviour(Scenario s, PortBehaviour& b, double sinceOnset);
+/// optic-degrading's pre-FEC BER: 1e-9 until kDegradeFrom, rising exponentially to 1e-4 at
+/// kDegradeTo, held there; the link flaps at kOpticFlapAt (for kOpticFlapFor seconds).
+double opticDegradingBer(double sinceOnset);
+inline constexpr double kDegradeFrom = 10.0;
+inline constexpr double kDegradeTo = 130.0;
+inline constexpr double kOpticFlapAt = 150.0;
+inline constexpr double kOpticFlapFor = 2.0;
 
 /// link-flap: every kFlapPeriod seconds the link goes down at phase kFlapDownAt and comes back at
 /// the end of the period; counter-reset: the driver reloads at kResetAt; pause-storm: the NIC's

@@ -116,6 +116,7 @@ class Simulator {
   std::filesystem::path sysfsRoot() const;   ///< root/sys, for --sysfs-root
   std::filesystem::path ethtoolDir() const;  ///< root/ethtool, for --ethtool-dir
   std::filesystem::path dcbDir() const;      ///< root/dcb, for --dcb-dir
+  std::filesystem::path fecDir() const;      ///< root/fec, for --fec-dir
   const SimOptions& options() const;
   /// write(2) calls made so far: how much of the tree the ticks really rewrote.
   uint64_t fileWrites() const;

@@ -54,6 +54,9 @@ TEST(TriageChecks, EachRuleMakesItsOwnStepTheCause) {
       {{finding("port_degraded", "warning")}, "link"},
       {{finding("roce_packet_loss", "critical", "local_ack_timeouts"), finding("lossless_drop", "warning")}, "roce_loss"},
       {{finding("ib_congestion", "warning")}, "ib_congestion"},
+      {{finding("link_ber", "warning", "degrading")}, "physical"},
+      // FEC giving up explains the loss it causes.
+      {{finding("roce_packet_loss", "critical"), finding("link_ber", "critical", "uncorrectable")}, "physical"},
       // Causes before their symptoms: a misconfigured QoS explains the pause it causes; a bad
       // link explains the loss.
       {{finding("pause_storm", "critical", "storm"), finding("dcqcn_misconfig", "warning")}, "qos_config"},
