@@ -90,8 +90,11 @@ const ScenarioCase kCases[] = {
      0},
     {"reordering", {}, {}, 25},  // out-of-sequence without loss: adaptive routing
     // Issue #22, the physical layer (optic-degrading takes 150 s to its flap: detection bench only).
-    {"dirty-connector", {{"link_ber", "margin", kIf}}, {}, 10},
-    {"fec-uncorrectable", {{"link_ber", "uncorrectable", kIf}}, {{"link_ber", "margin", kIf}}, 0},
+    {"dirty-connector", {{"link_ber", "margin", kIf}}, {{"link_ber", "degrading", kIf}}, 10},
+    {"fec-uncorrectable",
+     {{"link_ber", "uncorrectable", kIf}},
+     {{"link_ber", "margin", kIf}, {"link_ber", "degrading", kIf}},
+     0},
 };
 
 class ScenarioTest : public DaemonTest, public ::testing::WithParamInterface<ScenarioCase> {};

@@ -348,7 +348,8 @@ TEST(SimulatorApi, ListsEveryScenarioWithADescription) {
       "degraded-port",     "counter-reset",     "busy-pause",
       "port-down",         "port-disabled",     "unused-port",
       "device-missing",    "driver-reload",     "pfc-protection-off",
-      "global-pause",      "lossless-shared",   "reordering"};
+      "global-pause",      "lossless-shared",   "reordering",
+      "dirty-connector",   "fec-uncorrectable", "optic-degrading"};
   EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()), expected);
   for (auto n : names) EXPECT_FALSE(Simulator::describe(n).empty()) << n;
   EXPECT_TRUE(Simulator::describe("nope").empty());
