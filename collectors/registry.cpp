@@ -3,6 +3,7 @@
 #include "collectors/dcb_config_collector.hpp"
 #include "collectors/dcqcn_config_collector.hpp"
 #include "collectors/ethtool_pfc_collector.hpp"
+#include "collectors/fec_collector.hpp"
 #include "collectors/hw_counter_collector.hpp"
 #include "collectors/lldp_neighbor_collector.hpp"
 #include "collectors/netdev_link_collector.hpp"
@@ -22,6 +23,7 @@ Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   s.sysfs = std::make_shared<const SysfsRoot>(config.sysfsRoot);
   s.ethtool = config.ethtoolDir ? makeEthtoolFileSource(*config.ethtoolDir) : makeEthtoolIoctlSource();
   s.dcb = config.dcbDir ? makeDcbFileSource(*config.dcbDir) : makeDcbNetlinkSource();
+  s.fec = config.fecDir ? makeFecFileSource(*config.fecDir) : makeFecNetlinkSource();
   s.mad = makeUmadSource(static_cast<unsigned>(config.madTimeout.count()), config.madRetries);
   s.moduleEeprom = config.moduleEepromDir ? makeModuleEepromFileSource(*config.moduleEepromDir)
                                           : makeModuleEepromKernelSource();
@@ -42,6 +44,8 @@ const CollectorEntry kRegistry[] = {
     {"hw_counters", Cadence::kFast, {}, &makeHwCounterCollector},
     {"netdev_link", Cadence::kFast, {}, &makeNetdevLinkCollector},
     {"ethtool_pfc", Cadence::kFast, {}, &makeEthtoolPfcCollector},
+    // FEC blocks, mode, lanes and speed (ethtool netlink): fast, like the corrected bits beside them.
+    {"fec", Cadence::kFast, {}, &makeFecCollector},
     {"dcqcn_config", Cadence::kSlow, {}, &makeDcqcnConfigCollector},
     {"dcb_config", Cadence::kSlow, {}, &makeDcbConfigCollector},
     // MADs to the neighbour: slow like pma_counters (docs/metrics.md, "The far end of the cable").

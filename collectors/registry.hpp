@@ -9,6 +9,7 @@
 #include "collectors/collector.hpp"
 #include "collectors/sources/dcb_source.hpp"
 #include "collectors/sources/ethtool_source.hpp"
+#include "collectors/sources/fec_source.hpp"
 #include "collectors/sources/lldp_source.hpp"
 #include "collectors/sources/mad_source.hpp"
 #include "collectors/sources/module_eeprom_source.hpp"
@@ -24,6 +25,7 @@ struct Sources {
   std::shared_ptr<const SysfsRoot> sysfs;
   std::shared_ptr<EthtoolSource> ethtool;
   std::shared_ptr<DcbSource> dcb;
+  std::shared_ptr<FecSource> fec;  ///< ethtool netlink FEC, or sources.fec_dir files
   std::shared_ptr<MadSource> mad;  ///< opened lazily: nothing touches umad until peer_port runs
   std::shared_ptr<LldpSource> lldp;  ///< lldpcli, or a file of its output (sources.lldp_file)
   /// The kernel log and what nic_driver_log keeps across a reload (collectors/nic_driver_log_collector.hpp).

@@ -48,11 +48,23 @@ struct TextfileConfig {
   bool operator==(const TextfileConfig&) const = default;
 };
 
+/// The watchdog's state file (docs/deployment.md, "State directory"): what must survive a restart
+/// or an upgrade (link_ber's BER baselines, the recurrence history of findings).
+struct StateConfig {
+  /// unset = `$STATE_DIRECTORY/state.json` when systemd gives the unit a state directory
+  /// (StateDirectory=fabricmon: /var/lib/fabricmon), else no state file.
+  std::optional<std::string> path;
+  Duration interval = 5min;  ///< how often the file is rewritten (and once at shutdown)
+
+  bool operator==(const StateConfig&) const = default;
+};
+
 struct SourcesConfig {
   std::string sysfsRoot = "/sys";
   std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
   std::optional<std::string> dcbDir;      ///< unset = real rtnetlink
   std::optional<std::string> moduleEepromDir;  ///< unset = ethtool netlink, then the ioctl
+  std::optional<std::string> fecDir;      ///< unset = real ethtool netlink (FEC statistics, link modes)
   /// Counter files kept open between polls, process-wide; beyond it they are opened per read.
   unsigned maxOpenFiles = 4096;
   /// Each MAD's response timeout and the tries after a timeout (peer_port, docs/configuration.md).
@@ -233,6 +245,7 @@ struct HealthCheckConfig {
 struct Config {
   WebConfig web;
   TextfileConfig textfile;
+  StateConfig state;
   SourcesConfig sources;
   PollConfig poll;
   DevicesConfig devices;

@@ -135,6 +135,7 @@ class Loader {
     const Entry entries[] = {
         {"web", [&](const Field& s) { web(s); }},
         {"textfile", [&](const Field& s) { textfile(s); }},
+        {"state", [&](const Field& s) { state(s); }},
         {"sources", [&](const Field& s) { sources(s); }},
         {"poll", [&](const Field& s) { poll(s); }},
         {"devices", [&](const Field& s) { devices(s); }},
@@ -185,6 +186,23 @@ class Loader {
     r_.readMap(f, entries);
   }
 
+  void state(const Field& f) {
+    const Entry entries[] = {
+        {"path",
+         [&](const Field& v) {
+           std::optional<std::string> path;
+           if (!r_.readOptionalString(v, path)) return;
+           if (path && (path->empty() || path->back() == '/')) {
+             r_.error(v, "must name a file, got \"" + *path + "\"");
+             return;
+           }
+           c_.state.path = path;
+         }},
+        {"interval", [&](const Field& v) { r_.readDurationBetween(v, c_.state.interval, std::chrono::seconds(10), std::chrono::hours(24)); }},
+    };
+    r_.readMap(f, entries);
+  }
+
   void textfile(const Field& f) {
     const Entry entries[] = {
         {"path",
@@ -224,6 +242,7 @@ class Loader {
         {"ethtool_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.ethtoolDir); }},
         {"module_eeprom_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.moduleEepromDir); }},
         {"dcb_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.dcbDir); }},
+        {"fec_dir", [&](const Field& v) { r_.readOptionalString(v, c_.sources.fecDir); }},
         {"max_open_files",
          [&](const Field& v) { r_.readUnsigned(v, c_.sources.maxOpenFiles, 0, kMaxConfigCount); }},
         {"mad_timeout", [&](const Field& v) { r_.readDurationBetween(v, c_.sources.madTimeout, 1ms, 10s); }},

@@ -1,5 +1,6 @@
 #include "daemon/app.hpp"
 
+#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
@@ -40,6 +41,17 @@ Duration intervalFor(const CollectorEntry& entry, const Config& config) {
   if (const auto* c = config.collector(entry.name); c != nullptr && c->interval) return *c->interval;
   if (entry.ownInterval.count() > 0) return entry.ownInterval;
   return entry.cadence == Cadence::kFast ? config.poll.interval : config.poll.slowInterval;
+}
+
+// state.path, or the state directory systemd made for the unit (StateDirectory=, passed as
+// $STATE_DIRECTORY; several directories are separated by ':'), or none.
+std::string statePath(const Config& config) {
+  if (config.state.path) return *config.state.path;
+  const char* dirs = std::getenv("STATE_DIRECTORY");
+  if (dirs == nullptr || *dirs == '\0') return {};
+  std::string dir(dirs);
+  dir = dir.substr(0, dir.find(':'));
+  return dir.empty() ? std::string() : dir + "/state.json";
 }
 
 PipelineOptions pipelineOptions(const Config& config) {
@@ -264,6 +276,8 @@ int App::run() {
     demo_->applyTo(config_);
   }
 
+  watchdog_->useStateFile(statePath(config_), config_.state.interval);
+
   pipeline_ = std::make_unique<Pipeline>(
       store_, watchdog_,
       SelfMetrics(std::string(kVersion), std::string(kRevision), std::make_shared<RequestDurations>(),
@@ -392,6 +406,8 @@ void App::shutdown() {
   stopHttpThreads();
   stopSampling(kStopGrace);
   if (pipeline_) pipeline_->stop();
+  // The pipeline thread has ended: the watchdog is ours to write out.
+  watchdog_->flushState();
   if (demo_) demo_->stop();
   signals_.cancel();
   io_.stop();

@@ -51,6 +51,7 @@ Options (a flag overrides the config file's value):
   --ethtool-dir DIR          read `ethtool -S` text files from DIR instead of the kernel
   --dcb-dir DIR              read DCB YAML files from DIR instead of rtnetlink
   --module-eeprom-dir DIR    read transceiver EEPROM images <DIR>/<if>.bin instead of the kernel
+  --fec-dir DIR              read FEC YAML files from DIR instead of ethtool netlink
   --netdev-include REGEX     extra network interfaces to monitor (repeatable)
   --poll-interval DUR        base sampling period (250ms, 1s, 2m; default 1s)
   --log-level LEVEL          trace, debug, info, warn, error (default info)
@@ -128,6 +129,8 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       opts.overrides.dcbDir = val;
     } else if (flag == "--module-eeprom-dir") {
       opts.overrides.moduleEepromDir = val;
+    } else if (flag == "--fec-dir") {
+      opts.overrides.fecDir = val;
     } else if (flag == "--netdev-include") {
       try {
         std::regex check(val);
@@ -185,6 +188,7 @@ void applyOverrides(const CliOverrides& o, Config& config) {
   if (o.ethtoolDir) config.sources.ethtoolDir = *o.ethtoolDir;
   if (o.dcbDir) config.sources.dcbDir = *o.dcbDir;
   if (o.moduleEepromDir) config.sources.moduleEepromDir = *o.moduleEepromDir;
+  if (o.fecDir) config.sources.fecDir = *o.fecDir;
   if (o.netdevInclude) config.netdev.include = *o.netdevInclude;
   if (o.pollInterval) config.poll.interval = *o.pollInterval;
   if (o.logLevel) config.log.level = *o.logLevel;

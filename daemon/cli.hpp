@@ -20,6 +20,7 @@ struct CliOverrides {
   std::optional<std::string> ethtoolDir;
   std::optional<std::string> dcbDir;
   std::optional<std::string> moduleEepromDir;
+  std::optional<std::string> fecDir;
   std::optional<std::vector<std::string>> netdevInclude;  ///< replaces netdev.include when given
   std::optional<Duration> pollInterval;
   std::optional<std::string> logLevel;

@@ -70,6 +70,9 @@ void DemoNode::applyTo(Config& config) const {
   config.sources.ethtoolDir = (dir_ / "ethtool").string();
   config.sources.dcbDir = (dir_ / "dcb").string();
   config.sources.moduleEepromDir = (dir_ / "module_eeprom").string();
+  config.sources.fecDir = (dir_ / "fec").string();
+  // The demo keeps its state file in its own tree (gone with it), never in a real state directory.
+  config.state.path = (dir_ / "state.json").string();
   config.sources.lldpFile = (dir_ / "lldp" / "neighbors.json").string();
   config.sources.kmsgFile = (dir_ / "kmsg").string();  // the simulator's kernel log: no root needed
   if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";

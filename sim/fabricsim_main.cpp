@@ -3,7 +3,7 @@
 //             [--seed N] [--roce-ports N] [--no-infiniband] [--upstream-driver] [--fault-at DUR]
 //             [--vendor mlx5|bnxt|ice|ionic] [--counter-refresh DUR]
 // Point the daemon at it with --sysfs-root DIR/sys --ethtool-dir DIR/ethtool --dcb-dir DIR/dcb
-// --module-eeprom-dir DIR/module_eeprom.
+// --module-eeprom-dir DIR/module_eeprom --fec-dir DIR/fec.
 
 #include <signal.h>
 
@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
               sim.ports().size(), root.c_str());
   std::printf("  %s NICs, counters refreshed every %g s (0 = every tick)\n",
               options.vendor.c_str(), sim.counterRefresh());
-  std::printf("  fabricmon --sysfs-root %s/sys --ethtool-dir %s/ethtool --dcb-dir %s/dcb --module-eeprom-dir %s/module_eeprom\n",
+  std::printf("  fabricmon --sysfs-root %s/sys --ethtool-dir %s/ethtool --dcb-dir %s/dcb --module-eeprom-dir %s/module_eeprom --fec-dir %s/fec
+",
               root.c_str(), root.c_str(), root.c_str(), root.c_str());
   for (const auto& t : sim.affected()) {
     std::printf("  affected: %s port %u (%s)%s\n", t.device.c_str(), t.port, t.interface.c_str(),

@@ -434,6 +434,8 @@ void buildTables(PortModel& port) {
   port.pma = StatTable{};
   port.hw = StatTable{};
   port.ethtool = StatTable{};
+  port.fecCorrectedBlocks = Counter{};
+  port.fecUncorrectableBlocks = Counter{};
   buildPma(port.pma);
   buildHw(port.hw, port.roce);
   if (port.roce) buildEthtool(port.ethtool);
@@ -564,6 +566,11 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
   const double corrected =
       static_cast<double>(port.rateGbps) * 1e9 * seconds * b.preFecBer * uniform(rng, 0.8, 1.2);
   e["rx_corrected_bits_phy"].add(corrected);
+  // A corrected RS(544,514) codeword (5440 bits) holds one bit error while the BER is low: as many
+  // corrected codewords as bit errors, never more than the codewords received.
+  const double codewords = static_cast<double>(port.rateGbps) * 1e9 * seconds / 5440;
+  port.fecCorrectedBlocks.add(std::min(corrected, codewords));
+  port.fecUncorrectableBlocks.add(b.uncorrectablePerSecond * seconds);
   for (unsigned lane = 0; lane < 4; ++lane) {
     e["rx_err_lane_" + std::to_string(lane) + "_phy"].add(corrected * port.laneWeights[lane]);
   }

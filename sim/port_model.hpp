@@ -36,6 +36,8 @@ struct PortBehaviour {
   double bulkTcpOnRocePriority = 0;
   /// IEEE 802.3x global pause frames per second received and sent (a peer with link-level pause on).
   double globalPauseFramesPerSecond = 0;
+  /// FEC codewords per second with more errors than the FEC corrects (frames lost after FEC).
+  double uncorrectablePerSecond = 0;
 };
 
 struct PortModel {
@@ -79,6 +81,8 @@ struct PortModel {
   StatTable hw;       ///< ports/1/hw_counters (lifespan is written separately)
   StatTable ethtool;  ///< `ethtool -S` of the netdev (RoCE only)
   Counter carrierChanges, carrierUpCount, carrierDownCount;
+  /// The FEC statistics of ethtool netlink (fec_dir files): corrected and uncorrectable codewords.
+  Counter fecCorrectedBlocks, fecUncorrectableBlocks;
 
   double baseTxUtilisation = 0.7;  ///< share of line rate, fixed per port from the seed
   double baseRxUtilisation = 0.7;

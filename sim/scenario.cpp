@@ -1,6 +1,7 @@
 #include "sim/scenario.hpp"
 
 #include <array>
+#include <cmath>
 
 namespace fabricmon::sim {
 
@@ -14,7 +15,7 @@ struct Spec {
   bool needsEcn;
 };
 
-constexpr std::array<Spec, 28> kSpecs{{
+constexpr std::array<Spec, 30> kSpecs{{
     {Scenario::kHealthy, "healthy",
      "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
     {Scenario::kCongested, "congested",
@@ -86,14 +87,20 @@ constexpr std::array<Spec, 28> kSpecs{{
     {Scenario::kHotModule, "hot-module",
      "the port's optic heats up from 48 °C past its 75 °C high warning (10-130 s after the onset)", false, false},
     {Scenario::kOpticDegrading, "optic-degrading",
-     "Rx power of lane 1 sinks 9 dB (10-130 s after the onset), below the module's low warning; the link flaps at "
-     "150 s",
+     "a failing optic: Rx power of lane 1 sinks 9 dB below the module's low warning and the pre-FEC BER rises "
+     "from 1e-9 to 1e-4 (10-130 s after the onset); the link flaps at 150 s",
      false, false},
     {Scenario::kOpticMarginal, "optic-marginal",
      "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning", false,
      false},
     {Scenario::kModuleSwap, "module-swap",
      "look-alike: the port's optic is replaced 30 s after the onset (new serial, flags clear, same healthy values)",
+     false, false},
+    {Scenario::kDirtyConnector, "dirty-connector",
+     "a dirty connector: pre-FEC BER high (5e-5, a decade from RS(544,514)'s limit) but stable; nothing lost yet",
+     false, false},
+    {Scenario::kFecUncorrectable, "fec-uncorrectable",
+     "the FEC gives up: uncorrectable codewords (0.5/s) at a pre-FEC BER of 1e-4", false, false},
      false, false},
 }};
 
@@ -174,6 +181,16 @@ PortBehaviour affectedBehaviour(Scenario s) {
       // A checkpoint or dataset copy over TCP: about a fifth of the 400G port's bytes each way.
       b.bulkTcpOnRocePriority = 10e9;
       break;
+    case Scenario::kDirtyConnector:
+      b.preFecBer = 5e-5;
+      break;
+    case Scenario::kFecUncorrectable:
+      b.preFecBer = 1e-4;
+      b.uncorrectablePerSecond = 0.5;
+      break;
+    case Scenario::kOpticDegrading:
+      b.preFecBer = opticDegradingBer(0);
+      break;
     case Scenario::kHealthy:
     case Scenario::kHotModule:
     case Scenario::kOpticDegrading:
@@ -206,5 +223,18 @@ double degradePhase(double t) {
 
 double opticsDrift(double t) { return kOpticDriftDb * degradePhase(t); }
 double hotModuleRise(double t) { return kHotModuleRise * degradePhase(t); }
+
+double opticDegradingBer(double sinceOnset) {
+  constexpr double kFrom = 1e-9, kTo = 1e-4;
+  if (sinceOnset <= kOpticDegradeFrom) return kFrom;
+  if (sinceOnset >= kOpticDegradeTo) return kTo;
+  // Exponential in time: a straight line on the dashboards' log scale, a decade every 24 s.
+  const double f = (sinceOnset - kOpticDegradeFrom) / (kOpticDegradeTo - kOpticDegradeFrom);
+  return kFrom * std::pow(kTo / kFrom, f);
+}
+
+void evolveBehaviour(Scenario s, PortBehaviour& b, double sinceOnset) {
+  if (s == Scenario::kOpticDegrading) b.preFecBer = opticDegradingBer(sinceOnset);
+}
 
 }  // namespace fabricmon::sim

@@ -38,6 +38,8 @@ enum class Scenario {
   kOpticDegrading,
   kOpticMarginal,
   kModuleSwap,
+  kDirtyConnector,
+  kFecUncorrectable,
 };
 
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).
@@ -57,6 +59,13 @@ PortBehaviour healthyBehaviour();
 /// The behaviour of the affected port under `s` (time-driven effects such as link flaps are
 /// events).
 PortBehaviour affectedBehaviour(Scenario s);
+
+/// Time-driven parts of a scenario's behaviour, `sinceOnset` seconds after the fault's onset (the
+/// pre-FEC BER of optic-degrading rising towards its flap). Other scenarios: unchanged.
+void evolveBehaviour(Scenario s, PortBehaviour& b, double sinceOnset);
+/// optic-degrading's pre-FEC BER: 1e-9 until kOpticDegradeFrom, rising exponentially to 1e-4 at
+/// kOpticDegradeTo, held there (the same degrade phase as its Rx power, below).
+double opticDegradingBer(double sinceOnset);
 
 /// link-flap: every kFlapPeriod seconds the link goes down at phase kFlapDownAt and comes back at
 /// the end of the period; counter-reset: the driver reloads at kResetAt; pause-storm: the NIC's

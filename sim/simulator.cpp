@@ -122,6 +122,16 @@ std::string ipoibAddress(uint64_t guid) {
 }
 
 std::string line(const std::string& s) { return s + "\n"; }
+
+// The ethtool netlink FEC view of a port (docs/contract.md §2): RS-FEC on 4 lanes (400G: 100G
+// PAM4 lanes, RS(544,514); 100G: 25G NRZ lanes, RS(528,514)); nothing while the link is down.
+std::string fecYaml(const PortModel& p) {
+  std::string out = "mode: rs\nlanes: 4\n";
+  if (p.linkUp) out += "speed_mbps: " + std::to_string(p.rateGbps * 1000) + "\n";
+  out += "corrected_blocks: " + std::to_string(p.fecCorrectedBlocks.value()) + "\n";
+  out += "uncorrectable_blocks: " + std::to_string(p.fecUncorrectableBlocks.value()) + "\n";
+  return out;
+}
 std::string num(uint64_t v) { return std::to_string(v) + "\n"; }
 
 // The names aer_stats_dev_attr() prints (drivers/pci/pcie/aer.c, Linux 6.1: the named bits of
@@ -202,7 +212,10 @@ struct Simulator::State {
   }
 
   PortBehaviour behaviour(size_t index) const {
-    return index == options.faultPort && now >= options.faultAt ? affectedBehaviour(scenario) : healthyBehaviour();
+    if (index != options.faultPort || now < options.faultAt) return healthyBehaviour();
+    PortBehaviour b = affectedBehaviour(scenario);
+    evolveBehaviour(scenario, b, now - options.faultAt);
+    return b;
   }
   void advanceAll(double seconds) {
     for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
@@ -470,8 +483,8 @@ Status Simulator::State::createBridgesAndGpu(const PortModel& p) {
 Status Simulator::State::createTree() {
   const fs::path s = sys();
   for (const fs::path& d : {s / "class" / "infiniband", s / "class" / "net",
-                            options.root / "ethtool", options.root / "dcb", options.root / "lldp",
-                            options.root / "module_eeprom"}) {
+                            options.root / "ethtool", options.root / "dcb", options.root / "fec",
+                            options.root / "lldp", options.root / "module_eeprom"}) {
     if (Status st = FileWriter::makeDirs(d); !st) return st;
   }
   for (const PortModel& p : ports) {
@@ -629,6 +642,7 @@ Status Simulator::State::renderPort(const PortModel& p) {
     }
     files.emplace_back(options.root / "ethtool" / p.netdev,
                        published ? published->ethtool : liveEthtool(p));
+    files.emplace_back(options.root / "fec" / p.netdev, fecYaml(p));
     std::map<unsigned, unsigned> dscpMap{{26, kRocePriority}, {48, kCnpPriority}};
     if (p.dscpZeroOnRocePriority) dscpMap[0] = kRocePriority;
     files.emplace_back(options.root / "dcb" / p.netdev,
@@ -819,6 +833,9 @@ Status Simulator::init() {
     case Scenario::kCounterReset:
       st.nextEvent = o.faultAt + kResetAt;
       break;
+    case Scenario::kOpticDegrading:
+      st.nextEvent = o.faultAt + kOpticFlapAt;
+      break;
     case Scenario::kPortDown:
     case Scenario::kPortDisabled:
     case Scenario::kDeviceMissing:
@@ -922,6 +939,7 @@ fs::path Simulator::ethtoolDir() const { return state_->options.root / "ethtool"
 fs::path Simulator::dcbDir() const { return state_->options.root / "dcb"; }
 fs::path Simulator::kmsgFile() const { return state_->options.root / "kmsg"; }
 fs::path Simulator::moduleEepromDir() const { return state_->options.root / "module_eeprom"; }
+fs::path Simulator::fecDir() const { return state_->options.root / "fec"; }
 const SimOptions& Simulator::options() const { return state_->options; }
 uint64_t Simulator::fileWrites() const { return state_->writer.writes(); }
 

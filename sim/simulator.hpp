@@ -119,6 +119,7 @@ class Simulator {
   /// root/kmsg: the node's kernel log as kmsg-formatted records, for sources.kmsg_file.
   std::filesystem::path kmsgFile() const;
   std::filesystem::path moduleEepromDir() const;  ///< root/module_eeprom, for --module-eeprom-dir
+  std::filesystem::path fecDir() const;      ///< root/fec, for --fec-dir
   const SimOptions& options() const;
   /// write(2) calls made so far: how much of the tree the ticks really rewrote.
   uint64_t fileWrites() const;

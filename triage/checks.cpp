@@ -135,6 +135,59 @@ void judgeLink(const Evidence& ev, CheckResult& r) {
   r.summary = r.state == State::kOk ? "no link errors, no flaps" : "link error counters moved";
 }
 
+// The pre-FEC BER of the worst interface over the window, the post-FEC (uncorrectable) codewords,
+// and the lowest module Rx power against its own low-warning threshold (transceiver collector).
+void judgePhysical(const Evidence& ev, CheckResult& r) {
+  double worstBer = -1, uncorrectable = 0;
+  const SeriesStat* worst = nullptr;
+  for (const SeriesStat* bits : ev.family("fabricmon_phy_corrected_bit_errors_total")) {
+    for (const SeriesStat* bytes : ev.family("fabricmon_phy_received_bytes_total")) {
+      if (bytes->label("interface") != bits->label("interface") || bytes->increase <= 0) continue;
+      const double ber = bits->increase / (bytes->increase * 8);
+      if (ber > worstBer) {
+        worstBer = ber;
+        worst = bits;
+      }
+    }
+  }
+  for (const SeriesStat* s : ev.family("fabricmon_fec_uncorrectable_blocks_total")) {
+    uncorrectable += s->increase;
+    if (s->increase > 0 && !worst) worst = s;
+  }
+  // Rx power per lane against the module's own low-warning threshold (fabricmon_transceiver_*).
+  const SeriesStat* weakest = nullptr;
+  double weakestMargin = 0;
+  for (const SeriesStat* p : ev.family("fabricmon_transceiver_rx_power_watts")) {
+    for (const SeriesStat* t : ev.family("fabricmon_transceiver_rx_power_threshold_watts")) {
+      if (t->label("interface") != p->label("interface") || t->label("level") != "low_warning" || t->last <= 0) continue;
+      const double margin = p->last / t->last;
+      if (!weakest || margin < weakestMargin) {
+        weakest = p;
+        weakestMargin = margin;
+      }
+    }
+  }
+  if (worstBer >= 0) r.numbers.emplace_back("worst pre-FEC BER", fmt("%.2g", worstBer));
+  r.numbers.emplace_back("uncorrectable FEC codewords", count(uncorrectable));
+  if (weakest) {
+    r.numbers.emplace_back("lowest Rx power / its low warning", fmt("%.2f", weakestMargin));
+  }
+  if (worst && r.where.empty()) r.where = whereOf(worst->labels);
+  // One decade under the RS(544,514) correction limit (docs/rules.md, link_ber) is worth a look
+  // even when the watchdog's finer rule (per FEC, against the baseline) is quiet.
+  constexpr double kSuspiciousBer = 2.4e-5;
+  if (uncorrectable > 0 || worstBer > kSuspiciousBer || (weakest && weakestMargin < 1)) {
+    r.state = State::kSuspicious;
+    r.summary = uncorrectable > 0 ? "uncorrectable FEC codewords: frames lost after FEC"
+                : worstBer > kSuspiciousBer ? "pre-FEC BER close to the FEC's limit"
+                                            : "a module receives less light than its own warning level";
+    if (weakest && r.where.empty()) r.where = whereOf(weakest->labels);
+  } else {
+    r.state = State::kOk;
+    r.summary = "FEC margin and optical power within normal";
+  }
+}
+
 void judgeLoss(const Evidence& ev, CheckResult& r) {
   const double oos = sumOf(ev, "fabricmon_roce_out_of_sequence_total", &SeriesStat::increase);
   const double timeouts = sumOf(ev, "fabricmon_roce_local_ack_timeouts_total", &SeriesStat::increase);
@@ -199,6 +252,16 @@ const std::vector<Check>& table() {
        "trust); "
        "see docs/runbook.md#dcqcn-misconfig",
        judgeQos},
+      {"physical",
+       "Physical layer: pre-FEC BER, FEC and the optics",
+       1,
+       {"fabricmon_phy_corrected_bit_errors_total", "fabricmon_fec_corrected_blocks_total",
+        "fabricmon_fec_uncorrectable_blocks_total", "fabricmon_transceiver_rx_power_watts",
+        "fabricmon_transceiver_temperature_celsius"},
+       "the cable or optic is failing before the link drops: compare with the neighbour's view of "
+       "the same cable, reseat and clean, then swap the optic or the cable (one at a time); see "
+       "docs/runbook.md#a-cable-or-optic-is-failing",
+       judgePhysical},
       {"link",
        "Link errors, flaps and degraded ports",
        1,

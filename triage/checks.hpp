@@ -19,7 +19,7 @@ enum class State { kProblem, kSuspicious, kOk, kNoData };
 std::string_view stateName(State s);
 
 struct CheckResult {
-  std::string id;     ///< stable name for tools: pfc_pause, ecn_cnp, qos_config, link, roce_loss, ib_congestion
+  std::string id;     ///< stable name for tools: pfc_pause, ecn_cnp, qos_config, physical, link, roce_loss, ib_congestion
   std::string title;  ///< the runbook step's title
   int step = 0;       ///< 1-based runbook order
   State state = State::kNoData;

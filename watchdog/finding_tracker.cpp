@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 namespace fabricmon::watchdog {
@@ -85,6 +86,10 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
     if (!v.judged || !v.fire) return;
     it = states_.emplace(scratch_, State{}).first;
     State& st = it->second;
+    if (auto restored = restoredStarts_.find(scratch_); restored != restoredStarts_.end()) {
+      st.starts = std::move(restored->second);
+      restoredStarts_.erase(restored);
+    }
     st.rule = rule;
     st.finding.rule = std::string(rules_[rule]);
     st.finding.severity = severity;
@@ -127,6 +132,47 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
     if (v.stamp - st.clearSince >= policy.clearAfter) stop(st, "condition cleared");
   } else {
     st.clearSince = kNever;
+  }
+}
+
+void FindingTracker::saveRecurrence(nlohmann::json& out, Nanos steadyNow,
+                                    std::chrono::system_clock::time_point wallNow) const {
+  const double wallSeconds = std::chrono::duration<double>(wallNow.time_since_epoch()).count();
+  out = nlohmann::json::object();
+  auto put = [&](const std::string& key, const std::deque<Nanos>& starts) {
+    nlohmann::json list = nlohmann::json::array();
+    for (Nanos t : starts) {
+      if (steadyNow - t > recurrenceWindow_) continue;
+      list.push_back(wallSeconds - double(steadyNow - t) / kSecond);
+    }
+    if (!list.empty()) out[key] = std::move(list);
+  };
+  for (const auto& [key, st] : states_) put(key, st.starts);
+  for (const auto& [key, starts] : restoredStarts_) put(key, starts);
+}
+
+void FindingTracker::restoreRecurrence(const nlohmann::json& in, Nanos steadyNow,
+                                       std::chrono::system_clock::time_point wallNow) {
+  if (!in.is_object()) return;
+  const double wallSeconds = std::chrono::duration<double>(wallNow.time_since_epoch()).count();
+  for (const auto& [key, list] : in.items()) {
+    if (!list.is_array()) continue;
+    std::deque<Nanos> starts;
+    for (const auto& v : list) {
+      if (!v.is_number()) continue;
+      const double ago = wallSeconds - v.get<double>();
+      // A start in the future (the clock was set back) or beyond the window says nothing now.
+      if (!(ago >= 0) || ago * kSecond > double(recurrenceWindow_)) continue;
+      starts.push_back(steadyNow - static_cast<Nanos>(ago * kSecond));
+    }
+    std::sort(starts.begin(), starts.end());
+    while (starts.size() > recurrenceCount_) starts.pop_front();
+    if (starts.empty()) continue;
+    if (auto it = states_.find(key); it != states_.end()) {
+      it->second.starts.insert(it->second.starts.begin(), starts.begin(), starts.end());
+    } else {
+      restoredStarts_[key] = std::move(starts);
+    }
   }
 }
 

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "model/finding.hpp"
 #include "watchdog/history.hpp"
 
@@ -72,6 +74,13 @@ class FindingTracker {
     std::vector<std::string> node;                            ///< "4711 (alice)"
     std::map<std::string, std::vector<std::string>> byPort;  ///< "mlx5_0/1" -> jobs on its GPUs
   };
+  /// The recurrence history (recent starts of every finding), dated by the wall clock, for the
+  /// state file: `steadyNow` and `wallNow` are one moment on both clocks.
+  void saveRecurrence(nlohmann::json& out, Nanos steadyNow, std::chrono::system_clock::time_point wallNow) const;
+  /// Takes back what saveRecurrence wrote (by an earlier process): a finding that starts again is
+  /// recurring across the restart. Entries that are malformed or older than the window are skipped.
+  void restoreRecurrence(const nlohmann::json& in, Nanos steadyNow, std::chrono::system_clock::time_point wallNow);
+
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
   void beginRound(std::chrono::system_clock::time_point wallNow, Jobs jobs = {});
   void observe(size_t rule, std::string_view reason, Severity severity, const Subject& subject,
@@ -107,6 +116,8 @@ class FindingTracker {
   void keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const;
 
   std::map<std::string, State, std::less<>> states_;
+  /// Restored recent starts of findings whose subject has not been seen since the restart.
+  std::map<std::string, std::deque<Nanos>, std::less<>> restoredStarts_;
   std::vector<std::string_view> rules_;
   std::vector<double> transitions_;
   std::vector<SeriesPtr> transitionSeries_;

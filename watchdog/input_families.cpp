@@ -5,6 +5,7 @@
 #include "model/families/dcb.hpp"
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
+#include "model/families/fec.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pcie.hpp"
@@ -98,6 +99,15 @@ constexpr InputFamily kFamilies[] = {
     {&families::transceiver::kTxPowerThreshold, {"interface", "level", ""}, 0},
     {&families::transceiver::kRxPowerThreshold, {"interface", "level", ""}, 0},
     {&families::transceiver::kFlag, {"interface", "quantity", "level", "lane"}, 0},
+    {&families::ethtool::kPhyCorrectedBits, {"interface", "", ""}, 0},
+    {&families::ethtool::kPhyLaneCorrectedBits, {"interface", "lane", ""}, 0},
+    {&families::ethtool::kPhyReceivedBytes, {"interface", "", ""}, 0},
+    {&families::fec::kCorrectedBlocks, {"interface", "", ""}, 0},
+    {&families::fec::kUncorrectableBlocks, {"interface", "", ""}, 0},
+    {&families::fec::kLaneCorrectedBlocks, {"interface", "lane", ""}, 0},
+    {&families::fec::kInfo, {"interface", "", ""}, 0},
+    {&families::fec::kLinkLanes, {"interface", "", ""}, 0},
+    {&families::fec::kLinkSpeed, {"interface", "", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -95,6 +95,16 @@ enum class Fam : uint8_t {
   kXcvrTxPowerThreshold,      // {interface,level}
   kXcvrRxPowerThreshold,      // {interface,level}
   kXcvrFlag,            // {interface,quantity,level,lane} 0/1
+  // The physical layer (link_ber): pre-FEC bit errors, bits received, FEC blocks and geometry.
+  kPhyCorrectedBits,    // {interface} bit errors the FEC corrected
+  kPhyLaneCorrectedBits,// {interface,lane}
+  kPhyReceivedBytes,    // {interface} data the PHY received (x8 = bits)
+  kFecCorrectedBlocks,  // {interface} corrected codewords
+  kFecUncorrectable,    // {interface} uncorrectable codewords
+  kFecLaneCorrected,    // {interface,lane}
+  kFecInfo,             // {interface} = 1, with mode and code
+  kLinkLanes,           // {interface}
+  kLinkSpeed,           // {interface} bytes/s
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -6,6 +6,7 @@
 #include "model/families/dcb.hpp"
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
+#include "model/families/fec.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 // What triage walks (docs/runbook.md, "Triage") and the status page charts, by the families'
 // definitions (model/families/).
-constexpr std::array<const FamilyDef*, 37> kKept{
+constexpr std::array<const FamilyDef*, 41> kKept{
     // step 1: PFC pause and storm events
     &families::ethtool::kPfcPauseSeconds,
     &families::ethtool::kPfcPauseRx,
@@ -40,6 +41,11 @@ constexpr std::array<const FamilyDef*, 37> kKept{
     &families::pma::kLinkErrorRecovery,
     &families::pma::kLinkDowned,
     &families::pma::kReceiveErrors,
+    // the physical layer: pre-FEC bit errors over bits received, post-FEC (uncorrectable) codewords
+    &families::ethtool::kPhyCorrectedBits,
+    &families::ethtool::kPhyReceivedBytes,
+    &families::fec::kCorrectedBlocks,
+    &families::fec::kUncorrectableBlocks,
     &families::ethtool::kPhySymbol,
     &families::ethtool::kPhyCrc,
     &families::ethtool::kPhyPcsSymbol,

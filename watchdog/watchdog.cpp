@@ -4,10 +4,15 @@
 #include <map>
 
 #include "model/families/jobs.hpp"
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
+#include "watchdog/rules/link_ber.hpp"
 #include "watchdog/rules/port_down.hpp"
+#include "watchdog/state_file.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon {
@@ -43,6 +48,12 @@ const FamilyDef* const kFamilies[] = {&FindingTracker::kActiveFamily, &FindingTr
                                       &kPauseFractionPeak,               &kEcnMarkedRatePeak,
                                       &kCnpSentRatePeak,                 &kCnpHandledRatePeak,
                                       &kPortIgnoredFamily};
+
+std::vector<const FamilyDef*> allFamilies() {
+  std::vector<const FamilyDef*> out(std::begin(kFamilies), std::end(kFamilies));
+  for (const FamilyDef* f : linkBerFamilies()) out.push_back(f);
+  return out;
+}
 
 struct PeakOutput {
   Fam fam;
@@ -135,6 +146,7 @@ class Engine {
                     std::to_string(qos_.cnpPriority),
                     memory_,
                     now};
+    ctx.wallNow = wallNow;
     tracker_.beginRound(wallNow, jobsOf(snapshot));
     const auto rules = ruleTable();
     for (size_t i = 0; i < rules.size(); ++i) {
@@ -148,6 +160,7 @@ class Engine {
   void appendSamples(std::vector<Sample>& out, Nanos now) {
     tracker_.appendSamples(out);
     if (config_.rules.get<PortDownRule>().enabled) appendPortIgnored(memory_, out);
+    appendLinkBerSamples(memory_, out);
     for (const auto& g : history_.groups()) {
       if (g.live && g.refresh > 0) out.push_back(Sample{g.gauge, double(g.refresh) / kSecond});
     }
@@ -165,6 +178,32 @@ class Engine {
   }
 
   std::vector<Finding> active() const { return tracker_.active(); }
+
+  /// The state file's document: every rule's persistent memory and the recurrence history.
+  nlohmann::json saveState(Nanos now, std::chrono::system_clock::time_point wallNow) const {
+    nlohmann::json doc = nlohmann::json::object();
+    doc["written_unix_seconds"] = std::chrono::duration<double>(wallNow.time_since_epoch()).count();
+    nlohmann::json rules = nlohmann::json::object();
+    for (const RuleDef* rule : ruleTable()) {
+      if (rule->saveState == nullptr) continue;
+      nlohmann::json one;
+      rule->saveState(memory_, one);
+      rules[std::string(rule->name)] = std::move(one);
+    }
+    doc["rules"] = std::move(rules);
+    tracker_.saveRecurrence(doc["recurrence"], now, wallNow);
+    return doc;
+  }
+
+  void restoreState(const nlohmann::json& doc, Nanos now, std::chrono::system_clock::time_point wallNow) {
+    if (auto rules = doc.find("rules"); rules != doc.end() && rules->is_object()) {
+      for (const RuleDef* rule : ruleTable()) {
+        auto it = rules->find(std::string(rule->name));
+        if (rule->restoreState != nullptr && it != rules->end()) rule->restoreState(memory_, *it);
+      }
+    }
+    if (auto rec = doc.find("recurrence"); rec != doc.end()) tracker_.restoreRecurrence(*rec, now, wallNow);
+  }
   size_t trackedSeries() const { return history_.size(); }
 
  private:
@@ -179,6 +218,10 @@ class Engine {
 };
 
 }  // namespace watchdog
+
+struct PendingState {
+  nlohmann::json doc;
+};
 
 Watchdog::Watchdog(WatchdogConfig config, QosConfig qos)
     : engine_(std::make_unique<watchdog::Engine>(std::move(config), std::move(qos))) {
@@ -195,8 +238,56 @@ void Watchdog::reconfigure(WatchdogConfig config, QosConfig qos) {
 
 void Watchdog::evaluate(const Snapshot& snapshot, std::chrono::steady_clock::time_point now,
                         std::chrono::system_clock::time_point wallNow) {
+  if (pending_) {
+    // Taken back at the first evaluation: its clocks date the restored history.
+    engine_->restoreState(pending_->doc, watchdog::toNs(now), wallNow);
+    pending_.reset();
+  }
   engine_->evaluate(snapshot, watchdog::toNs(now), wallNow);
   publish(now, wallNow);
+  lastNow_ = now;
+  lastWall_ = wallNow;
+  if (!evaluated_) lastSave_ = now;
+  evaluated_ = true;
+  if (!statePath_.empty() && now - lastSave_ >= stateInterval_) saveState();
+}
+
+void Watchdog::useStateFile(std::string path, std::chrono::milliseconds interval) {
+  statePath_ = std::move(path);
+  stateInterval_ = interval;
+  pending_.reset();
+  if (statePath_.empty()) return;
+  auto doc = watchdog::readStateFile(statePath_);
+  if (!doc) {
+    spdlog::warn("state file {} ignored, starting without it: {}", statePath_, doc.error().message);
+    return;
+  }
+  if (!doc->has_value()) {
+    spdlog::info("state file {} does not exist yet; it is written every {} s", statePath_, interval.count() / 1000);
+    return;
+  }
+  spdlog::info("state file {} read: baselines and recurrence history restored", statePath_);
+  pending_ = std::make_unique<PendingState>(PendingState{std::move(**doc)});
+}
+
+void Watchdog::flushState() {
+  if (!statePath_.empty() && evaluated_) saveState();
+}
+
+void Watchdog::saveState() {
+  lastSave_ = lastNow_;
+  nlohmann::json doc = engine_->saveState(watchdog::toNs(lastNow_), lastWall_);
+  if (pending_) {
+    // Nothing was evaluated since the file was read: keep what it said rather than lose it.
+    doc = pending_->doc;
+  }
+  if (auto st = watchdog::writeStateFile(statePath_, std::move(doc)); !st) {
+    if (!saveFailing_) spdlog::warn("state file {} not written: {}", statePath_, st.error().message);
+    saveFailing_ = true;
+  } else if (saveFailing_) {
+    spdlog::info("state file {} written again", statePath_);
+    saveFailing_ = false;
+  }
 }
 
 void Watchdog::publish(std::chrono::steady_clock::time_point now, std::chrono::system_clock::time_point wallNow) {
@@ -225,6 +316,9 @@ std::vector<Finding> Watchdog::activeFindings() const {
   return *findings;
 }
 
-std::span<const FamilyDef* const> Watchdog::families() { return watchdog::kFamilies; }
+std::span<const FamilyDef* const> Watchdog::families() {
+  static const std::vector<const FamilyDef*> kAll = watchdog::allFamilies();
+  return kAll;
+}
 
 }  // namespace fabricmon

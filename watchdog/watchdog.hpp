@@ -19,6 +19,7 @@ namespace fabricmon {
 namespace watchdog {
 class Engine;
 }
+struct PendingState;
 
 /// Owns the rule engine. evaluate() and reconfigure() run on one thread; metricsBatch() and
 /// activeFindings() may be called from any thread.
@@ -41,13 +42,30 @@ class Watchdog {
   BatchPtr metricsBatch() const;
   /// The findings active now, ordered by rule and subject.
   std::vector<Finding> activeFindings() const;
+  /// Keeps what must outlive a restart (rules' persistent memory, the recurrence history) in the
+  /// state file `path` (watchdog/state_file.hpp): it is read now and taken back at the next
+  /// evaluate(); from then on it is written every `interval` by evaluate() and by flushState().
+  /// An unreadable file is ignored with a logged warning. "" = no state file.
+  void useStateFile(std::string path, std::chrono::milliseconds interval);
+  /// Writes the state file now (at shutdown, after the last evaluate()); on the evaluating thread
+  /// or once it stopped.
+  void flushState();
   /// Every family metricsBatch() may contain.
   static std::span<const FamilyDef* const> families();
 
  private:
   void publish(std::chrono::steady_clock::time_point now, std::chrono::system_clock::time_point wallNow);
 
+  void saveState();
+
   std::unique_ptr<watchdog::Engine> engine_;
+  std::string statePath_;
+  std::chrono::milliseconds stateInterval_{0};
+  std::chrono::steady_clock::time_point lastSave_{}, lastNow_{};
+  std::chrono::system_clock::time_point lastWall_{};
+  bool evaluated_ = false;
+  std::unique_ptr<PendingState> pending_;     ///< read, not yet taken back
+  bool saveFailing_ = false;                       ///< log a failure once, and its recovery
   mutable std::mutex outputMutex_;  // guards the two published values below
   BatchPtr batch_;
   std::shared_ptr<const std::vector<Finding>> findings_;

@@ -8,7 +8,9 @@
 // Left out on purpose: pfc_pri<N>_tx_transitions (fabricmon_pfc_pause_transitions_total counts
 // received pause only), rx_discard_{packets,bytes}_cos<N> (per CoS queue, not per priority; the
 // queue of a priority is firmware configuration), rx_pfc_frames / tx_pfc_frames (all priorities
-// together). They stay reachable through ethtool.stats_include.
+// together). They stay reachable through ethtool.stats_include. So do rx_fec_corrected_blocks and
+// rx_fec_uncorrectable_blocks: bnxt_get_fec_stats() reports the same two firmware counters over
+// ethtool netlink, where the fec collector reads every driver's blocks (one series, one source).
 
 #include "collectors/ethtool_dialects/dialect.hpp"
 #include "model/families/ethtool.hpp"
@@ -25,6 +27,12 @@ const Row kExact[] = {
     // IEEE 802.3x pause frames (bnxt_port_stats_arr).
     {"rx_pause_frames", &kGlobalPauseRx, {}, {}, 1},
     {"tx_pause_frames", &kGlobalPauseTx, {}, {}, 1},
+    // PHY error statistics of the extended port stats (bnxt_port_stats_ext_arr:
+    // BNXT_RX_STATS_EXT_ENTRY(rx_bits), (rx_pcs_symbol_err), (rx_corrected_bits)): the same
+    // quantities as mlx5's rx_bits_phy, rx_pcs_symbol_err_phy and rx_corrected_bits_phy.
+    {"rx_bits", &kPhyReceivedBytes, {}, {}, 1.0 / 8},
+    {"rx_pcs_symbol_err", &kPhyPcsSymbol, {}, {}, 1},
+    {"rx_corrected_bits", &kPhyCorrectedBits, {}, {}, 1},
 };
 
 struct PrioRow {

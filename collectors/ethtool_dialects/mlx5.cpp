@@ -61,8 +61,22 @@ const Row kTxPrio[] = {
     {"packets", &kPrioTxPackets, {}, {}, 1},
 };
 
+// rx_err_lane_<N>_phy: bit errors corrected on lane N (en_stats.c,
+// pport_phy_statistical_err_lanes_stats_desc: phy_corrected_bits_lane<N>), lanes 0-7.
+StatMapping laneErrors(std::string_view name) {
+  constexpr std::string_view kPrefix = "rx_err_lane_", kSuffix = "_phy";
+  if (name.size() != kPrefix.size() + 1 + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix)) {
+    return {};
+  }
+  const char lane = name[kPrefix.size()];
+  if (lane < '0' || lane > '7') return {};
+  return StatMapping{&kPhyLaneCorrectedBits, {{"lane", std::string(1, lane)}}, 1};
+}
+
 StatMapping map(std::string_view name) {
   if (const Row* r = findRow(kExact, name)) return fromRow(*r);
+  if (name.starts_with("rx_err_lane_")) return laneErrors(name);
   // rx_prio<N>_<suffix> / tx_prio<N>_<suffix>, N a single digit 0-7.
   constexpr std::string_view kRx = "rx_prio", kTx = "tx_prio";
   const bool rx = name.starts_with(kRx);

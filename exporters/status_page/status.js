@@ -20,7 +20,38 @@ const CHARTS = [
     name: (s) => s.name.replace("fabricmon_", "").replace("_total", "") +
                  (s.labels.priority ? " prio " + s.labels.priority : "") +
                  (s.labels.direction ? " " + s.labels.direction : "") },
+  // The physical layer (docs/rules.md, link_ber): corrected bits per second over received bits per
+  // second, sample by sample (both are one NIC read, so their points share their times).
+  { title: "pre-FEC bit error rate", logscale: true,
+    families: ["fabricmon_phy_corrected_bit_errors_total", "fabricmon_phy_received_bytes_total"],
+    derive: preFecBer, name: (s) => s.name },
+  // The module's received optical power per lane (transceiver collector); absent without modules.
+  { title: "Rx power per lane (W)", logscale: true, optional: true,
+    families: ["fabricmon_transceiver_rx_power_watts"],
+    name: (s) => "lane " + (s.labels.lane || "?") },
 ];
+
+// One "pre-FEC BER" series per interface from its corrected-bit and received-byte rate series.
+function preFecBer(series) {
+  const bits = new Map(), bytes = new Map();
+  for (const s of series) {
+    const m = s.name === "fabricmon_phy_corrected_bit_errors_total" ? bits : bytes;
+    m.set(s.labels.interface, s);
+  }
+  const out = [];
+  for (const [iface, b] of bits) {
+    const r = bytes.get(iface);
+    if (!r || !b.points || !r.points) continue;
+    const rx = new Map(r.points.map(([t, v]) => [t, v]));
+    const points = [];
+    for (const [t, v] of b.points) {
+      const bytesPerSecond = rx.get(t);
+      if (bytesPerSecond > 0) points.push([t, v / (8 * bytesPerSecond)]);
+    }
+    out.push({ name: "pre-FEC BER", labels: b.labels, points });
+  }
+  return out;
+}
 
 function text(el, value) { el.textContent = value; return el; }
 function cell(row, value, cls) { const td = row.insertCell(); text(td, value); if (cls) td.className = cls; return td; }
@@ -125,7 +156,8 @@ function drawCharts(windows) {
   // port -> chart index -> series
   const ports = new Map();
   CHARTS.forEach((chart, i) => {
-    for (const s of windows[i].series) {
+    const series = chart.derive ? chart.derive(windows[i].series) : windows[i].series;
+    for (const s of series) {
       if (!s.points || s.points.length === 0) continue;
       const port = portOf(s.labels);
       if (!ports.has(port)) ports.set(port, CHARTS.map(() => []));
@@ -162,8 +194,9 @@ function drawCharts(windows) {
         div.className = "chart";
         wrap.appendChild(div);
         row.appendChild(wrap);
+        const log = Boolean(CHARTS[i].logscale);
         entry = { div, graph: new Dygraph(div, data, { labels, connectSeparatedPoints: true, legend: "onmouseover",
-                                                       labelsSeparateLines: false, includeZero: true }) };
+                                                       labelsSeparateLines: false, includeZero: !log, logscale: log }) };
         graphs.set(key, entry);
       } else {
         entry.graph.updateOptions({ file: data, labels });
@@ -178,8 +211,11 @@ async function refresh() {
   try {
     const [st, findings, ...windows] = await Promise.all([
       getJson("/api/v1/status"), getJson("/api/v1/findings"),
-      ...CHARTS.map((c) => Promise.all(c.families.map((f) =>
-        getJson(`/api/v1/window?seconds=${WINDOW_SECONDS}&points=1&family=${f}`))).then((parts) => ({
+      ...CHARTS.map((c) => Promise.all(c.families.map((f) => {
+        const got = getJson(`/api/v1/window?seconds=${WINDOW_SECONDS}&points=1&family=${f}`);
+        // A family this node does not keep (no transceiver collector) leaves its chart out.
+        return c.optional ? got.catch(() => ({ series: [], poll_seconds: 0 })) : got;
+      })).then((parts) => ({
           series: parts.flatMap((p) => p.series), poll: parts[0].poll_seconds }))),
     ]);
     showStatus(st);

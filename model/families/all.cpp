@@ -7,6 +7,7 @@
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
 #include "model/families/jobs.hpp"
+#include "model/families/fec.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/neighbor.hpp"
 #include "model/families/nic.hpp"
@@ -27,7 +28,7 @@ const std::vector<const FamilyDef*>& catalogue() {
     auto* v = new std::vector<const FamilyDef*>;
     for (auto group : {port::all(), pma::all(), roce::all(), netdev::all(), mad::all(), ethtool::all(),
                        dcb::all(), dcqcn::all(), neighbor::all(), topology::all(), pcie::all(), jobs::all(),
-                       nic::all(), transceiver::all()}) {
+                       nic::all(), transceiver::all(), fec::all()}) {
       v->insert(v->end(), group.begin(), group.end());
     }
     return v;

@@ -81,8 +81,13 @@ const FamilyDef kPhyPcsSymbol{
     "interface"};
 const FamilyDef kPhyCorrectedBits{
     "fabricmon_phy_corrected_bit_errors_total",
-    "Bit errors corrected by FEC, the pre-FEC error count (ethtool rx_corrected_bits_phy).",
+    "Bit errors corrected by FEC, the pre-FEC error count (ethtool rx_corrected_bits_phy; bnxt_en "
+    "rx_corrected_bits).",
     kCounter, "bit errors", "interface"};
+const FamilyDef kPhyLaneCorrectedBits{
+    "fabricmon_phy_lane_corrected_bit_errors_total",
+    "Bit errors the FEC corrected on one lane, before correction (ethtool rx_err_lane_<N>_phy).",
+    kCounter, "bit errors", "interface,lane"};
 const FamilyDef kPhyReceivedBytes{
     "fabricmon_phy_received_bytes_total",
     "Data received by the PHY in bytes (ethtool rx_bits_phy / 8); x8 gives the bit error rate's "
@@ -148,6 +153,7 @@ const std::array kFamilies = {
     &kPhyCrc,
     &kPhyPcsSymbol,
     &kPhyCorrectedBits,
+    &kPhyLaneCorrectedBits,
     &kPhyReceivedBytes,
     &kPhyTransmittedBytes,
     &kPhyRxDiscards,

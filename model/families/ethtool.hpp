@@ -30,6 +30,8 @@ extern const FamilyDef kPhySymbol;
 extern const FamilyDef kPhyCrc;
 extern const FamilyDef kPhyPcsSymbol;
 extern const FamilyDef kPhyCorrectedBits;
+/// Pre-FEC bit errors per lane (labels interface, lane).
+extern const FamilyDef kPhyLaneCorrectedBits;
 extern const FamilyDef kPhyReceivedBytes;
 extern const FamilyDef kPhyTransmittedBytes;
 extern const FamilyDef kPhyRxDiscards;

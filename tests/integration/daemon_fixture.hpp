@@ -61,7 +61,7 @@ class DaemonTest : public ::testing::Test {
   std::vector<std::string> nodeArgs() const {
     const auto node = dir_ / "node";
     return {"--sysfs-root", (node / "sys").string(), "--ethtool-dir", (node / "ethtool").string(),
-            "--dcb-dir", (node / "dcb").string()};
+            "--dcb-dir", (node / "dcb").string(), "--fec-dir", (node / "fec").string()};
   }
 
   /// Starts fabricmon with `args` (+ --listen 127.0.0.1:0) and waits for its port.

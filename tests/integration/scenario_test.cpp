@@ -67,7 +67,7 @@ const ScenarioCase kCases[] = {
     {"link-flap", {{"link_flap", "", kIf}}, {}, 0},
     {"cable-errors",
      {{"link_errors", "symbol_errors", kIf}, {"link_errors", "ber", kIf}},
-     {{"link_errors", "receive_errors", kIf}, {"link_errors", "link_error_recovery", kIf}},
+     {{"link_errors", "receive_errors", kIf}, {"link_errors", "link_error_recovery", kIf}, {"link_ber", "margin", kIf}},
      0},
     {"lossy",
      {{"roce_packet_loss", "retransmissions", kIf},
@@ -96,6 +96,12 @@ const ScenarioCase kCases[] = {
     // Issue #23: the firmware fails (a fatal health record in the kernel log, counters frozen).
     // driver-reload above is its look-alike too: the returning driver logs only probe lines.
     {"nic-fw-fatal", {{"nic_driver_error", "mlx5_fw_fatal", kIf}}, {}, 0},
+    // Issue #22, the physical layer (optic-degrading takes 150 s to its flap: detection bench only).
+    {"dirty-connector", {{"link_ber", "margin", kIf}}, {{"link_ber", "degrading", kIf}}, 10},
+    {"fec-uncorrectable",
+     {{"link_ber", "uncorrectable", kIf}},
+     {{"link_ber", "margin", kIf}, {"link_ber", "degrading", kIf}},
+     0},
 };
 
 class ScenarioTest : public DaemonTest, public ::testing::WithParamInterface<ScenarioCase> {};

@@ -7,6 +7,8 @@
 #include <span>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "config/config.hpp"
 #include "config/rule_settings.hpp"
 #include "watchdog/history.hpp"
@@ -14,6 +16,7 @@
 namespace fabricmon::watchdog {
 
 struct RuleContext;
+struct RuleMemory;
 
 /// What the engine prepares for the rules, filled by each enabled rule's plan().
 struct EnginePlan {
@@ -30,6 +33,13 @@ struct RuleDef {
   bool (*enabled)(const RuleSettingsSet& settings);
   void (*plan)(const WatchdogConfig& config, EnginePlan& plan);     ///< the history windows it reads
   void (*evaluate)(RuleContext& ctx);
+  /// A rule whose memory must outlive a restart or upgrade (a baseline that takes a day to learn)
+  /// declares it here: what it keeps, as JSON, and how it takes it back. The watchdog keeps every
+  /// rule's document in the state file (watchdog/state_file.hpp, docs/deployment.md "State
+  /// directory"). nullptr: nothing to keep. `restoreState` must accept anything: the file may be
+  /// from another version.
+  void (*saveState)(const RuleMemory& memory, nlohmann::json& out) = nullptr;
+  void (*restoreState)(RuleMemory& memory, const nlohmann::json& in) = nullptr;
 
   RuleSchema schema() const { return RuleSchema{name, bind}; }
 };

@@ -6,6 +6,7 @@
 #include "watchdog/rules/device_missing.hpp"
 #include "watchdog/rules/global_pause.hpp"
 #include "watchdog/rules/ib_congestion.hpp"
+#include "watchdog/rules/link_ber.hpp"
 #include "watchdog/rules/link_errors.hpp"
 #include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/lossless_class_shared.hpp"
@@ -27,6 +28,7 @@ const RuleDef* const kRuleTable[] = {
     &kDcqcnMisconfigRule,
     &kLinkFlapRule,
     &kLinkErrorsRule,
+    &kLinkBerRule,
     &kPortDegradedRule,
     &kRocePacketLossRule,
     &kLosslessDropRule,

@@ -34,6 +34,8 @@ struct RuleContext {
   /// port_down and device_missing: what outlives a series (ports ever ACTIVE, devices last seen).
   RuleMemory& memory;
   Nanos now = kNever;        ///< time of this evaluation (the snapshot's)
+  /// Wall-clock time of this evaluation: what outlives a restart (the state file) is dated by it.
+  std::chrono::system_clock::time_point wallNow{};
   size_t rule = 0;           ///< index in ruleTable() of the rule being evaluated
 
   /// The settings of a rule (its own, or another's it depends on).
@@ -78,6 +80,14 @@ constexpr RuleDef defineRule(std::string_view name, std::string_view triageStep)
       [](const WatchdogConfig& config, EnginePlan& plan) { Plan(config.rules.get<S>(), plan); },
       [](RuleContext& ctx) { Evaluate(ctx, ctx.settings<S>()); },
   };
+}
+
+/// `def` with persistent state (RuleDef::saveState / restoreState).
+constexpr RuleDef withState(RuleDef def, void (*save)(const RuleMemory&, nlohmann::json&),
+                            void (*restore)(RuleMemory&, const nlohmann::json&)) {
+  def.saveState = save;
+  def.restoreState = restore;
+  return def;
 }
 
 /// HistoryPlan: keep `window` of history for each of `fams` (the longest any rule asks for wins).

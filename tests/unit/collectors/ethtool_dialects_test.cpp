@@ -203,6 +203,10 @@ TEST(DialectFixtureTest, BnxtEn) {
       {R"(fabricmon_priority_transmit_bytes_total{interface="eth0",priority="3"})", 326000000000},
       {R"(fabricmon_priority_transmit_packets_total{interface="eth0",priority="3"})", 78000000},
       {R"(fabricmon_priority_receive_bytes_total{interface="eth0",priority="0"})", 1234567},
+      // The extended port stats' PHY counters: pre-FEC BER 2931 / 2928897867560 = 1.0e-9.
+      {R"(fabricmon_phy_received_bytes_total{interface="eth0"})", 2928897867560.0 / 8},
+      {R"(fabricmon_phy_corrected_bit_errors_total{interface="eth0"})", 2931},
+      {R"(fabricmon_phy_pcs_symbol_errors_total{interface="eth0"})", 0},
   };
   const auto got = collectAs("bnxt_en", "bnxt_en");
   for (const auto& [key, value] : want) {
@@ -211,8 +215,8 @@ TEST(DialectFixtureTest, BnxtEn) {
     EXPECT_DOUBLE_EQ(it->second, value) << key;
   }
   // 8 priorities of rx/tx PFC frames, rx/tx duration, rx transitions and 4 traffic counters, plus
-  // the two global pause counters: nothing else is exported by default.
-  EXPECT_EQ(got.size(), 8u * 9 + 2);
+  // the two global pause counters and the three PHY counters: nothing else is exported by default.
+  EXPECT_EQ(got.size(), 8u * 9 + 2 + 3);
 }
 
 TEST(DialectFixtureTest, Ice) {
@@ -281,7 +285,7 @@ TEST(DialectFixtureTest, ADriverChangeRemapsTheInterface) {
     return samples.size();
   };
   EXPECT_EQ(poll("mlx5_core"), 0u);
-  EXPECT_EQ(poll("bnxt_en"), 8u * 9 + 2);
+  EXPECT_EQ(poll("bnxt_en"), 8u * 9 + 2 + 3);
 }
 
 }  // namespace

@@ -219,7 +219,7 @@ TEST(EthtoolPfcCollectorTest, FamiliesAreTheEthtoolGroup) {
     EXPECT_EQ(f->type, f->name.ends_with("_total") ? MetricType::kCounter : MetricType::kGauge)
         << f->name;
   }
-  EXPECT_EQ(names.size(), 31u);
+  EXPECT_EQ(names.size(), 32u);
   for (const char* must :
        {"fabricmon_pfc_pause_seconds_total", "fabricmon_ethtool_stat_total",
         "fabricmon_pci_outbound_stalled_ratio", "fabricmon_priority_discards_total"}) {
@@ -247,6 +247,11 @@ TEST(EthtoolPfcCollectorTest, Mlx5100GCaptureExactly) {
       {R"(fabricmon_phy_link_down_events_total{interface="cx100g"})", 0},
       {R"(fabricmon_phy_pcs_symbol_errors_total{interface="cx100g"})", 386},
       {R"(fabricmon_phy_corrected_bit_errors_total{interface="cx100g"})", 17750739},
+      // rx_err_lane_<N>_phy: almost every corrected bit on lane 3, a few on lane 0 (the worst lane).
+      {R"(fabricmon_phy_lane_corrected_bit_errors_total{interface="cx100g",lane="0"})", 28116},
+      {R"(fabricmon_phy_lane_corrected_bit_errors_total{interface="cx100g",lane="1"})", 0},
+      {R"(fabricmon_phy_lane_corrected_bit_errors_total{interface="cx100g",lane="2"})", 0},
+      {R"(fabricmon_phy_lane_corrected_bit_errors_total{interface="cx100g",lane="3"})", 17722623},
       {R"(fabricmon_receive_buffer_passed_threshold_total{interface="cx100g"})", 0},
       {R"(fabricmon_pci_outbound_stalled_ratio{interface="cx100g",direction="rd"})", 0},
       {R"(fabricmon_pci_outbound_stalled_ratio{interface="cx100g",direction="wr"})", 0},
@@ -304,7 +309,7 @@ TEST(EthtoolPfcCollectorTest, ErrorsAndMissingStatsPerInterface) {
   EXPECT_EQ(run.status, CollectStatus::kOk);
   EXPECT_EQ(run.errors, 1u);
   EXPECT_EQ(h.tracker().failingCount(), 1u);
-  EXPECT_EQ(run.byKey("cx100g").size(), 25u);
+  EXPECT_EQ(run.byKey("cx100g").size(), 29u);
   EXPECT_TRUE(run.byKey("ne_eth0").empty());
   EXPECT_TRUE(run.byKey("ne_bond0").empty());
 }
@@ -341,7 +346,7 @@ TEST(EthtoolPfcCollectorTest, IncludeListExportsOnlyWholeNameMatches) {
   // (".*prio.*" matches rx_prio0_bytes, which already is fabricmon_priority_receive_bytes_total);
   // the invalid pattern "(" is ignored.
   EXPECT_EQ(generic, want);
-  EXPECT_EQ(run.byKey("cx100g").size(), 25u + 2u);
+  EXPECT_EQ(run.byKey("cx100g").size(), 29u + 2u);
 }
 
 // ---- changing stat sets, caching, interfaces leaving ----

@@ -7,6 +7,7 @@
 #include <functional>
 #include <sstream>
 
+#include "sim/scenario.hpp"
 #include "sim/simulator.hpp"
 #include "sim_test_util.hpp"
 
@@ -78,6 +79,15 @@ void expectHealthyRoce(const Window& w, double lineBytes = kLineBytes400G) {
   EXPECT_NEAR(avgPacket, 4158, 1);
   EXPECT_GT(w.eth("rx_corrected_bits_phy"), 0) << "FEC always corrects something";
   EXPECT_NEAR(w.eth("rx_bits_phy") / kSeconds, lineBytes * 8, 1e6);
+}
+
+/// A counter of the FEC file (`DIR/fec/<ifc>`, "name: value" lines); -1 when absent.
+double fecCounter(const fs::path& sys, const std::string& ifc, const std::string& name) {
+  std::istringstream in(readTrimmed(sys.parent_path() / "fec" / ifc));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name + ": ", 0) == 0) return std::stod(line.substr(name.size() + 2));
+  }
+  return -1;
 }
 
 struct ScenarioCase {
@@ -167,6 +177,32 @@ const ScenarioCase kCases[] = {
        // 10 of 30 seconds without traffic.
        const double share = w.pma("port_xmit_data") * 4 / kSeconds / kLineBytes400G;
        EXPECT_LT(share, 0.8 * 20 / 30 * 1.08);
+     }},
+    {"dirty-connector",
+     [](const Window& w, const fs::path& sys) {
+       // High but stable, nothing lost: 5e-5 ± 20 % per tick.
+       const double ber = w.eth("rx_corrected_bits_phy") / w.eth("rx_bits_phy");
+       EXPECT_GT(ber, 4e-5);
+       EXPECT_LT(ber, 6e-5);
+       EXPECT_EQ(w.eth("rx_symbol_err_phy"), 0);
+       EXPECT_EQ(w.net("carrier_changes"), 0);
+       EXPECT_EQ(fecCounter(sys, w.ifc, "uncorrectable_blocks"), 0);
+       EXPECT_GT(fecCounter(sys, w.ifc, "corrected_blocks"), 0);
+     }},
+    {"fec-uncorrectable",
+     [](const Window& w, const fs::path& sys) {
+       EXPECT_GT(w.eth("rx_corrected_bits_phy") / w.eth("rx_bits_phy"), 5e-5);
+       // 0.5/s over 30 s.
+       EXPECT_GE(fecCounter(sys, w.ifc, "uncorrectable_blocks"), 10);
+       EXPECT_LE(fecCounter(sys, w.ifc, "uncorrectable_blocks"), 20);
+     }},
+    {"optic-degrading",
+     [](const Window& w, const fs::path&) {
+       // The first 30 s: 1e-9 until 10 s, then a decade every 24 s.
+       const double ber = w.eth("rx_corrected_bits_phy") / w.eth("rx_bits_phy");
+       EXPECT_GT(ber, 1e-9);
+       EXPECT_LT(ber, 1e-8);
+       EXPECT_EQ(w.net("carrier_changes"), 0) << "the flap comes at 150 s";
      }},
     {"cable-errors",
      [](const Window& w, const fs::path&) {
@@ -476,6 +512,30 @@ TEST(CableErrors, NarrowPmaCountersSaturateInsteadOfWrapping) {
   ASSERT_TRUE(sim.tick(std::chrono::hours(4)).ok());                // ~6/s × 5 h > 65535
   EXPECT_EQ(readTrimmed(counters / "symbol_error"), "65535");       // 16 bits
   EXPECT_EQ(readTrimmed(counters / "link_error_recovery"), "255");
+}
+
+TEST(OpticDegrading, BerClimbsToTheFecLimitThenTheLinkFlaps) {
+  EXPECT_DOUBLE_EQ(opticDegradingBer(0), 1e-9);
+  EXPECT_DOUBLE_EQ(opticDegradingBer(kOpticDegradeFrom), 1e-9);
+  EXPECT_NEAR(opticDegradingBer(kOpticDegradeFrom + 24), 1e-8, 1e-12);  // a decade every 24 s
+  EXPECT_DOUBLE_EQ(opticDegradingBer(kOpticDegradeTo), 1e-4);
+  EXPECT_DOUBLE_EQ(opticDegradingBer(1000), 1e-4);
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "optic-degrading";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  const auto ifc = sim.ports()[0].interface;
+  const fs::path carrier = sim.sysfsRoot() / "class/net" / ifc / "carrier_changes";
+  const std::string before = readTrimmed(carrier);
+  ASSERT_TRUE(sim.tick(149s).ok());
+  EXPECT_EQ(readTrimmed(carrier), before) << "no flap before 150 s";
+  ASSERT_TRUE(sim.tick(1500ms).ok());
+  EXPECT_EQ(readTrimmed(sim.sysfsRoot() / "class/net" / ifc / "operstate"), "down");
+  ASSERT_TRUE(sim.tick(2s).ok());
+  EXPECT_EQ(readTrimmed(sim.sysfsRoot() / "class/net" / ifc / "operstate"), "up");
+  EXPECT_EQ(std::stoll(readTrimmed(carrier)), std::stoll(before) + 2) << "one flap: down and up";
 }
 
 TEST(DeviceMissing, TheDeviceLeavesSysfsAndDoesNotComeBack) {

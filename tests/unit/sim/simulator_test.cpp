@@ -351,7 +351,7 @@ TEST(SimulatorApi, ListsEveryScenarioWithADescription) {
       "global-pause",      "lossless-shared",   "reordering",
       "pcie-aer",          "pcie-aer-background", "nic-fw-fatal",
       "hot-module",        "optic-degrading",   "optic-marginal",
-      "module-swap"};
+      "module-swap",       "dirty-connector",   "fec-uncorrectable"};
   EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()), expected);
   for (auto n : names) EXPECT_FALSE(Simulator::describe(n).empty()) << n;
   EXPECT_TRUE(Simulator::describe("nope").empty());

@@ -59,6 +59,9 @@ TEST(TriageChecks, EachRuleMakesItsOwnStepTheCause) {
       {{finding("roce_packet_loss", "critical"), finding("link_flap", "warning"),
         finding("nic_driver_error", "critical", "mlx5_cmd_no_completion")},
        "nic_health"},
+      {{finding("link_ber", "warning", "degrading")}, "physical"},
+      // FEC giving up explains the loss it causes.
+      {{finding("roce_packet_loss", "critical"), finding("link_ber", "critical", "uncorrectable")}, "physical"},
       // Causes before their symptoms: a misconfigured QoS explains the pause it causes; a bad
       // link explains the loss.
       {{finding("pause_storm", "critical", "storm"), finding("dcqcn_misconfig", "warning")}, "qos_config"},

@@ -80,6 +80,11 @@ class TestNode {
     ++snapshot_.generation;
     watchdog_.evaluate(snapshot_, now_, wall_);
   }
+  /// Moves both clocks on without publishing anything (the daemon was down meanwhile).
+  void skip(double seconds) {
+    now_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    wall_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(seconds));
+  }
   /// Evaluates again without a new batch (another collector published).
   void evaluateOnly() { watchdog_.evaluate(snapshot_, now_, wall_); }
   void removeCollector(const std::string& name) {

@@ -1,0 +1,128 @@
+#include "collectors/fec_collector.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "collectors/labelled_series.hpp"
+#include "collectors/registry.hpp"
+#include "model/families/fec.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+using namespace families::fec;
+
+constexpr size_t kMaxLanes = 8;  // ETHTOOL_MAX_LANES
+
+class FecCollector final : public Collector {
+ public:
+  explicit FecCollector(std::shared_ptr<FecSource> source) : source_(std::move(source)) {}
+
+  std::string_view name() const override { return "fec"; }
+  std::span<const FamilyDef* const> families() const override { return families::fec::all(); }
+
+  CollectStatus collect(const Topology& topology, CollectOutput& out) override {
+    if (!source_) return CollectStatus::kNoData;
+    followTopology(topology);
+    size_t failures = 0;
+    for (IfSeries& s : interfaces_) {
+      auto info = source_->read(s.name);
+      if (!info) {
+        ++failures;
+        out.fileError(s.errorKey, info.error());
+        continue;
+      }
+      out.fileOk(s.errorKey);
+      if (info->has_value()) emit(**info, s, out);
+    }
+    info_.endRun();
+    return !interfaces_.empty() && failures == interfaces_.size() ? CollectStatus::kFailed : CollectStatus::kOk;
+  }
+
+ private:
+  struct Counter {
+    SeriesPtr total;
+    std::array<SeriesPtr, kMaxLanes> lanes;
+  };
+  struct IfSeries {
+    std::string name;
+    std::string errorKey;  // "<if>/fec"
+    Counter corrected, uncorrectable;
+    SeriesPtr lanes, speed;
+  };
+
+  void followTopology(const Topology& topology) {
+    const auto& nds = topology.netdevs;
+    if (nds.size() == interfaces_.size() &&
+        std::equal(nds.begin(), nds.end(), interfaces_.begin(),
+                   [](const Netdev& n, const IfSeries& s) { return n.name == s.name; })) {
+      return;
+    }
+    std::vector<IfSeries> next;
+    next.reserve(nds.size());
+    for (const Netdev& nd : nds) {
+      auto it = std::find_if(interfaces_.begin(), interfaces_.end(), [&](const IfSeries& s) { return s.name == nd.name; });
+      if (it != interfaces_.end()) {
+        next.push_back(std::move(*it));
+      } else {
+        next.emplace_back();
+        next.back().name = nd.name;
+        next.back().errorKey = nd.name + "/fec";
+      }
+    }
+    interfaces_ = std::move(next);
+  }
+
+  static void emitCounter(const FecCounter& c, Counter& slots, const FamilyDef& total, const FamilyDef& lane,
+                          const std::string& ifname, CollectOutput& out) {
+    if (!c.total) return;
+    if (!slots.total) slots.total = makeSeries(total, {{"interface", ifname}});
+    out.add(slots.total, static_cast<double>(*c.total));
+    for (size_t i = 0; i < c.lanes.size() && i < kMaxLanes; ++i) {
+      if (!slots.lanes[i]) slots.lanes[i] = makeSeries(lane, {{"interface", ifname}, {"lane", std::to_string(i)}});
+      out.add(slots.lanes[i], static_cast<double>(c.lanes[i]));
+    }
+  }
+
+  void emit(const FecInfo& info, IfSeries& s, CollectOutput& out) {
+    emitCounter(info.corrected, s.corrected, kCorrectedBlocks, kLaneCorrectedBlocks, s.name, out);
+    emitCounter(info.uncorrectable, s.uncorrectable, kUncorrectableBlocks, kLaneUncorrectableBlocks, s.name, out);
+    if (info.lanes) {
+      if (!s.lanes) s.lanes = makeSeries(kLinkLanes, {{"interface", s.name}});
+      out.add(s.lanes, *info.lanes);
+    }
+    double bitsPerSecond = 0;
+    if (info.speedMbps) {
+      bitsPerSecond = static_cast<double>(*info.speedMbps) * 1e6;
+      if (!s.speed) s.speed = makeSeries(kLinkSpeed, {{"interface", s.name}});
+      out.add(s.speed, bitsPerSecond / 8);
+    }
+    if (info.mode) {
+      // Without a lane count, 200G and faster links run 50G or 100G PAM4 lanes in every IEEE PHY
+      // (802.3bs, 802.3cd, 802.3ck, 802.3df); a slower one stays unknown ("RS").
+      double lane = 0;
+      if (info.lanes && bitsPerSecond > 0) {
+        lane = bitsPerSecond / *info.lanes;
+      } else if (bitsPerSecond >= 200e9) {
+        lane = 50e9;
+      }
+      out.add(info_.get(kInfo, {{"interface", s.name}, {"mode", *info.mode}, {"code", std::string(fecCode(*info.mode, lane))}}),
+              1);
+    }
+  }
+
+  std::shared_ptr<FecSource> source_;
+  std::vector<IfSeries> interfaces_;
+  LabelledSeries info_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collector> makeFecCollector(const Sources& sources, const Config& /*config*/) {
+  return std::make_unique<FecCollector>(sources.fec);
+}
+
+}  // namespace fabricmon

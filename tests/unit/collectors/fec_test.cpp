@@ -1,0 +1,264 @@
+// The fec group: the fec_dir YAML parser, the ethtool generic-netlink messages (built and parsed
+// byte by byte), the fec collector over the file source, and the ethtool dialects' pre-FEC names.
+
+#include <gtest/gtest.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include <cstring>
+
+#include "collectors/error_tracker.hpp"
+#include "collectors/ethtool_dialects/dialect.hpp"
+#include "collectors/fec_collector.hpp"
+#include "collectors/registry.hpp"
+#include "collectors/sources/fec_netlink_msg.hpp"
+#include "model/families/ethtool.hpp"
+#include "model/families/fec.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace fabricmon {
+namespace {
+
+// ---- the file source ----
+
+TEST(FecYaml, CountersWithAndWithoutLanes) {
+  auto info = parseFecYaml(
+      "mode: rs\nspeed_mbps: 400000\nlanes: 4\ncorrected_blocks: [10, 1, 2, 3, 4]\nuncorrectable_blocks: 0\n"
+      "corrected_bits: 99\n");
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(*info->mode, "rs");
+  EXPECT_EQ(*info->speedMbps, 400000u);
+  EXPECT_EQ(*info->lanes, 4u);
+  EXPECT_EQ(*info->corrected.total, 10u);
+  EXPECT_EQ(info->corrected.lanes, (std::vector<uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(*info->uncorrectable.total, 0u);
+  EXPECT_TRUE(info->uncorrectable.lanes.empty());
+  EXPECT_EQ(*info->correctedBits.total, 99u);
+}
+
+TEST(FecYaml, EveryKeyIsOptional) {
+  auto info = parseFecYaml("mode: off\n");
+  ASSERT_TRUE(info);
+  EXPECT_FALSE(info->corrected.total);
+  EXPECT_FALSE(info->speedMbps);
+}
+
+TEST(FecYaml, ValuesOutsideTheirDomainAreErrors) {
+  for (const char* bad : {"mode: fast\n", "lanes: 9\n", "lanes: 0\n", "speed_mbps: 0\n", "speed_mbps: -1\n",
+                          "corrected_blocks: -5\n", "corrected_blocks: 1.5\n", "corrected_blocks: [1,2,3,4,5,6,7,8,9,10]\n",
+                          "corrected_blocks: []\n", "speed: 1\n", "mode: rs\nmode: off\n", "[1, 2]\n",
+                          "corrected_blocks: 18446744073709551616\n", "corrected_blocks: {a: 1}\n"}) {
+    EXPECT_FALSE(parseFecYaml(bad)) << bad;
+  }
+}
+
+TEST(FecFileSource, MissingFileIsNoDataAndBadFileAnError) {
+  testing::TempDir dir;
+  auto src = makeFecFileSource(dir.path());
+  auto none = src->read("eth0");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  dir.write("eth1", "");
+  EXPECT_FALSE(src->read("eth1"));
+  dir.write("eth2", "mode: [\n");
+  EXPECT_FALSE(src->read("eth2"));
+  EXPECT_FALSE(src->read("../etc"));
+  dir.write("eth3", "mode: rs\ncorrected_blocks: 7\n");
+  auto ok = src->read("eth3");
+  ASSERT_TRUE(ok);
+  ASSERT_TRUE(ok->has_value());
+  EXPECT_EQ(*(*ok)->corrected.total, 7u);
+}
+
+// ---- the netlink messages ----
+
+struct Reply {
+  std::vector<uint8_t> bytes;
+  explicit Reply(uint16_t type, uint8_t cmd, uint32_t seq) {
+    bytes.resize(NLMSG_HDRLEN + GENL_HDRLEN);
+    nlmsghdr h{};
+    h.nlmsg_type = type;
+    h.nlmsg_seq = seq;
+    std::memcpy(bytes.data(), &h, sizeof h);
+    genlmsghdr g{};
+    g.cmd = cmd;
+    std::memcpy(bytes.data() + NLMSG_HDRLEN, &g, sizeof g);
+  }
+  template <class T>
+  void add(uint16_t type, T v) {
+    ethnl::putAttr(bytes, type, {reinterpret_cast<const uint8_t*>(&v), sizeof v});
+  }
+  void nest(uint16_t type, const std::vector<uint8_t>& inner) { ethnl::putAttr(bytes, type | NLA_F_NESTED, inner); }
+  std::span<const uint8_t> done() {
+    const auto len = static_cast<uint32_t>(bytes.size());
+    std::memcpy(bytes.data(), &len, sizeof len);
+    return bytes;
+  }
+};
+
+std::vector<uint8_t> u64s(std::initializer_list<uint64_t> v) {
+  std::vector<uint8_t> out(v.size() * 8);
+  std::memcpy(out.data(), std::data(v), out.size());
+  return out;
+}
+
+TEST(EthtoolNetlink, RequestCarriesTheInterfaceAndTheStatsFlag) {
+  auto msg = ethnl::buildGetRequest(27, ETHTOOL_MSG_FEC_GET, "eth0", ETHTOOL_FLAG_STATS, 5);
+  nlmsghdr h{};
+  std::memcpy(&h, msg.data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_len, msg.size());
+  EXPECT_EQ(h.nlmsg_type, 27);
+  EXPECT_EQ(h.nlmsg_seq, 5u);
+  EXPECT_EQ(msg[NLMSG_HDRLEN], ETHTOOL_MSG_FEC_GET);
+  // header nest: DEV_NAME "eth0\0", FLAGS = STATS
+  const uint8_t* nest = msg.data() + NLMSG_HDRLEN + GENL_HDRLEN;
+  nlattr a{};
+  std::memcpy(&a, nest, sizeof a);
+  EXPECT_EQ(a.nla_type, ETHTOOL_A_FEC_HEADER | NLA_F_NESTED);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(nest + 2 * NLA_HDRLEN)), "eth0");
+  uint32_t flags = 0;
+  std::memcpy(&flags, nest + NLA_HDRLEN + 12 + NLA_HDRLEN, sizeof flags);  // "eth0\0" padded to 8
+  EXPECT_EQ(flags, static_cast<uint32_t>(ETHTOOL_FLAG_STATS));
+}
+
+TEST(EthtoolNetlink, FecReplyWithPerLaneStats) {
+  Reply r(27, ETHTOOL_MSG_FEC_GET_REPLY, 9);
+  r.add<uint32_t>(ETHTOOL_A_FEC_ACTIVE, ETHTOOL_LINK_MODE_FEC_RS_BIT);
+  std::vector<uint8_t> stats;
+  ethnl::putAttr(stats, ETHTOOL_A_FEC_STAT_CORRECTED, u64s({30, 10, 20}));
+  ethnl::putAttr(stats, ETHTOOL_A_FEC_STAT_UNCORR, u64s({2}));
+  r.nest(ETHTOOL_A_FEC_STATS, stats);
+  auto reply = ethnl::parseFecReply(r.done(), 9, 27);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(reply->kernelErrno, 0);
+  EXPECT_EQ(*reply->info.mode, "rs");
+  EXPECT_EQ(*reply->info.corrected.total, 30u);
+  EXPECT_EQ(reply->info.corrected.lanes, (std::vector<uint64_t>{10, 20}));
+  EXPECT_EQ(*reply->info.uncorrectable.total, 2u);
+  EXPECT_FALSE(reply->info.correctedBits.total);  // the driver does not report it
+}
+
+TEST(EthtoolNetlink, KernelRefusalIsAnErrnoNotAnError) {
+  std::vector<uint8_t> b(NLMSG_HDRLEN + sizeof(nlmsgerr), 0);
+  nlmsghdr h{};
+  h.nlmsg_len = static_cast<uint32_t>(b.size());
+  h.nlmsg_type = NLMSG_ERROR;
+  h.nlmsg_seq = 3;
+  std::memcpy(b.data(), &h, sizeof h);
+  const int err = -EOPNOTSUPP;
+  std::memcpy(b.data() + NLMSG_HDRLEN, &err, sizeof err);
+  auto reply = ethnl::parseFecReply(b, 3, 27);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->kernelErrno, EOPNOTSUPP);
+}
+
+TEST(EthtoolNetlink, MalformedRepliesAreErrors) {
+  {
+    Reply r(27, ETHTOOL_MSG_FEC_GET_REPLY, 1);
+    std::vector<uint8_t> stats;
+    ethnl::putAttr(stats, ETHTOOL_A_FEC_STAT_CORRECTED, std::vector<uint8_t>(12, 0));  // not whole u64s
+    r.nest(ETHTOOL_A_FEC_STATS, stats);
+    EXPECT_FALSE(ethnl::parseFecReply(r.done(), 1, 27));
+  }
+  {
+    Reply r(27, ETHTOOL_MSG_FEC_GET_REPLY, 1);
+    r.add<uint32_t>(ETHTOOL_A_FEC_ACTIVE, 50);
+    auto bytes = r.done();
+    std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 2);  // truncated datagram
+    EXPECT_FALSE(ethnl::parseFecReply(cut, 1, 27));
+  }
+  {
+    Reply r(27, ETHTOOL_MSG_FEC_GET_REPLY, 1);
+    EXPECT_FALSE(ethnl::parseFecReply(r.done(), 2, 27));  // another request's answer
+  }
+}
+
+TEST(EthtoolNetlink, LinkModesSpeedAndLanes) {
+  Reply r(27, ETHTOOL_MSG_LINKMODES_GET_REPLY, 4);
+  r.add<uint32_t>(ETHTOOL_A_LINKMODES_SPEED, 400000);
+  r.add<uint32_t>(ETHTOOL_A_LINKMODES_LANES, 4);
+  auto reply = ethnl::parseLinkModesReply(r.done(), 4, 27);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(*reply->info.speedMbps, 400000u);
+  EXPECT_EQ(*reply->info.lanes, 4u);
+  Reply down(27, ETHTOOL_MSG_LINKMODES_GET_REPLY, 5);
+  down.add<uint32_t>(ETHTOOL_A_LINKMODES_SPEED, static_cast<uint32_t>(SPEED_UNKNOWN));
+  auto d = ethnl::parseLinkModesReply(down.done(), 5, 27);
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->info.speedMbps);
+}
+
+TEST(EthtoolNetlink, FamilyId) {
+  Reply r(GENL_ID_CTRL, CTRL_CMD_NEWFAMILY, 1);
+  r.add<uint16_t>(CTRL_ATTR_FAMILY_ID, 21);
+  auto reply = ethnl::parseFamilyReply(r.done(), 1);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->id, 21);
+}
+
+// ---- the collector ----
+
+double valueOf(const std::vector<Sample>& samples, const std::string& key) {
+  for (const auto& s : samples) {
+    if (s.series->key == key) return s.value;
+  }
+  return -1;
+}
+
+TEST(FecCollector, ExportsBlocksLanesModeAndCode) {
+  testing::TempDir dir;
+  dir.write("eth0", "mode: rs\nspeed_mbps: 400000\nlanes: 4\ncorrected_blocks: [10, 4, 6]\nuncorrectable_blocks: 3\n");
+  dir.write("eth1", "mode: rs\nspeed_mbps: 100000\nlanes: 4\ncorrected_blocks: 1\n");
+  dir.write("eth2", "lanes: [\n");
+  Sources sources;
+  sources.fec = makeFecFileSource(dir.path());
+  auto c = makeFecCollector(sources, Config{});
+  EXPECT_EQ(c->name(), "fec");
+  Topology topo;
+  for (const char* n : {"eth0", "eth1", "eth2", "eth3"}) topo.netdevs.push_back(Netdev{n, "", "", 0});
+  std::vector<Sample> samples;
+  ErrorTracker errors("fec");
+  CollectOutput out(samples, errors);
+  EXPECT_EQ(c->collect(topo, out), CollectStatus::kOk);
+  EXPECT_EQ(out.errorCount(), 1u);  // eth2's broken file; eth3 has none
+  EXPECT_EQ(valueOf(samples, R"(fabricmon_fec_corrected_blocks_total{interface="eth0"})"), 10);
+  EXPECT_EQ(valueOf(samples, R"(fabricmon_fec_lane_corrected_blocks_total{interface="eth0",lane="1"})"), 6);
+  EXPECT_EQ(valueOf(samples, R"(fabricmon_fec_uncorrectable_blocks_total{interface="eth0"})"), 3);
+  EXPECT_EQ(valueOf(samples, R"(fabricmon_link_lanes{interface="eth0"})"), 4);
+  EXPECT_EQ(valueOf(samples, R"(fabricmon_link_speed_bytes_per_second{interface="eth0"})"), 5e10);
+  EXPECT_EQ(valueOf(samples, R"k(fabricmon_fec_info{interface="eth0",mode="rs",code="RS(544,514)"})k"), 1);
+  // 100G over 4 lanes is 25G NRZ: Clause 91's RS(528,514).
+  EXPECT_EQ(valueOf(samples, R"k(fabricmon_fec_info{interface="eth1",mode="rs",code="RS(528,514)"})k"), 1);
+  EXPECT_EQ(valueOf(samples, R"(fabricmon_fec_uncorrectable_blocks_total{interface="eth1"})"), -1);
+}
+
+TEST(FecCode, FromModeAndLaneSpeed) {
+  using families::fec::fecCode;
+  EXPECT_EQ(fecCode("rs", 100e9), "RS(544,514)");
+  EXPECT_EQ(fecCode("rs", 50e9), "RS(544,514)");
+  EXPECT_EQ(fecCode("rs", 25e9), "RS(528,514)");
+  EXPECT_EQ(fecCode("rs", 0), "RS");
+  EXPECT_EQ(fecCode("baser", 25e9), "BaseR(2112,2080)");
+  EXPECT_EQ(fecCode("off", 25e9), "none");
+}
+
+// ---- the dialects' pre-FEC names ----
+
+TEST(FecDialects, PerLaneCorrectedBitsAndBnxtNames) {
+  auto lane = ethtool::mapStat("mlx5_core", "rx_err_lane_3_phy");
+  EXPECT_EQ(lane.family, &families::ethtool::kPhyLaneCorrectedBits);
+  EXPECT_EQ(lane.labels, (Labels{{"lane", "3"}}));
+  EXPECT_EQ(ethtool::mapStat("mlx5_core", "rx_err_lane_8_phy").family, nullptr);
+  EXPECT_EQ(ethtool::mapStat("mlx5_core", "rx_err_lane_33_phy").family, nullptr);
+  EXPECT_EQ(ethtool::mapStat("bnxt_en", "rx_corrected_bits").family, &families::ethtool::kPhyCorrectedBits);
+  auto bits = ethtool::mapStat("bnxt_en", "rx_bits");
+  EXPECT_EQ(bits.family, &families::ethtool::kPhyReceivedBytes);
+  EXPECT_DOUBLE_EQ(bits.scale, 1.0 / 8);
+  // The blocks come from ethtool netlink (the fec collector), not twice from ethtool -S.
+  EXPECT_EQ(ethtool::mapStat("bnxt_en", "rx_fec_corrected_blocks").family, nullptr);
+}
+
+}  // namespace
+}  // namespace fabricmon

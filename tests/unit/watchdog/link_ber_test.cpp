@@ -1,0 +1,311 @@
+// link_ber: pre-FEC BER against its FEC's margin, uncorrectable codewords, the BER against the
+// port's own baseline; its look-alikes (a healthy PAM4 link's normal BER, a module swap resetting
+// the counters); and the state file carrying the baseline and the recurrence across a restart.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/temp_dir.hpp"
+#include "tests/unit/watchdog/test_node.hpp"
+#include "watchdog/rules/link_ber.hpp"
+#include "watchdog/state_file.hpp"
+
+namespace fabricmon::testing {
+namespace {
+
+constexpr double k400GBytes = 5e10;  // bytes per second of a 400G link
+
+WatchdogConfig shortWindows() {
+  WatchdogConfig c;
+  auto& r = c.rules.get<LinkBerRule>();
+  r.window = std::chrono::seconds(60);
+  r.baselineWindow = std::chrono::minutes(24);  // parts of 60 s
+  r.baselineMinParts = 12;
+  return c;
+}
+
+/// A 400G RoCE port eth0 with FEC counters; `ber` of the bits it receives are corrected.
+struct Link {
+  TestNode& n;
+  std::string iface = "eth0";
+  double bytesPerSecond = k400GBytes;
+  double ber = 1e-8;
+
+  void setup(const std::string& code = "RS(544,514)", double lanes = 4) {
+    healthyRoce(n, "mlx5_0", iface, bytesPerSecond);
+    n.set("fec", "fabricmon_fec_info", {{"interface", iface}, {"mode", "rs"}, {"code", code}}, 1);
+    n.set("fec", "fabricmon_link_lanes", {{"interface", iface}}, lanes);
+    n.set("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", iface}}, 0);
+    n.set("ethtool_pfc", "fabricmon_phy_corrected_bit_errors_total", {{"interface", iface}}, 0);
+    n.set("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", iface}}, 0);
+  }
+  void run(int seconds) {
+    for (int i = 0; i < seconds; ++i) {
+      n.add("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", iface}}, bytesPerSecond);
+      n.add("ethtool_pfc", "fabricmon_phy_corrected_bit_errors_total", {{"interface", iface}}, ber * bytesPerSecond * 8);
+      n.tick();
+    }
+  }
+};
+
+std::vector<std::string> berFindings(const TestNode& n) {
+  std::vector<std::string> out;
+  for (const auto& f : describe(n.findings())) {
+    if (f.starts_with("link_ber")) out.push_back(f);
+  }
+  return out;
+}
+
+const Finding* finding(const TestNode& n, const std::string& reason) {
+  static std::vector<Finding> keep;
+  keep = n.findings();
+  for (const auto& f : keep) {
+    if (f.rule == "link_ber" && labelOf(f, "reason") == reason) return &f;
+  }
+  return nullptr;
+}
+
+double evidence(const Finding& f, const std::string& name) {
+  for (const auto& [k, v] : f.evidence) {
+    if (k == name) return v;
+  }
+  return -1;
+}
+
+double gauge(TestNode& n, const std::string& key) {
+  for (const auto& s : n.watchdog().metricsBatch()->samples) {
+    if (s.series->key == key) return s.value;
+  }
+  return -1;
+}
+
+TEST(LinkBer, HealthyPam4LinkWithANormalBerIsSilent) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.setup();
+  l.run(30 * 60);
+  EXPECT_TRUE(berFindings(n).empty());
+  EXPECT_NEAR(gauge(n, R"(fabricmon_link_pre_fec_ber{interface="eth0"})"), 1e-8, 1e-10);
+  EXPECT_NEAR(gauge(n, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 1e-8, 1e-10);
+  EXPECT_DOUBLE_EQ(gauge(n, R"(fabricmon_link_pre_fec_ber_warning_level{interface="eth0"})"), 2.4e-5);
+}
+
+TEST(LinkBer, LittleMarginLeftToTheCorrectionLimit) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.ber = 5e-5;  // RS(544,514) corrects up to ~2.4e-4: less than a decade left
+  l.setup();
+  l.run(5);
+  EXPECT_EQ(berFindings(n), std::vector<std::string>{"link_ber/margin/mlx5_0/1/eth0"});
+  const Finding* f = finding(n, "margin");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_NEAR(evidence(*f, "ber"), 5e-5, 1e-7);
+  EXPECT_DOUBLE_EQ(evidence(*f, "correction_limit"), 2.4e-4);
+  EXPECT_DOUBLE_EQ(evidence(*f, "lanes"), 4);
+  EXPECT_NE(f->summary.find("RS(544,514)"), std::string::npos) << f->summary;
+  // Back to normal: it clears.
+  l.ber = 1e-8;
+  l.run(90);
+  EXPECT_TRUE(berFindings(n).empty());
+}
+
+TEST(LinkBer, TheFecDecidesTheLevel) {
+  // 1e-5 leaves RS(544,514) more than a decade, RS(528,514) (limit 5e-5) less.
+  for (const auto& [code, fires] : {std::pair{"RS(544,514)", false}, std::pair{"RS(528,514)", true}}) {
+    TestNode n(shortWindows());
+    Link l{n};
+    l.ber = 1e-5;
+    l.setup(code);
+    l.run(10);
+    EXPECT_EQ(!berFindings(n).empty(), fires) << code;
+  }
+}
+
+TEST(LinkBer, WorstLaneNamedFromPerLaneCounts) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.ber = 5e-5;
+  l.setup();
+  for (int s = 0; s < 5; ++s) {
+    for (int lane = 0; lane < 4; ++lane) {
+      n.add("ethtool_pfc", "fabricmon_phy_lane_corrected_bit_errors_total",
+            {{"interface", "eth0"}, {"lane", std::to_string(lane)}}, lane == 2 ? 1e6 : 1e3);
+    }
+    l.run(1);
+  }
+  const Finding* f = finding(n, "margin");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(evidence(*f, "worst_lane"), 2);
+  EXPECT_GT(evidence(*f, "worst_lane_ber"), 0);
+}
+
+TEST(LinkBer, UncorrectableCodewordsAreCritical) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.setup();
+  l.run(10);
+  EXPECT_TRUE(berFindings(n).empty());
+  n.add("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", "eth0"}}, 3);
+  l.run(1);
+  const Finding* f = finding(n, "uncorrectable");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kCritical);
+  EXPECT_EQ(evidence(*f, "uncorrectable_blocks"), 3);
+  l.run(70);  // the window passes without more
+  EXPECT_EQ(finding(n, "uncorrectable"), nullptr);
+}
+
+TEST(LinkBer, DegradingAgainstItsOwnBaseline) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.ber = 1e-9;
+  l.setup();
+  l.run(9 * 60);
+  l.ber = 5e-8;
+  l.run(60);
+  // At most 11 parts of 60 s are complete (the first one partial: the clock is not at a minute).
+  EXPECT_TRUE(berFindings(n).empty()) << "baseline not learned yet (fewer than 12 parts)";
+  l.ber = 1e-9;
+  l.run(20 * 60);
+  l.ber = 5e-8;  // 50x its baseline, still far from the margin
+  l.run(60);
+  EXPECT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"});
+  const Finding* f = finding(n, "degrading");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(evidence(*f, "baseline_ber"), 1e-9, 1e-10);
+}
+
+TEST(LinkBer, ModuleSwapResettingTheCountersIsSilent) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.setup();
+  l.run(25 * 60);
+  // The new module: the NIC restarts its PHY counters from 0.
+  n.set("ethtool_pfc", "fabricmon_phy_corrected_bit_errors_total", {{"interface", "eth0"}}, 0);
+  n.set("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", "eth0"}}, 0);
+  n.set("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", "eth0"}}, 0);
+  l.run(10 * 60);
+  EXPECT_TRUE(berFindings(n).empty());
+}
+
+TEST(LinkBer, ManagementPortsAreLeftAlone) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.ber = 5e-5;
+  l.setup();
+  n.set("port_topology", "fabricmon_port_topology_info",
+        {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"role", "management"}, {"rail", ""}}, 1);
+  l.run(10);
+  EXPECT_TRUE(berFindings(n).empty());
+}
+
+// ---- the state file ----
+
+TEST(StateFile, WritesAtomicallyAndReadsBack) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto none = watchdog::readStateFile(path);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(watchdog::writeStateFile(path, {{"rules", {{"x", 1}}}}));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  auto doc = watchdog::readStateFile(path);
+  ASSERT_TRUE(doc && doc->has_value());
+  EXPECT_EQ((**doc)["version"], watchdog::kStateVersion);
+  EXPECT_EQ((**doc)["rules"]["x"], 1);
+}
+
+TEST(StateFile, CorruptOrForeignFilesAreRefused) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  for (const char* text : {"", "{", "[1,2]", R"({"rules":{}})", R"({"version":99})", R"({"version":"1"})"}) {
+    dir.write("state.json", text);
+    EXPECT_FALSE(watchdog::readStateFile(path)) << text;
+  }
+  std::filesystem::create_directory(dir.path() / "adir");
+  EXPECT_FALSE(watchdog::readStateFile((dir.path() / "adir").string()));
+}
+
+TEST(StateFile, BaselineSurvivesARestart) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  {
+    TestNode a(shortWindows());
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{a};
+    l.ber = 1e-9;
+    l.setup();
+    l.run(20 * 60);
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  ASSERT_TRUE(std::filesystem::exists(path));
+  // A new process a minute later: the BER jumped while it was down. With the file, the day's
+  // baseline is there at once; without, the jump would be learned as the new normal.
+  for (bool withState : {true, false}) {
+    TestNode b(shortWindows());
+    b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
+    if (withState) b.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{b};
+    l.ber = 5e-8;
+    l.setup();
+    l.run(30);
+    EXPECT_EQ(!berFindings(b).empty(), withState) << (withState ? "with" : "without") << " the state file";
+  }
+}
+
+TEST(StateFile, RecurrenceSurvivesARestart) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  auto flapUncorrectable = [](TestNode& n, Link& l) {
+    n.add("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", "eth0"}}, 1);
+    l.run(1);
+    EXPECT_NE(finding(n, "uncorrectable"), nullptr);
+    l.run(70);
+    EXPECT_EQ(finding(n, "uncorrectable"), nullptr);
+  };
+  {
+    TestNode a(shortWindows());
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{a};
+    l.setup();
+    l.run(5);
+    flapUncorrectable(a, l);
+    flapUncorrectable(a, l);
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  TestNode b(shortWindows());
+  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 30);
+  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  Link l{b};
+  l.setup();
+  l.run(5);
+  b.add("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", "eth0"}}, 1);
+  l.run(1);
+  const Finding* f = finding(b, "uncorrectable");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(labelOf(*f, "recurring"), "true") << "the third start within the hour, across the restart";
+}
+
+TEST(StateFile, AnUnreadableFileIsIgnoredAndReplaced) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  dir.write("state.json", "not json at all");
+  TestNode n(shortWindows());
+  n.watchdog().useStateFile(path, std::chrono::seconds(10));
+  Link l{n};
+  l.setup();
+  l.run(15);  // written after 10 s
+  auto doc = watchdog::readStateFile(path);
+  ASSERT_TRUE(doc) << doc.error().message;
+  ASSERT_TRUE(doc->has_value());
+  EXPECT_TRUE((**doc)["rules"].contains("link_ber"));
+}
+
+}  // namespace
+}  // namespace fabricmon::testing

@@ -1,0 +1,420 @@
+// link_ber: the physical layer before it fails. The pre-FEC bit error rate (corrected bits over
+// received bits, both over one window) against the margin its FEC leaves, uncorrectable FEC
+// codewords (post-FEC errors: frames lost), and the BER climbing against the port's own baseline
+// of the last day. docs/rules.md ("link_ber") argues every default.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "watchdog/rules/link_ber.hpp"
+#include "watchdog/rules/rules.hpp"
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr double kBitsPerByte = 8;
+
+struct Ber {
+  bool judged = false;
+  double ber = 0;
+  double errors = 0;
+  double bits = 0;
+  double seconds = 0;
+  bool approximated = false;  ///< from corrected codewords, not corrected bits
+  Nanos stamp = kNever;
+};
+
+/// The FEC the port runs and what it can take.
+struct Fec {
+  std::string code;      ///< "RS(544,514)", ...; "assumed ..." when inferred
+  double limit = 0;      ///< correction limit (0: no FEC, nothing to judge)
+  double lanes = 0;      ///< 0 = unknown
+  double bitsPerSecond = 0;
+};
+
+double limitFor(const LinkBerRule& rule, std::string_view code) {
+  if (code.starts_with("RS(544")) return rule.rs544CorrectionLimit;
+  if (code.starts_with("RS(528")) return rule.rs528CorrectionLimit;
+  if (code.starts_with("RS(272")) return rule.llrsCorrectionLimit;
+  if (code.starts_with("BaseR")) return rule.baserCorrectionLimit;
+  return 0;
+}
+
+Fec fecOf(const RuleContext& ctx, const LinkBerRule& rule, std::string_view iface, const PortRef* port) {
+  const auto& h = ctx.history;
+  Fec f;
+  if (const Tracked* lanes = h.find(Fam::kLinkLanes, iface); lanes && lanes->samples > 0) f.lanes = lanes->raw;
+  if (const Tracked* speed = h.find(Fam::kLinkSpeed, iface); speed && speed->samples > 0) {
+    f.bitsPerSecond = speed->raw * kBitsPerByte;
+  } else if (port != nullptr) {
+    if (const Tracked* rate = h.find(Fam::kPortRate, port->device, port->port); rate && rate->samples > 0) {
+      f.bitsPerSecond = rate->raw * kBitsPerByte;
+    }
+  }
+  std::string_view code;
+  if (const Tracked* info = h.find(Fam::kFecInfo, iface); info && info->samples > 0) code = info->label("code");
+  if (code == "none") return f;  // FEC off: pre-FEC is post-FEC, link_errors judges it
+  if (!code.empty() && code != "RS" && code != "unknown") {
+    f.code = std::string(code);
+  } else {
+    // The FEC is not reported (no ethtool netlink): every IEEE PHY of 50G and 100G lanes runs
+    // RS(544,514); anything slower is taken as RS(528,514), the stricter of the two.
+    const double lane = f.lanes > 0 ? f.bitsPerSecond / f.lanes : (f.bitsPerSecond >= 200e9 ? 50e9 : 0);
+    f.code = lane >= 40e9 ? "RS(544,514)" : "RS(528,514)";
+  }
+  f.limit = limitFor(rule, f.code);
+  return f;
+}
+
+/// Corrected bits over received bits, both over the same `window`. Without a received-bit counter,
+/// the line rate times the time; without corrected bits, corrected codewords x 1 bit (a lower bound:
+/// a corrected codeword holds at least one bit error, and rarely more while the BER is low).
+Ber berOver(const RuleContext& ctx, std::string_view iface, const Fec& fec, Nanos window) {
+  const auto& h = ctx.history;
+  Ber b;
+  const Tracked* errors = h.find(Fam::kPhyCorrectedBits, iface);
+  if (!ctx.ready(errors)) {
+    errors = h.find(Fam::kFecCorrectedBlocks, iface);
+    b.approximated = true;
+  }
+  if (!ctx.ready(errors)) return b;
+  const auto e = errors->over(window);
+  if (e.seconds <= 0) return b;
+  const Tracked* received = h.find(Fam::kPhyReceivedBytes, iface);
+  double bits = 0;
+  Nanos stamp = errors->t;
+  if (ctx.ready(received) && received->t == errors->t) {
+    const auto r = received->over(window);
+    // Both counters come from one NIC read: the same samples bound both windows. A window cut at
+    // other samples (one series is younger) is not a ratio of the same time.
+    if (std::abs(r.seconds - e.seconds) > 1e-3 * e.seconds) return b;
+    bits = r.increase * kBitsPerByte;
+  } else if (fec.bitsPerSecond > 0) {
+    bits = fec.bitsPerSecond * e.seconds;
+  }
+  if (bits <= 0) return b;
+  b.judged = true;
+  b.errors = e.increase;
+  b.bits = bits;
+  b.seconds = e.seconds;
+  b.ber = e.increase / bits;
+  b.stamp = stamp;
+  return b;
+}
+
+/// The lane with the most corrected bits (mlx5 rx_err_lane_<N>_phy) or codewords over the window.
+struct Lane {
+  int lane = -1;
+  double ber = 0;
+};
+Lane worstLane(const RuleContext& ctx, std::string_view iface, const Ber& total, double lanes, Nanos window) {
+  Lane worst;
+  double most = -1;
+  double count = 0;
+  for (Fam fam : {Fam::kPhyLaneCorrectedBits, Fam::kFecLaneCorrected}) {
+    for (const Tracked* s : ctx.history.family(fam)) {
+      if (s->label("interface") != iface || !ctx.ready(s)) continue;
+      ++count;
+      const double inc = s->over(window).increase;
+      if (inc > most) {
+        most = inc;
+        unsigned n = 0;
+        auto lane = s->label("lane");
+        std::from_chars(lane.data(), lane.data() + lane.size(), n);
+        worst.lane = static_cast<int>(n);
+      }
+    }
+    if (count > 0) break;  // bits when there are bits, codewords otherwise
+  }
+  const double perLane = lanes > 0 ? lanes : count;
+  if (worst.lane >= 0 && total.bits > 0 && perLane > 0) worst.ber = most / (total.bits / perLane);
+  return worst;
+}
+
+// ---- the baseline: 24 parts of baseline_window, each a BER, dated by the wall clock ----
+
+int64_t partSeconds(const LinkBerRule& rule) {
+  return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(rule.baselineWindow).count() /
+                                  static_cast<int64_t>(BerBaseline::kParts));
+}
+
+int64_t wallSeconds(const RuleContext& ctx) {
+  return std::chrono::duration_cast<std::chrono::seconds>(ctx.wallNow.time_since_epoch()).count();
+}
+
+void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, const Tracked* errors,
+           const Tracked* received, const Fec& fec) {
+  const int64_t width = partSeconds(rule);
+  if (m.partSeconds != width) {
+    m.parts = {};
+    m.partSeconds = width;
+  }
+  if (errors == nullptr || errors->t == m.lastT) return;
+  const double bitsTotal = received != nullptr && received->t == errors->t ? received->total * kBitsPerByte : -1;
+  const double dErrors = errors->total - m.lastErrors;
+  double dBits = bitsTotal >= 0 ? bitsTotal - m.lastBits : 0;
+  if (bitsTotal < 0 && fec.bitsPerSecond > 0 && m.lastT != kNever) {
+    dBits = fec.bitsPerSecond * double(errors->t - m.lastT) / kSecond;
+  }
+  const bool continuous = m.lastT != kNever && dErrors >= 0 && dBits >= 0 && m.lastErrors >= 0;
+  m.lastErrors = errors->total;
+  m.lastBits = bitsTotal;
+  m.lastT = errors->t;
+  // A series that was forgotten and seen again restarts its totals: that interval is not counted.
+  if (!continuous) return;
+  const int64_t index = wallSeconds(ctx) / width;
+  auto& part = m.parts[static_cast<size_t>(((index % int64_t(BerBaseline::kParts)) + int64_t(BerBaseline::kParts)) %
+                                           int64_t(BerBaseline::kParts))];
+  if (part.index != index) part = BerBaseline::Part{index, 0, 0};
+  part.errors += dErrors;
+  part.bits += dBits;
+}
+
+/// The median BER of the parts before the current one within the baseline window; < 0 while fewer
+/// than baseline_min_parts parts hold enough bits.
+double baselineOf(const BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule) {
+  if (m.partSeconds <= 0) return -1;
+  const int64_t current = wallSeconds(ctx) / m.partSeconds;
+  std::vector<double> bers;
+  for (const auto& p : m.parts) {
+    if (p.index >= current || p.index < current - int64_t(BerBaseline::kParts)) continue;
+    if (p.bits < rule.minBits) continue;
+    bers.push_back(p.errors / p.bits);
+  }
+  if (bers.size() < rule.baselineMinParts) return -1;
+  std::nth_element(bers.begin(), bers.begin() + bers.size() / 2, bers.end());
+  return bers[bers.size() / 2];
+}
+
+const FamilyDef* gaugeFamily(int which);
+
+void setGauges(BerBaseline& m, std::string_view iface, double ber, double baseline, double level) {
+  if (!m.berGauge) {
+    const Labels labels{{"interface", std::string(iface)}};
+    m.berGauge = makeSeries(*gaugeFamily(0), labels);
+    m.baselineGauge = makeSeries(*gaugeFamily(1), labels);
+    m.levelGauge = makeSeries(*gaugeFamily(2), labels);
+  }
+  m.live = true;
+  m.ber = ber;
+  m.baseline = baseline;
+  m.level = level;
+}
+
+std::string where(const RuleContext& ctx, std::string_view iface, const PortRef* port) {
+  std::string out(iface);
+  if (port == nullptr) return out;
+  if (const Tracked* t = ctx.history.find(Fam::kPortTopology, port->device, port->port)) {
+    auto role = t->label("role"), rail = t->label("rail");
+    if (!role.empty() || !rail.empty()) {
+      out += fmt::format(" ({}{}{})", role, rail.empty() ? "" : ", rail ", rail);
+    }
+  }
+  return out;
+}
+
+void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_view iface) {
+  const auto& h = ctx.history;
+  const PortRef* port = ctx.join.byInterface(iface);
+  Subject subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, iface, {}};
+  const Nanos window = toNanos(rule.window);
+  const Fec fec = fecOf(ctx, rule, iface, port);
+  auto [it, inserted] = ctx.memory.berBaselines.try_emplace(std::string(iface));
+  BerBaseline& memory = it->second;
+
+  // A link that is down has no BER: hold every verdict as it is.
+  const bool down = ctx.interfaceDown(iface);
+
+  // ---- uncorrectable codewords: frames lost after the FEC ----
+  {
+    Verdict v;
+    const Tracked* uncorr = h.find(Fam::kFecUncorrectable, iface);
+    if (ctx.ready(uncorr)) {
+      const auto w = uncorr->over(window);
+      v.judged = true;
+      v.stamp = uncorr->t;
+      v.fire = w.increase > rule.uncorrectableBlocks;
+      v.clear = !v.fire;
+      v.evidence.add("uncorrectable_blocks", w.increase);
+      v.evidence.add("observed_seconds", w.seconds);
+      v.evidence.add("limit", rule.uncorrectableBlocks);
+      v.evidence.add("lanes", fec.lanes);
+      if (v.fire) {
+        v.summary = fmt::format("{}: {:.0f} uncorrectable FEC codewords in {:.0f}s ({}): frames are being lost "
+                                "after FEC",
+                                where(ctx, iface, port), w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
+      }
+    }
+    ctx.observe("uncorrectable", Severity::kCritical, subject, Policy{}, v);
+  }
+
+  const Tracked* errors = h.find(Fam::kPhyCorrectedBits, iface);
+  if (!ctx.ready(errors)) errors = h.find(Fam::kFecCorrectedBlocks, iface);
+  const Tracked* received = h.find(Fam::kPhyReceivedBytes, iface);
+  if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
+  const double baseline = baselineOf(memory, ctx, rule);
+  const Ber now = down ? Ber{} : berOver(ctx, iface, fec, window);
+  const bool enough = now.judged && now.bits >= rule.minBits;
+  const double level = fec.limit > 0 ? fec.limit / rule.marginFactor : -1;
+  setGauges(memory, iface, enough ? now.ber : -1, baseline, level);
+
+  // ---- too little margin left to the FEC's correction limit ----
+  {
+    Verdict v;
+    if (enough && fec.limit > 0) {
+      v.judged = true;
+      v.stamp = now.stamp;
+      v.fire = now.ber > level;
+      v.clear = !v.fire;
+      const Lane lane = worstLane(ctx, iface, now, fec.lanes, window);
+      v.evidence.add("ber", now.ber);
+      v.evidence.add("warning_level", level);
+      v.evidence.add("correction_limit", fec.limit);
+      v.evidence.add("baseline_ber", baseline);
+      v.evidence.add("lanes", fec.lanes);
+      v.evidence.add("worst_lane", lane.lane);
+      v.evidence.add("worst_lane_ber", lane.ber);
+      v.evidence.add("window_seconds", now.seconds);
+      v.evidence.add("approximated", now.approximated ? 1 : 0);
+      if (v.fire) {
+        v.summary = fmt::format("{}: pre-FEC BER {:.2g} over {:.0f}s, {} corrects up to ~{:.2g}: less than {:g}x margin left{}",
+                                where(ctx, iface, port), now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
+                                lane.lane >= 0 ? fmt::format(" (worst lane {}: {:.2g})", lane.lane, lane.ber) : "");
+      }
+    }
+    ctx.observe("margin", Severity::kWarning, subject, Policy{}, v);
+  }
+
+  // ---- degrading: up by degrade_factor against the port's own baseline ----
+  {
+    Verdict v;
+    if (enough && baseline >= 0) {
+      v.judged = true;
+      v.stamp = now.stamp;
+      const double reference = std::max(baseline, rule.degradeFloor / rule.degradeFactor);
+      v.fire = now.ber >= rule.degradeFloor && now.ber >= rule.degradeFactor * reference;
+      // Cleared once back under half the trigger: a BER sitting right at the factor does not flap.
+      v.clear = now.ber < rule.degradeFactor * reference / 2;
+      v.evidence.add("ber", now.ber);
+      v.evidence.add("baseline_ber", baseline);
+      v.evidence.add("factor", baseline > 0 ? now.ber / baseline : 0);
+      v.evidence.add("lanes", fec.lanes);
+      v.evidence.add("correction_limit", fec.limit);
+      v.evidence.add("window_seconds", now.seconds);
+      if (v.fire) {
+        v.summary = fmt::format("{}: pre-FEC BER {:.2g} is {:.0f}x its baseline of {:.2g} ({}): the optic or cable is "
+                                "degrading",
+                                where(ctx, iface, port), now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
+                                fec.code.empty() ? "FEC" : fec.code);
+      }
+    }
+    ctx.observe("degrading", Severity::kWarning, subject, Policy{}, v);
+  }
+}
+
+void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
+  for (auto& [iface, m] : ctx.memory.berBaselines) m.live = false;
+  std::vector<std::string_view> interfaces;
+  for (Fam fam : {Fam::kPhyCorrectedBits, Fam::kFecCorrectedBlocks, Fam::kFecUncorrectable}) {
+    for (const Tracked* s : ctx.history.family(fam)) interfaces.push_back(s->label("interface"));
+  }
+  std::sort(interfaces.begin(), interfaces.end());
+  interfaces.erase(std::unique(interfaces.begin(), interfaces.end()), interfaces.end());
+  for (std::string_view iface : interfaces) evaluateInterface(ctx, rule, iface);
+  // A baseline whose every part is older than the window has nothing left to say.
+  const int64_t now = wallSeconds(ctx);
+  std::erase_if(ctx.memory.berBaselines, [&](const auto& kv) {
+    const auto& m = kv.second;
+    if (m.live || m.partSeconds <= 0) return !m.live && m.partSeconds <= 0;
+    const int64_t current = now / m.partSeconds;
+    return std::none_of(m.parts.begin(), m.parts.end(), [&](const auto& p) {
+      return p.index >= current - int64_t(BerBaseline::kParts);
+    });
+  });
+}
+
+void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
+  needHistory(plan,
+              {Fam::kPhyCorrectedBits, Fam::kPhyLaneCorrectedBits, Fam::kPhyReceivedBytes, Fam::kFecCorrectedBlocks,
+               Fam::kFecUncorrectable, Fam::kFecLaneCorrected},
+              rule.window);
+}
+
+// ---- the state file: parts of each interface's baseline ----
+
+void saveLinkBer(const RuleMemory& memory, nlohmann::json& out) {
+  out = nlohmann::json::object();
+  for (const auto& [iface, m] : memory.berBaselines) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const auto& p : m.parts) {
+      if (p.index != INT64_MIN) parts.push_back({p.index, p.errors, p.bits});
+    }
+    if (parts.empty()) continue;
+    out[iface] = {{"part_seconds", m.partSeconds}, {"parts", std::move(parts)}};
+  }
+}
+
+void restoreLinkBer(RuleMemory& memory, const nlohmann::json& in) {
+  if (!in.is_object()) return;
+  for (const auto& [iface, doc] : in.items()) {
+    if (!doc.is_object() || !doc.contains("part_seconds") || !doc["part_seconds"].is_number_integer() ||
+        !doc.contains("parts") || !doc["parts"].is_array()) {
+      continue;
+    }
+    BerBaseline m;
+    m.partSeconds = doc["part_seconds"].get<int64_t>();
+    if (m.partSeconds <= 0) continue;
+    for (const auto& p : doc["parts"]) {
+      if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number() || !p[2].is_number()) continue;
+      BerBaseline::Part part{p[0].get<int64_t>(), p[1].get<double>(), p[2].get<double>()};
+      // Counts are never negative or not finite; a part that says so is not believed.
+      if (!std::isfinite(part.errors) || !std::isfinite(part.bits) || part.errors < 0 || part.bits < 0) continue;
+      const int64_t n = BerBaseline::kParts;
+      m.parts[static_cast<size_t>(((part.index % n) + n) % n)] = part;
+    }
+    memory.berBaselines[iface] = std::move(m);
+  }
+}
+
+const FamilyDef kPreFecBer{"fabricmon_link_pre_fec_ber",
+                           "Pre-FEC bit error rate of the interface over watchdog.rules.link_ber.window: bit "
+                           "errors the FEC corrected over bits received (docs/rules.md, link_ber).",
+                           MetricType::kGauge, "ratio", "interface"};
+const FamilyDef kPreFecBerBaseline{"fabricmon_link_pre_fec_ber_baseline",
+                                   "The interface's own pre-FEC BER baseline: the median over the parts of "
+                                   "the last baseline_window (a day), kept across restarts in the state file.",
+                                   MetricType::kGauge, "ratio", "interface"};
+const FamilyDef kPreFecBerLevel{"fabricmon_link_pre_fec_ber_warning_level",
+                                "The pre-FEC BER above which link_ber warns on this interface: its FEC's "
+                                "correction limit over margin_factor (the margin line of the dashboards).",
+                                MetricType::kGauge, "ratio", "interface"};
+
+const FamilyDef* gaugeFamily(int which) {
+  static const FamilyDef* const kAll[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
+  return kAll[which];
+}
+
+}  // namespace
+
+std::span<const FamilyDef* const> linkBerFamilies() {
+  static const FamilyDef* const kAll[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
+  return kAll;
+}
+
+void appendLinkBerSamples(const RuleMemory& memory, std::vector<Sample>& out) {
+  for (const auto& [iface, m] : memory.berBaselines) {
+    if (!m.live || !m.berGauge) continue;
+    if (m.ber >= 0) out.push_back(Sample{m.berGauge, m.ber});
+    if (m.baseline >= 0) out.push_back(Sample{m.baselineGauge, m.baseline});
+    if (m.level >= 0) out.push_back(Sample{m.levelGauge, m.level});
+  }
+}
+
+const RuleDef kLinkBerRule = withState(defineRule<LinkBerRule, planLinkBer, evaluateLinkBer>("link_ber", "physical"),
+                                       &saveLinkBer, &restoreLinkBer);
+
+}  // namespace fabricmon::watchdog
