@@ -63,6 +63,16 @@ constexpr std::array<const FamilyDef*, 37> kKept{
     &families::ethtool::kPrioRxBytes,
 };
 
+const FamilyDef kWindowBytes{
+    "fabricmon_window_bytes",
+    "Memory held by the recent-sample window behind /api/v1/window and the status page: encoded "
+    "chunks, their headers and the series index (0 when window.enabled is false).",
+    MetricType::kGauge, "bytes", ""};
+const FamilyDef kWindowSamples{"fabricmon_window_samples",
+                               "Samples held by the recent-sample window, over all its series.",
+                               MetricType::kGauge, "samples", ""};
+const FamilyDef* const kWindowFamilies[] = {&kWindowBytes, &kWindowSamples};
+
 // A counter standing still this long has a zero rate, whatever its NIC's refresh period (the
 // slowest seen, bnxt_en's firmware, latches once a second).
 constexpr double kStill = 3.0;
@@ -75,89 +85,197 @@ bool RecentSamples::kept(const FamilyDef* family) {
   return std::find(kKept.begin(), kKept.end(), family) != kKept.end();
 }
 
-void RecentSamples::Ring::push(Raw r) {
-  if (size < kCapacity) {
-    points[(head + size) % kCapacity] = r;
-    ++size;
-  } else {
-    points[head] = r;
-    head = (head + 1) % kCapacity;
-  }
+RecentSamples::RecentSamples(std::chrono::nanoseconds length) : length_(length) {}
+
+std::span<const FamilyDef* const> RecentSamples::families() { return kWindowFamilies; }
+
+BatchPtr RecentSamples::usageBatch(const RecentSamples* store, std::chrono::steady_clock::time_point now) {
+  static const SeriesPtr bytes = makeSeries(kWindowBytes, {});
+  static const SeriesPtr samples = makeSeries(kWindowSamples, {});
+  const Usage u = store ? store->usage() : Usage{};
+  auto b = std::make_shared<Batch>();
+  b->collector = "window";
+  b->monotonic = now;
+  b->wall = std::chrono::system_clock::now();
+  b->samples = {{bytes, double(u.bytes)}, {samples, double(u.samples)}};
+  return b;
 }
 
 void RecentSamples::ingest(const Snapshot& snapshot) {
   std::lock_guard lock(mutex_);
   for (const auto& [collector, batch] : snapshot.batches) {
-    auto& last = lastBatch_[collector];
-    if (last == batch) continue;
-    last = batch;
-    const uint32_t epoch = ++epochs_[collector];
+    auto& slot = timelines_[collector];
+    if (!slot) slot = std::make_unique<Timeline>();
+    Timeline& tl = *slot;
+    if (tl.lastBatch == batch) continue;
+    tl.lastBatch = batch;
+    const uint32_t epoch = ++tl.epoch;
     const int64_t t = batch->monotonic.time_since_epoch().count();
     wallOffsetNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(batch->wall.time_since_epoch()).count() -
                     std::chrono::duration_cast<std::chrono::nanoseconds>(batch->monotonic.time_since_epoch()).count();
-    for (const Sample& s : batch->samples) {
-      if (!kept(s.series->family)) continue;
-      auto it = rings_.find(s.series->id);
-      if (it == rings_.end()) {
-        it = rings_.emplace(s.series->id, Ring{}).first;
-        it->second.series = s.series;
-        it->second.collector = collector;
-        it->second.counter = s.series->family->type == MetricType::kCounter;
+    const bool hadBatch = !tl.chunks.empty();
+    const int64_t prevT = tl.last;
+
+    // The batch's time, once for all its series. A chunk is cut at kChunkSamples batches or a
+    // quarter of the length, so a slow collector's chunks still leave the window in steps.
+    if (tl.chunks.empty() || tl.chunks.back().count >= kChunkSamples ||
+        t - tl.chunks.back().first >= length_.count() / 4) {
+      if (!tl.chunks.empty()) tl.chunks.back().bits.shrink();
+      if (tl.chunks.empty()) tl.firstChunk = 0;
+      tl.chunks.emplace_back().first = t;
+    }
+    TimeChunk& tc = tl.chunks.back();
+    dodAppend(tc.bits, tl.state, t, tc.count);
+    ++tc.count;
+    tl.last = t;
+    const uint64_t current = tl.current();
+    // Chunks whose successor starts at or before the window's start have left it: the successor
+    // then holds the base (the newest sample at or before the start).
+    const int64_t cutoff = t - length_.count();
+    uint64_t keepFrom = tl.firstChunk;
+    while (keepFrom < current && tl.chunks[keepFrom + 1 - tl.firstChunk].first <= cutoff) ++keepFrom;
+
+    for (const Sample& sample : batch->samples) {
+      if (!kept(sample.series->family)) continue;
+      auto [it, inserted] = series_.try_emplace(sample.series->id);
+      Stored& s = it->second;
+      if (inserted) {
+        s.series = sample.series;
+        s.timeline = &tl;
+        s.counter = sample.series->family->type == MetricType::kCounter;
+        s.firstChunk = current;
+      } else if (s.timeline != &tl || s.seenEpoch == epoch) {
+        continue;  // another collector's series, or the same series twice in one batch
       }
-      Ring& ring = it->second;
-      if (ring.size > 0) {
-        const double gap = double(t - ring.at(ring.size - 1).t) / 1e9;
+      if (!inserted && hadBatch) {
+        // Per series sample, as before the store was compact (the typical gap between samples).
+        const double gap = double(t - prevT) / 1e9;
         if (gap > 0) pollSeconds_ = pollSeconds_ == 0 ? gap : std::min(pollSeconds_ * 0.9 + gap * 0.1, gap * 10);
       }
-      ring.push({t, s.value});
-      ring.seenEpoch = epoch;
+      // A series is in every batch of its collector since it appeared (it is dropped the first
+      // time it is not), so its chunks are contiguous and its last one is current or the one before.
+      bool first = false;
+      if (s.chunks.empty() || s.firstChunk + s.chunks.size() - 1 < current) {
+        if (!s.chunks.empty()) s.chunks.back().bits.shrink();
+        if (s.chunks.empty()) s.firstChunk = current;
+        s.chunks.emplace_back().offset = tc.count - 1;
+        first = true;
+      }
+      xorAppend(s.chunks.back().bits, s.state, sample.value, first);
+      ++s.samples;
+      ++samples_;
+      s.seenEpoch = epoch;
+      size_t drop = 0;
+      while (s.firstChunk + drop < keepFrom && drop + 1 < s.chunks.size()) {
+        const size_t n = tl.chunks[s.firstChunk + drop - tl.firstChunk].count - s.chunks[drop].offset;
+        s.samples -= n;
+        samples_ -= n;
+        ++drop;
+      }
+      if (drop > 0) {
+        s.chunks.erase(s.chunks.begin(), s.chunks.begin() + ptrdiff_t(drop));
+        s.firstChunk += drop;
+      }
+    }
+    if (keepFrom > tl.firstChunk) {
+      tl.chunks.erase(tl.chunks.begin(), tl.chunks.begin() + ptrdiff_t(keepFrom - tl.firstChunk));
+      tl.firstChunk = keepFrom;
     }
   }
   // A series its collector published a batch without (a vanished device), or whose collector left
   // the snapshot, is dropped, as /metrics drops it.
-  std::erase_if(rings_, [&](const auto& kv) {
-    const Ring& r = kv.second;
-    const auto batch = snapshot.batches.find(r.collector);
-    return batch == snapshot.batches.end() || r.seenEpoch != epochs_[r.collector];
+  for (auto& [name, tl] : timelines_) tl->alive = snapshot.batches.contains(name);
+  std::erase_if(series_, [&](const auto& kv) {
+    const Stored& s = kv.second;
+    const bool gone = !s.timeline->alive || s.seenEpoch != s.timeline->epoch;
+    if (gone) samples_ -= s.samples;
+    return gone;
   });
-  std::erase_if(lastBatch_, [&](const auto& kv) { return !snapshot.batches.contains(kv.first); });
+  std::erase_if(timelines_, [](const auto& kv) { return !kv.second->alive; });
 }
+
+std::vector<std::vector<int64_t>> RecentSamples::decodeTimes(const Timeline& tl) const {
+  std::vector<std::vector<int64_t>> out(tl.chunks.size());
+  for (size_t k = 0; k < tl.chunks.size(); ++k) {
+    const TimeChunk& c = tl.chunks[k];
+    BitReader in(c.bits.data(), c.bits.bits());
+    DodState st;
+    out[k].reserve(c.count);
+    for (uint32_t i = 0; i < c.count; ++i) out[k].push_back(dodNext(in, st, i));
+  }
+  return out;
+}
+
+void RecentSamples::decode(const Stored& s, const std::vector<std::vector<int64_t>>& times, int64_t from,
+                           std::vector<Raw>& out) const {
+  out.clear();
+  const uint64_t base = s.firstChunk - s.timeline->firstChunk;  // index into times
+  // Skip the chunks before the one holding the newest sample at or before `from`.
+  size_t j = 0;
+  while (j + 1 < s.chunks.size() && times[base + j + 1][s.chunks[j + 1].offset] <= from) ++j;
+  for (; j < s.chunks.size(); ++j) {
+    const ValueChunk& c = s.chunks[j];
+    const std::vector<int64_t>& ts = times[base + j];
+    BitReader in(c.bits.data(), c.bits.bits());
+    XorState st;
+    for (size_t i = c.offset; i < ts.size(); ++i) out.push_back({ts[i], xorNext(in, st, i == c.offset)});
+  }
+}
+
+namespace {
+
+bool labelsMatch(const Series& series, const std::vector<std::pair<std::string, std::string>>& want) {
+  for (const auto& [name, value] : want) {
+    if (series.label(name) != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::vector<RecentSamples::SeriesWindow> RecentSamples::window(const Query& q) const {
   std::vector<SeriesWindow> out;
   std::lock_guard lock(mutex_);
-  const int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+  const int64_t now = q.at.value_or(std::chrono::steady_clock::now()).time_since_epoch().count();
   const int64_t from = now - int64_t(q.window.count()) * 1'000'000'000;
   const double offset = double(wallOffsetNs_);
-  for (const auto& [key, ring] : rings_) {
-    if (!q.family.empty() && ring.series->family->name != q.family) continue;
-    if (ring.size == 0 || ring.at(ring.size - 1).t < from) continue;
+  std::unordered_map<const Timeline*, std::vector<std::vector<int64_t>>> times;  // decoded once per query
+  std::vector<Raw> ring;
+  for (const auto& [key, stored] : series_) {
+    if (!q.family.empty() && stored.series->family->name != q.family) continue;
+    if (!labelsMatch(*stored.series, q.labels)) continue;
+    if (stored.samples == 0 || stored.timeline->last < from) continue;
+    auto tit = times.find(stored.timeline);
+    if (tit == times.end()) tit = times.emplace(stored.timeline, decodeTimes(*stored.timeline)).first;
+    decode(stored, tit->second, from, ring);
+    if (ring.empty()) continue;
+    const bool counter = stored.counter;
     // The base is the newest point at or before the window start, so the increase covers the
     // whole window when the history reaches that far.
     size_t first = 0;
-    while (first + 1 < ring.size && ring.at(first + 1).t <= from) ++first;
+    while (first + 1 < ring.size() && ring[first + 1].t <= from) ++first;
     SeriesWindow w;
-    w.series = ring.series;
-    w.counter = ring.counter;
-    const Raw& base = ring.at(first);
-    w.last = ring.at(ring.size - 1).v;
+    w.series = stored.series;
+    w.counter = counter;
+    const Raw& base = ring[first];
+    w.last = ring.back().v;
     w.min = w.max = base.v;
-    w.seconds = double(ring.at(ring.size - 1).t - base.t) / 1e9;
+    w.seconds = double(ring.back().t - base.t) / 1e9;
     std::vector<double> gaps;
     double shownRate = 0;
     int64_t lastChange = base.t;
     double sinceChange = 0;  // increase since the last value change
-    for (size_t i = first; i < ring.size; ++i) {
-      const Raw& p = ring.at(i);
+    for (size_t i = first; i < ring.size(); ++i) {
+      const Raw& p = ring[i];
       if (p.t >= from) ++w.samples;
       w.min = std::min(w.min, p.v);
       w.max = std::max(w.max, p.v);
       if (i == first) {
-        if (q.points && !ring.counter) w.points.push_back({(double(p.t) + offset) / 1e9, p.v});
+        if (q.points && !counter) w.points.push_back({(double(p.t) + offset) / 1e9, p.v});
         continue;
       }
-      const Raw& prev = ring.at(i - 1);
-      if (!ring.counter) {
+      const Raw& prev = ring[i - 1];
+      if (!counter) {
         if (q.points) w.points.push_back({(double(p.t) + offset) / 1e9, p.v});
         continue;
       }
@@ -182,7 +300,7 @@ std::vector<RecentSamples::SeriesWindow> RecentSamples::window(const Query& q) c
       }
       if (q.points) w.points.push_back({(double(p.t) + offset) / 1e9, shownRate});
     }
-    if (ring.counter) {
+    if (counter) {
       w.rate = w.seconds > 0 ? w.increase / w.seconds : 0;
       if (!gaps.empty()) {
         std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
@@ -205,16 +323,57 @@ double RecentSamples::pollSeconds() const {
 
 double RecentSamples::coveredSeconds() const {
   std::lock_guard lock(mutex_);
+  // The oldest point of any series with two or more, per collector: one chunk decoded per collector.
+  std::unordered_map<const Timeline*, std::pair<uint64_t, uint32_t>> oldest;  // chunk, offset
+  for (const auto& [key, s] : series_) {
+    if (s.samples < 2) continue;
+    const std::pair<uint64_t, uint32_t> at{s.firstChunk, s.chunks.front().offset};
+    auto [it, inserted] = oldest.try_emplace(s.timeline, at);
+    if (!inserted && at < it->second) it->second = at;
+  }
   double covered = 0;
-  for (const auto& [key, ring] : rings_) {
-    if (ring.size >= 2) covered = std::max(covered, double(ring.at(ring.size - 1).t - ring.at(0).t) / 1e9);
+  for (const auto& [tl, at] : oldest) {
+    const TimeChunk& c = tl->chunks[at.first - tl->firstChunk];
+    BitReader in(c.bits.data(), c.bits.bits());
+    DodState st;
+    int64_t t = 0;
+    for (uint32_t i = 0; i <= at.second; ++i) t = dodNext(in, st, i);
+    covered = std::max(covered, double(tl->last - t) / 1e9);
   }
   return covered;
 }
 
 size_t RecentSamples::seriesCount() const {
   std::lock_guard lock(mutex_);
-  return rings_.size();
+  return series_.size();
+}
+
+RecentSamples::Usage RecentSamples::usage() const {
+  std::lock_guard lock(mutex_);
+  Usage u;
+  u.samples = samples_;
+  u.series = series_.size();
+  // The allocator's own header per block (glibc: 8 bytes, blocks rounded to 16) is counted as 16.
+  constexpr size_t kMallocOverhead = 16;
+  // An unordered_map node holds the value, the next pointer and (libstdc++, for integer keys) no
+  // cached hash; plus one bucket pointer per element at load factor 1.
+  u.bytes += series_.bucket_count() * sizeof(void*);
+  for (const auto& [key, s] : series_) {
+    u.bytes += sizeof(void*) + sizeof(std::pair<const uint64_t, Stored>) + kMallocOverhead;
+    u.bytes += s.chunks.capacity() * sizeof(ValueChunk) + (s.chunks.capacity() > 0 ? kMallocOverhead : 0);
+    for (const ValueChunk& c : s.chunks) {
+      u.bytes += c.bits.capacityBytes() + (c.bits.capacityBytes() > 0 ? kMallocOverhead : 0);
+      u.encodedBytes += (c.bits.bits() + 7) / 8;
+    }
+  }
+  for (const auto& [name, tl] : timelines_) {
+    u.bytes += sizeof(Timeline) + name.capacity() + tl->chunks.capacity() * sizeof(TimeChunk) + 3 * kMallocOverhead;
+    for (const TimeChunk& c : tl->chunks) {
+      u.bytes += c.bits.capacityBytes() + kMallocOverhead;
+      u.encodedBytes += (c.bits.bits() + 7) / 8;
+    }
+  }
+  return u;
 }
 
 }  // namespace fabricmon

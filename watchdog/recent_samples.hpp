@@ -4,7 +4,10 @@
 // /api/v1/window summarises it (increase, rate, peak, refresh period per series); the status page
 // charts it. Prometheus keeps one point per scrape; this keeps the sub-second view it averages away.
 //
-// Memory is fixed: kCapacity points per series, series only of the families in keptFamilies().
+// Stored the way a time-series database stores its head (docs/architecture.md, "The recent-sample
+// window"): each collector's batch times once, delta-of-delta encoded, in chunks; each series' values
+// XOR-encoded in chunks aligned with its collector's; memory taken as series receive samples and
+// given back a chunk at a time as it leaves the window. Series only of the families in keptFamilies().
 
 #include <chrono>
 #include <cstdint>
@@ -16,18 +19,27 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/sample.hpp"
 #include "model/store.hpp"
+#include "watchdog/sample_codec.hpp"
 
 namespace fabricmon {
 
 class RecentSamples {
  public:
-  static constexpr size_t kCapacity = 600;  ///< points per series: 10 min at 1 s, 2.5 min at 250 ms
+  /// Samples per chunk, as Prometheus's head chunks: enough for the encoding to pay off, few enough
+  /// that a chunk leaving the window gives memory back in small steps.
+  static constexpr uint32_t kChunkSamples = 120;
+  static constexpr std::chrono::seconds kDefaultLength{600};
   /// The families kept (a table: a new rule's inputs are one line here).
   static std::span<const FamilyDef* const> keptFamilies();
+
+  /// `length`: how far back the window reaches (the newest sample at or before `now - length` is
+  /// kept too, as the base of a counter's increase).
+  explicit RecentSamples(std::chrono::nanoseconds length = kDefaultLength);
 
   struct Point {
     double t;  ///< unix seconds (wall clock of the sample's collector run)
@@ -49,7 +61,18 @@ class RecentSamples {
   struct Query {
     std::chrono::seconds window{300};
     std::string family;   ///< "" = every kept family
+    /// Only series with these label values (e.g. {"device","mlx5_3"}); empty = all.
+    std::vector<std::pair<std::string, std::string>> labels;
     bool points = false;
+    /// The window ends here (tests; default: now).
+    std::optional<std::chrono::steady_clock::time_point> at;
+  };
+  /// What the window holds now (fabricmon_window_bytes, fabricmon_window_samples).
+  struct Usage {
+    size_t bytes = 0;    ///< every allocation of the store: encoded chunks, their headers, the index
+    size_t encodedBytes = 0;  ///< the chunks' encoded bits alone (what Prometheus's 1.3 B/sample counts)
+    size_t samples = 0;  ///< values stored, over all series
+    size_t series = 0;
   };
 
   /// Ingests the batches of `snapshot` not seen yet (pipeline thread).
@@ -61,30 +84,64 @@ class RecentSamples {
   /// How far back the oldest kept point reaches, in seconds.
   double coveredSeconds() const;
   size_t seriesCount() const;
+  Usage usage() const;
+  /// fabricmon_window_bytes and fabricmon_window_samples (docs/metrics.md); zeros for no store (the
+  /// window is off).
+  static BatchPtr usageBatch(const RecentSamples* store, std::chrono::steady_clock::time_point now);
+  static std::span<const FamilyDef* const> families();
+  std::chrono::nanoseconds length() const { return length_; }
 
  private:
+  /// One collector's batch times: chunk k holds the times of its batches k*… (the cut is by count
+  /// or by a quarter of the length, whichever comes first).
+  struct TimeChunk {
+    BitBuffer bits;
+    int64_t first = 0;  ///< steady ns of the chunk's first batch
+    uint32_t count = 0;
+  };
+  struct Timeline {
+    std::vector<TimeChunk> chunks;  // a handful: erasing the front moves a few headers
+    uint64_t firstChunk = 0;  ///< index of chunks.front()
+    DodState state;
+    BatchPtr lastBatch;
+    uint32_t epoch = 0;       ///< bumped per new batch
+    int64_t last = 0;         ///< steady ns of the latest batch
+    bool alive = true;        ///< still in the snapshot
+    uint64_t current() const { return firstChunk + chunks.size() - 1; }
+  };
+  /// One series' values over one of its collector's time chunks.
+  struct ValueChunk {
+    BitBuffer bits;
+    uint32_t offset = 0;  ///< index of its first value in the time chunk (a series that began mid-chunk)
+  };
+  struct Stored {
+    SeriesPtr series;
+    Timeline* timeline = nullptr;
+    bool counter = true;
+    uint32_t seenEpoch = 0;
+    uint64_t firstChunk = 0;  ///< timeline chunk index of chunks.front()
+    std::vector<ValueChunk> chunks;  // contiguous chunk indices up to the timeline's current one
+    XorState state;
+    size_t samples = 0;
+  };
+  /// One decoded point (steady ns, value).
   struct Raw {
-    int64_t t;  ///< steady clock ns
+    int64_t t;
     double v;
   };
-  struct Ring {
-    SeriesPtr series;
-    std::string collector;
-    bool counter = true;
-    std::unique_ptr<Raw[]> points = std::make_unique<Raw[]>(kCapacity);
-    size_t head = 0, size = 0;
-    uint32_t seenEpoch = 0;
-    const Raw& at(size_t i) const { return points[(head + i) % kCapacity]; }  // 0 = oldest
-    void push(Raw r);
-  };
   static bool kept(const FamilyDef* family);
+  /// Decodes `s` from the chunk that holds the newest sample at or before `from` on.
+  void decode(const Stored& s, const std::vector<std::vector<int64_t>>& times, int64_t from,
+              std::vector<Raw>& out) const;
+  std::vector<std::vector<int64_t>> decodeTimes(const Timeline& t) const;
 
+  const std::chrono::nanoseconds length_;
   mutable std::mutex mutex_;
-  std::unordered_map<uint64_t, Ring> rings_;                ///< by Series::id
-  std::map<std::string, BatchPtr, std::less<>> lastBatch_;  ///< per collector
-  std::map<std::string, uint32_t, std::less<>> epochs_;     ///< per collector, bumped per new batch
+  std::unordered_map<uint64_t, Stored> series_;  ///< by Series::id
+  std::map<std::string, std::unique_ptr<Timeline>, std::less<>> timelines_;  ///< per collector
   int64_t wallOffsetNs_ = 0;  ///< wall - steady of the latest batch
   double pollSeconds_ = 0;
+  size_t samples_ = 0;
 };
 
 }  // namespace fabricmon
