@@ -34,6 +34,7 @@ std::string renderStatusJson(const StatusInputs& in) {
               {"poll interval", formatDuration(c.poll.interval)},
               {"slow poll interval", formatDuration(c.poll.slowInterval)},
               {"watchdog peak window", formatDuration(c.watchdog.peakWindow)},
+              {"recent-sample window", c.window.on() ? formatDuration(c.window.length) : std::string("off")},
               {"alertmanager push", c.alertmanager.enabled() ? std::to_string(c.alertmanager.urls.size()) + " URL(s)"
                                                              : std::string("off")}};
   }
@@ -48,13 +49,23 @@ std::string renderStatusJson(const StatusInputs& in) {
       verdict = json::parse(triage::renderJson(triage::judge(*ev)));
     }
   }
+  json window = {{"enabled", in.recent != nullptr}};
+  if (in.recent) {
+    const auto u = in.recent->usage();
+    window["length_seconds"] = std::chrono::duration<double>(in.recent->length()).count();
+    window["bytes"] = u.bytes;
+    window["samples"] = u.samples;
+  } else {
+    window["note"] = std::string(kWindowOffReason);
+  }
   json out = {{"version", in.version},
               {"revision", in.revision},
               {"hostname", host},
               {"uptime_seconds", std::chrono::duration<double>(now - in.started).count()},
               {"config", config},
               {"collectors", collectors},
-              {"verdict", verdict}};
+              {"verdict", verdict},
+              {"window", window}};
   return out.dump();
 }
 

@@ -92,7 +92,15 @@ std::span<const FamilyDef* const> RecentSamples::families() { return kWindowFami
 BatchPtr RecentSamples::usageBatch(const RecentSamples* store, std::chrono::steady_clock::time_point now) {
   static const SeriesPtr bytes = makeSeries(kWindowBytes, {});
   static const SeriesPtr samples = makeSeries(kWindowSamples, {});
-  const Usage u = store ? store->usage() : Usage{};
+  Usage u;
+  if (store) {
+    std::lock_guard lock(store->usageMutex_);
+    if (store->usageAt_ == std::chrono::steady_clock::time_point() || now - store->usageAt_ >= std::chrono::seconds(5)) {
+      store->usage_ = store->usage();
+      store->usageAt_ = now;
+    }
+    u = store->usage_;
+  }
   auto b = std::make_shared<Batch>();
   b->collector = "window";
   b->monotonic = now;

@@ -142,6 +142,10 @@ class RecentSamples {
   int64_t wallOffsetNs_ = 0;  ///< wall - steady of the latest batch
   double pollSeconds_ = 0;
   size_t samples_ = 0;
+  // usageBatch() runs every pipeline pass; the walk over every series is done at most every 5 s.
+  mutable std::mutex usageMutex_;
+  mutable Usage usage_;
+  mutable std::chrono::steady_clock::time_point usageAt_;
 };
 
 }  // namespace fabricmon
