@@ -62,7 +62,9 @@ FABRICSIM=$BUILD/sim/fabricsim
 SCRAPE_CLIENT=$BUILD/tests/bench/scrape_client
 POLL_BENCH=$BUILD/tests/bench/poll_bench
 NODE_EXPORTER=$(command -v prometheus-node-exporter || true)
-for bin in "$FABRICMON" "$FABRICSIM" "$SCRAPE_CLIENT" "$POLL_BENCH"; do
+NEEDED=("$FABRICMON" "$FABRICSIM")
+[ "$MEMORY" = 1 ] || NEEDED+=("$SCRAPE_CLIENT" "$POLL_BENCH")
+for bin in "${NEEDED[@]}"; do
   [ -x "$bin" ] || { echo "scale_bench: $bin not built" >&2; exit 1; }
 done
 command -v python3 >/dev/null || { echo "scale_bench: needs python3 (make_node.py)" >&2; exit 1; }
