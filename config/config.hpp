@@ -49,7 +49,7 @@ struct TextfileConfig {
 };
 
 /// The node's recent-sample window behind /api/v1/window, the status page's charts and triage
-/// (watchdog/recent_samples.hpp).
+/// (window/recent_samples.hpp).
 struct WindowConfig {
   bool enabled = true;
   Duration length = std::chrono::minutes(10);  ///< 0 = off, as enabled: false

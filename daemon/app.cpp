@@ -18,7 +18,7 @@
 #include "daemon/status_json.hpp"
 #include "exporters/status_page.hpp"
 #include "exporters/window_json.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/systemd_notify.hpp"
 #include "daemon/version.hpp"

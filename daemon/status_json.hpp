@@ -9,7 +9,7 @@
 
 #include "config/config.hpp"
 #include "daemon/collector_runner.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 namespace fabricmon {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "model/result.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 namespace fabricmon {
 

@@ -2,7 +2,7 @@
 // table) and collector (from the registry) must be documented.
 #include <gtest/gtest.h>
 
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 #include <algorithm>
 #include <array>

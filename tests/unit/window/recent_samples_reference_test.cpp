@@ -1,4 +1,4 @@
-// The compact recent-sample window (watchdog/recent_samples.cpp) against a plain reference store
+// The compact recent-sample window (window/recent_samples.cpp) against a plain reference store
 // over a recorded run: the answers of /api/v1/window, the status page and triage must be the same
 // numbers, bit for bit, for every window up to the store's length. The reference is the store as it
 // was before it was compact (a vector of {steady ns, value} per series, nothing encoded, nothing
@@ -12,7 +12,7 @@
 #include "model/families/ethtool.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pma.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 namespace fabricmon {
 namespace {

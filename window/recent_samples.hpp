@@ -24,7 +24,7 @@
 
 #include "model/sample.hpp"
 #include "model/store.hpp"
-#include "watchdog/sample_codec.hpp"
+#include "window/sample_codec.hpp"
 
 namespace fabricmon {
 

@@ -1,5 +1,5 @@
 // RecentSamples: the node's fine-grained recent history behind /api/v1/window and the status page.
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 #include "model/families/ethtool.hpp"
 #include "model/families/netdev.hpp"
 

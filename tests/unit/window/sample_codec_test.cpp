@@ -1,5 +1,5 @@
-// The window's encodings (watchdog/sample_codec.hpp): lossless, and as small as they are meant to be.
-#include "watchdog/sample_codec.hpp"
+// The window's encodings (window/sample_codec.hpp): lossless, and as small as they are meant to be.
+#include "window/sample_codec.hpp"
 
 #include <cmath>
 #include <limits>

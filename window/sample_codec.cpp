@@ -1,4 +1,4 @@
-#include "watchdog/sample_codec.hpp"
+#include "window/sample_codec.hpp"
 
 #include <algorithm>
 #include <bit>
