@@ -118,6 +118,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
     if (tl.lastBatch == batch) continue;
     tl.lastBatch = batch;
     const uint32_t epoch = ++tl.epoch;
+    tl.seen = 0;
     const int64_t t = batch->monotonic.time_since_epoch().count();
     wallOffsetNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(batch->wall.time_since_epoch()).count() -
                     std::chrono::duration_cast<std::chrono::nanoseconds>(batch->monotonic.time_since_epoch()).count();
@@ -152,6 +153,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
         s.timeline = &tl;
         s.counter = sample.series->family->type == MetricType::kCounter;
         s.firstChunk = current;
+        ++tl.series;
       } else if (s.timeline != &tl || s.seenEpoch == epoch) {
         continue;  // another collector's series, or the same series twice in one batch
       }
@@ -173,6 +175,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
       ++s.samples;
       ++samples_;
       s.seenEpoch = epoch;
+      ++tl.seen;
       size_t drop = 0;
       while (s.firstChunk + drop < keepFrom && drop + 1 < s.chunks.size()) {
         const size_t n = tl.chunks[s.firstChunk + drop - tl.firstChunk].count - s.chunks[drop].offset;
@@ -192,13 +195,23 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
   }
   // A series its collector published a batch without (a vanished device), or whose collector left
   // the snapshot, is dropped, as /metrics drops it.
-  for (auto& [name, tl] : timelines_) tl->alive = snapshot.batches.contains(name);
-  std::erase_if(series_, [&](const auto& kv) {
-    const Stored& s = kv.second;
-    const bool gone = !s.timeline->alive || s.seenEpoch != s.timeline->epoch;
-    if (gone) samples_ -= s.samples;
-    return gone;
-  });
+  // The sweep walks every series: only when some collector left or a batch lacked a series.
+  bool sweep = false;
+  for (auto& [name, tl] : timelines_) {
+    tl->alive = snapshot.batches.contains(name);
+    sweep = sweep || !tl->alive || tl->seen != tl->series;
+  }
+  if (sweep) {
+    std::erase_if(series_, [&](const auto& kv) {
+      const Stored& s = kv.second;
+      const bool gone = !s.timeline->alive || s.seenEpoch != s.timeline->epoch;
+      if (gone) {
+        samples_ -= s.samples;
+        --s.timeline->series;
+      }
+      return gone;
+    });
+  }
   std::erase_if(timelines_, [](const auto& kv) { return !kv.second->alive; });
 }
 

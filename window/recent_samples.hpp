@@ -107,6 +107,8 @@ class RecentSamples {
     uint32_t epoch = 0;       ///< bumped per new batch
     int64_t last = 0;         ///< steady ns of the latest batch
     bool alive = true;        ///< still in the snapshot
+    size_t series = 0;        ///< stored series of this collector
+    size_t seen = 0;          ///< of them, seen in the latest batch
     uint64_t current() const { return firstChunk + chunks.size() - 1; }
   };
   /// One series' values over one of its collector's time chunks.
