@@ -59,6 +59,16 @@ struct StateConfig {
   bool operator==(const StateConfig&) const = default;
 };
 
+/// The node's recent-sample window behind /api/v1/window, the status page's charts and triage
+/// (window/recent_samples.hpp).
+struct WindowConfig {
+  bool enabled = true;
+  Duration length = std::chrono::minutes(10);  ///< 0 = off, as enabled: false
+
+  bool on() const { return enabled && length.count() > 0; }
+  bool operator==(const WindowConfig&) const = default;
+};
+
 struct SourcesConfig {
   std::string sysfsRoot = "/sys";
   std::optional<std::string> ethtoolDir;  ///< unset = real SIOCETHTOOL
@@ -259,6 +269,7 @@ struct Config {
   AlertmanagerConfig alertmanager;
   HealthCheckConfig healthCheck;
   SlurmJobsConfig slurmJobs;
+  WindowConfig window;
 
   /// The entry for a collector, or nullptr when the file does not mention it.
   const CollectorConfig* collector(std::string_view name) const {

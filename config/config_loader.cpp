@@ -25,6 +25,8 @@ constexpr std::string_view kTextfileSuffix = ".prom";
 // Each write is an fsync and a rename; node_exporter reads the file at scrape time (15s or more),
 // so rewriting it more often than once a second only costs disk I/O.
 constexpr Duration kMinTextfileInterval = 1s;
+constexpr Duration kMinWindowLength = 10s;
+constexpr Duration kMaxWindowLength = 1h;  // exporters/window_json.hpp, kMaxWindowSeconds
 // Fewer than 4 slots leave no room for a scraper beside a browser and a curl; above 10000 the
 // descriptors would crowd out the counter files (docs/configuration.md, web.max_connections).
 constexpr unsigned kMinConnections = 4;
@@ -149,6 +151,7 @@ class Loader {
         {"alertmanager", [&](const Field& s) { alertmanager(s); }},
         {"health_check", [&](const Field& s) { healthCheck(s); }},
         {"slurm_jobs", [&](const Field& s) { slurmJobs(s); }},
+        {"window", [&](const Field& s) { window(s); }},
     };
     if (!f.node.IsNull() && !f.node.IsMap()) {
       r_.error(f, "the top level must be a map of sections (web, sources, poll, ...), got " +
@@ -338,6 +341,23 @@ class Loader {
         {"cnp_priority", [&](const Field& v) { r_.readUnsigned(v, c_.qos.cnpPriority, 0, 7); }},
         {"cnp_dscp", [&](const Field& v) { r_.readUnsigned(v, c_.qos.cnpDscp, 0, 63); }},
         {"dcqcn_enabled", [&](const Field& v) { r_.readBool(v, c_.qos.dcqcnEnabled); }},
+    };
+    r_.readMap(f, entries);
+  }
+
+  void window(const Field& f) {
+    const Entry entries[] = {
+        {"enabled", [&](const Field& v) { r_.readBool(v, c_.window.enabled); }},
+        {"length",
+         [&](const Field& v) {
+           // 0 turns the window off (as enabled: false); otherwise at most what /api/v1/window
+           // can be asked for.
+           if (v.node.IsScalar() && v.node.Scalar() == "0") {
+             c_.window.length = Duration{0};
+             return;
+           }
+           r_.readDurationBetween(v, c_.window.length, kMinWindowLength, kMaxWindowLength);
+         }},
     };
     r_.readMap(f, entries);
   }

@@ -19,7 +19,7 @@
 #include "daemon/status_json.hpp"
 #include "exporters/status_page.hpp"
 #include "exporters/window_json.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 #include "daemon/logging.hpp"
 #include "daemon/systemd_notify.hpp"
 #include "daemon/version.hpp"
@@ -200,7 +200,9 @@ Result<App::BoundServer> App::bindHttp(const Config& config, HttpServerOptions o
   handlers.window = [this](std::string_view query) -> HttpReply {
     auto q = parseWindowQuery(query);
     if (!q) return {400, "text/plain; charset=utf-8", "bad query: " + q.error().message + "\n"};
-    return {200, "application/json", renderWindowJson(*recent_, *q)};
+    const auto recent = this->recent();
+    if (!recent) return {404, "text/plain; charset=utf-8", std::string(kWindowOffReason) + "\n"};
+    return {200, "application/json", renderWindowJson(*recent, *q)};
   };
   handlers.status = [this, tls = options.tls != nullptr, auth = options.basicAuth != nullptr]() -> HttpReply {
     StatusInputs in;
@@ -219,7 +221,8 @@ Result<App::BoundServer> App::bindHttp(const Config& config, HttpServerOptions o
       std::lock_guard lock(runnersMutex_);
       for (const auto& r : runners_) in.collectors.push_back(r->health());
     }
-    in.recent = recent_.get();
+    const auto recent = this->recent();  // kept alive for the render
+    in.recent = recent.get();
     if (const SnapshotPtr snap = store_->snapshot()) {
       const auto it = snap->batches.find("nic_driver_log");
       if (it != snap->batches.end()) in.driverLog = it->second;
@@ -302,14 +305,17 @@ int App::run() {
     });
   }
 
-  recent_ = std::make_shared<RecentSamples>();
+  applyWindow(config_.window);
   statusPage_ = std::make_shared<StatusPage>();
   {
     std::lock_guard lock(shownConfigMutex_);
     shownConfig_ = std::make_shared<const Config>(config_);
   }
-  pipeline_->addPassHook([recent = recent_](const Snapshot& fresh, const std::vector<Finding>&,
-                                            std::chrono::system_clock::time_point) { recent->ingest(fresh); });
+  pipeline_->addPassHook([this](const Snapshot& fresh, const std::vector<Finding>&,
+                                std::chrono::system_clock::time_point) {
+    if (auto recent = this->recent()) recent->ingest(fresh);
+  });
+  pipeline_->addBatchSource([this] { return RecentSamples::usageBatch(recent().get(), std::chrono::steady_clock::now()); });
   pipeline_->addPassHook([this](const Snapshot&, const std::vector<Finding>& findings,
                                  std::chrono::system_clock::time_point wallNow) {
     if (auto p = pusher()) p->update(findings, wallNow);
@@ -414,6 +420,22 @@ void App::shutdown() {
   spdlog::info("stopped");
 }
 
+std::shared_ptr<RecentSamples> App::recent() const {
+  std::lock_guard lock(recentMutex_);
+  return recent_;
+}
+
+// A changed window.* starts a new, empty window (its length is the store's shape); an unchanged
+// one keeps its history across a reload.
+void App::applyWindow(const WindowConfig& window) {
+  std::lock_guard lock(recentMutex_);
+  if (!window.on()) {
+    recent_.reset();
+    return;
+  }
+  if (!recent_ || recent_->length() != window.length) recent_ = std::make_shared<RecentSamples>(window.length);
+}
+
 void App::rejectReload(const std::string& why) {
   spdlog::error("reload rejected: {}; the running configuration stays in force", why);
   reloadStatus_->failed();
@@ -505,6 +527,7 @@ void App::reload() {
   stopSampling(std::chrono::milliseconds(1000));
   config_ = std::move(next);
   watchdog_->reconfigure(config_.watchdog, config_.qos);
+  applyWindow(config_.window);
   pipeline_->setOptions(pipelineOptions(config_));
   if (auto st = startSampling(); !st) spdlog::error("reload: {}", st.error().message);
   if (fresh) {

@@ -86,7 +86,12 @@ class App {
   std::unique_ptr<HttpServer> http_;
   HttpServerOptions httpOptions_;  // what http_ was built with, to bind it again after a failed reload
   std::shared_ptr<ReloadStatus> reloadStatus_ = std::make_shared<ReloadStatus>();
+  /// The recent-sample window; null while window.enabled is false. Swapped by a reload that changes
+  /// window.*, read by the pipeline and HTTP threads: under recentMutex_.
   std::shared_ptr<RecentSamples> recent_;
+  mutable std::mutex recentMutex_;
+  std::shared_ptr<RecentSamples> recent() const;
+  void applyWindow(const WindowConfig& window);
   std::shared_ptr<StatusPage> statusPage_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   mutable std::mutex shownConfigMutex_;  // HTTP threads read shownConfig_ for /api/v1/status

@@ -39,6 +39,7 @@ std::string renderStatusJson(const StatusInputs& in) {
               {"poll interval", formatDuration(c.poll.interval)},
               {"slow poll interval", formatDuration(c.poll.slowInterval)},
               {"watchdog peak window", formatDuration(c.watchdog.peakWindow)},
+              {"recent-sample window", c.window.on() ? formatDuration(c.window.length) : std::string("off")},
               {"alertmanager push", c.alertmanager.enabled() ? std::to_string(c.alertmanager.urls.size()) + " URL(s)"
                                                              : std::string("off")}};
   }
@@ -78,6 +79,15 @@ std::string renderStatusJson(const StatusInputs& in) {
       driverRecords.push_back(std::move(r));
     }
   }
+  json window = {{"enabled", in.recent != nullptr}};
+  if (in.recent) {
+    const auto u = in.recent->usage();
+    window["length_seconds"] = std::chrono::duration<double>(in.recent->length()).count();
+    window["bytes"] = u.bytes;
+    window["samples"] = u.samples;
+  } else {
+    window["note"] = std::string(kWindowOffReason);
+  }
   json out = {{"version", in.version},
               {"revision", in.revision},
               {"hostname", host},
@@ -85,7 +95,8 @@ std::string renderStatusJson(const StatusInputs& in) {
               {"config", config},
               {"collectors", collectors},
               {"driver_records", driverRecords},
-              {"verdict", verdict}};
+              {"verdict", verdict},
+              {"window", window}};
   return out.dump();
 }
 

@@ -10,7 +10,7 @@
 #include "config/config.hpp"
 #include "daemon/collector_runner.hpp"
 #include "model/sample.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 namespace fabricmon {
 

@@ -43,13 +43,22 @@ Result<RecentSamples::Query> parseWindowQuery(std::string_view query) {
         return Error{"family is not kept in the recent history (see docs/contract.md)", EINVAL};
       }
       q.family = std::string(value);
+    } else if (name == "device" || name == "port" || name == "interface") {
+      // One port's series (the status page's and triage's unit); label values are plain names.
+      if (value.empty() || value.find_first_of("%+\"\\") != std::string_view::npos) {
+        return Error{std::string(name) + " must be a plain name", EINVAL};
+      }
+      for (const auto& [k, v] : q.labels) {
+        if (k == name) return Error{std::string(name) + " given twice", EINVAL};
+      }
+      q.labels.emplace_back(std::string(name), std::string(value));
     } else if (name == "points") {
       if (value != "1" && value != "0" && value != "true" && value != "false") {
         return Error{"points must be 1 or 0", EINVAL};
       }
       q.points = value == "1" || value == "true";
     } else {
-      return Error{"unknown parameter (use seconds, family, points)", EINVAL};
+      return Error{"unknown parameter (use seconds, family, device, port, interface, points)", EINVAL};
     }
   }
   return q;

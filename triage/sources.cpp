@@ -6,7 +6,7 @@
 
 #include "model/families/neighbor.hpp"
 #include "triage/checks.hpp"
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 
 namespace fabricmon::triage {
 

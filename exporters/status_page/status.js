@@ -90,6 +90,12 @@ function showStatus(st) {
   const v = document.getElementById("verdict");
   v.replaceChildren();
   const head = document.createElement("p");
+  if (!st.verdict) {
+    // The window is off (window.enabled: false): no verdict and no charts, and the page says why.
+    text(head, st.window && !st.window.enabled ? "No verdict: " + st.window.note : "No verdict yet.");
+    v.appendChild(head);
+    return;
+  }
   if (st.verdict.wrong) {
     const top = st.verdict.checks[0];
     head.className = "state-problem";
@@ -209,8 +215,18 @@ function drawCharts(windows) {
 
 async function refresh() {
   try {
-    const [st, findings, ...windows] = await Promise.all([
-      getJson("/api/v1/status"), getJson("/api/v1/findings"),
+    const st0 = await getJson("/api/v1/status");
+    if (st0.window && !st0.window.enabled) {
+      showStatus(st0);
+      showFindings(await getJson("/api/v1/findings"));
+      const note = document.getElementById("charts-note");
+      note.hidden = false;
+      text(note, "No charts: " + st0.window.note);
+      document.body.dataset.loaded = "1";
+      return;
+    }
+    const [findings, ...windows] = await Promise.all([
+      getJson("/api/v1/findings"),
       ...CHARTS.map((c) => Promise.all(c.families.map((f) => {
         const got = getJson(`/api/v1/window?seconds=${WINDOW_SECONDS}&points=1&family=${f}`);
         // A family this node does not keep (no transceiver collector) leaves its chart out.
@@ -218,7 +234,7 @@ async function refresh() {
       })).then((parts) => ({
           series: parts.flatMap((p) => p.series), poll: parts[0].poll_seconds }))),
     ]);
-    showStatus(st);
+    showStatus(st0);
     showFindings(findings);
     text(document.getElementById("window-seconds"), String(WINDOW_SECONDS));
     text(document.getElementById("poll"), windows[0].poll ? windows[0].poll.toFixed(2) : "?");

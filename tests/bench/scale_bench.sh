@@ -3,6 +3,16 @@
 # (docs/benchmarks.md, "scale_bench").
 #
 #   tests/bench/scale_bench.sh BUILD_DIR [--smoke]
+#   tests/bench/scale_bench.sh BUILD_DIR --memory [--smoke]
+#
+# --memory (docs/benchmarks.md, "scale_bench --memory"): every node at once -- the default simulated
+# node (counters moving) and the N-device nodes -- each with fabricmon at 1 s polling and
+# node_exporter on the same tree, both scraped with gzip every 15 s, for SCALE_BENCH_FILL seconds
+# (default 660: the default 10 min window full, plus one chunk). Then it prints per node: VmRSS of
+# both, CPU of both over the last SCALE_BENCH_WINDOW seconds (default 60), the window's bytes, samples
+# and bytes per sample (fabricmon_window_bytes / fabricmon_window_samples), and /api/v1/window latency
+# (seconds=300) for one port and for the whole node. SCALE_BENCH_CONFIG: a fabricmon config file for
+# every daemon (e.g. one with window.enabled: false, for the memory the window costs).
 #
 # For each node -- the simulator's default node (8 RoCE + 1 InfiniBand port, counters moving) and
 # N single-port mlx5 RoCE devices for N in SCALE_BENCH_SIZES (default "8 32 128", written by
@@ -23,7 +33,14 @@ usage() { echo "usage: $0 BUILD_DIR [--smoke]" >&2; exit 2; }
 BUILD=$(cd "$1" && pwd) || usage
 HERE=$(cd "$(dirname "$0")" && pwd)
 SMOKE=0
-[ "${2:-}" = "--smoke" ] && SMOKE=1
+MEMORY=0
+for arg in "${@:2}"; do
+  case $arg in
+    --smoke) SMOKE=1 ;;
+    --memory) MEMORY=1 ;;
+    *) usage ;;
+  esac
+done
 
 SIZES=${SCALE_BENCH_SIZES:-8 32 128}
 WINDOW=${SCALE_BENCH_WINDOW:-30}
@@ -31,14 +48,23 @@ SCRAPE_SECS=${SCALE_BENCH_SCRAPE:-8}
 RATE=${SCALE_BENCH_RATE:-10}
 SCRAPE_EVERY=15
 SETTLE=${SCALE_BENCH_SETTLE:-5}
-if [ "$SMOKE" = 1 ]; then SIZES=""; WINDOW=2; SCRAPE_SECS=1; SETTLE=2; fi
+FILL=${SCALE_BENCH_FILL:-660}
+if [ "$MEMORY" = 1 ]; then WINDOW=${SCALE_BENCH_WINDOW:-60}; fi
+if [ "$SMOKE" = 1 ]; then
+  SIZES=""; WINDOW=2; SCRAPE_SECS=1; SETTLE=2
+  if [ "$MEMORY" = 1 ]; then SIZES=8; FILL=6; fi
+fi
+CONFIG_ARGS=()
+[ -n "${SCALE_BENCH_CONFIG:-}" ] && CONFIG_ARGS=(--config "$SCALE_BENCH_CONFIG")
 
 FABRICMON=$BUILD/daemon/fabricmon
 FABRICSIM=$BUILD/sim/fabricsim
 SCRAPE_CLIENT=$BUILD/tests/bench/scrape_client
 POLL_BENCH=$BUILD/tests/bench/poll_bench
 NODE_EXPORTER=$(command -v prometheus-node-exporter || true)
-for bin in "$FABRICMON" "$FABRICSIM" "$SCRAPE_CLIENT" "$POLL_BENCH"; do
+NEEDED=("$FABRICMON" "$FABRICSIM")
+[ "$MEMORY" = 1 ] || NEEDED+=("$SCRAPE_CLIENT" "$POLL_BENCH")
+for bin in "${NEEDED[@]}"; do
   [ -x "$bin" ] || { echo "scale_bench: $bin not built" >&2; exit 1; }
 done
 command -v python3 >/dev/null || { echo "scale_bench: needs python3 (make_node.py)" >&2; exit 1; }
@@ -108,7 +134,7 @@ latency() {
 
 start_fabricmon() {  # ROOT INTERVAL -> FM_PID FM_URL
   local root=$1 interval=$2 log="$WORK/fabricmon-$RANDOM.log"
-  "$FABRICMON" run --sysfs-root "$root/sys" --ethtool-dir "$root/ethtool" --dcb-dir "$root/dcb" \
+  "$FABRICMON" run ${CONFIG_ARGS[@]+"${CONFIG_ARGS[@]}"} --sysfs-root "$root/sys" --ethtool-dir "$root/ethtool" --dcb-dir "$root/dcb" \
     --listen 127.0.0.1:0 --poll-interval "$interval" --log-level warn >"$log" 2>&1 &
   FM_PID=$!
   PIDS+=("$FM_PID")
@@ -210,6 +236,86 @@ measure_node() {  # LABEL ROOT
   printf '| %-58s | %16s | %16s |\n' "series" "$fm_series" "$ne_series"
   SUMMARY+=("| $label | $cpu1 | $fl1 | $(ratio "$cpu1" "$floor1") | $cpu250 | $(ratio "$cpu250" "$floor250") | ${fm_l8#* / } | ${fm_g8#* / } | $fm_rss | $ne_rss | $fm_fds | $fm_series | ${ne_l1#* / } |")
 }
+
+
+# --memory: every node at once, fabricmon beside node_exporter, until the window is full.
+metric() { curl -sf --max-time 10 "$1" | awk -v m="$2" '$1 == m {print $2}'; }
+# window_latency URL N -> "p50 / max" ms of N sequential GETs
+window_latency() {
+  local url=$1 n=$2 i t
+  for i in $(seq "$n"); do curl -sf --max-time 10 -o /dev/null -w '%{time_total}\n' "$url" || echo 10; done |
+    sort -n | awk '{t[NR] = $1 * 1000} END {printf "%.2f / %.2f", t[int((NR + 1) / 2)], t[NR]}'
+}
+memory_run() {
+  local labels=() roots=() fm_pids=() fm_urls=() ne_pids=() ne_urls=() scrapers=()
+  "$FABRICSIM" --root "$WORK/default" --lldp-pod su1 --interval 1s >"$WORK/fabricsim.log" 2>&1 &
+  PIDS+=($!)
+  wait_for "[ -d '$WORK/default/sys/class/infiniband/mlx5_0' ] && [ -d '$WORK/default/dcb' ]" 30 ||
+    { echo "scale_bench: fabricsim did not write the tree" >&2; exit 1; }
+  labels+=("default simulated node"); roots+=("$WORK/default")
+  for n in $SIZES; do
+    "$HERE/make_node.py" "$FABRICSIM" "$WORK/n$n" "$n"
+    labels+=("$n devices"); roots+=("$WORK/n$n")
+  done
+  local i port
+  for i in "${!roots[@]}"; do
+    start_fabricmon "${roots[$i]}" 1s
+    fm_pids+=("$FM_PID"); fm_urls+=("$FM_URL")
+    if [ -n "$NODE_EXPORTER" ]; then
+      port=$(free_port)
+      "$NODE_EXPORTER" --path.sysfs="${roots[$i]}/sys" --collector.disable-defaults --collector.infiniband \
+        --collector.netclass --web.listen-address=127.0.0.1:"$port" >"$WORK/ne-$i.log" 2>&1 &
+      PIDS+=($!); ne_pids+=($!); ne_urls+=("http://127.0.0.1:$port/metrics")
+    else
+      ne_pids+=(""); ne_urls+=("")
+    fi
+  done
+  # One scraper per daemon, as Prometheus: gzip, every 15 s.
+  for url in "${fm_urls[@]}" "${ne_urls[@]}"; do
+    [ -n "$url" ] || continue
+    ( while :; do curl -sf --max-time 10 -H 'Accept-Encoding: gzip' -o /dev/null "$url" || true; sleep "$SCRAPE_EVERY"; done ) &
+    PIDS+=($!); scrapers+=($!)
+  done
+  local hold=$((FILL - WINDOW))
+  [ "$hold" -gt 0 ] || hold=0
+  echo "scale_bench --memory: ${#roots[@]} nodes at once; filling the window for $FILL s (CPU over the last $WINDOW s)" >&2
+  sleep "$hold"
+  local hz t0=() t1=() pid
+  hz=$(getconf CLK_TCK)
+  for pid in "${fm_pids[@]}" "${ne_pids[@]}"; do if [ -n "$pid" ]; then t0+=("$(cpu_ticks "$pid")"); else t0+=(0); fi; done
+  sleep "$WINDOW"
+  for pid in "${fm_pids[@]}" "${ne_pids[@]}"; do if [ -n "$pid" ]; then t1+=("$(cpu_ticks "$pid")"); else t1+=(0); fi; done
+  local n=${#roots[@]}
+  cpu_of() { awk -v a="${t0[$1]}" -v b="${t1[$1]}" -v hz="$hz" -v w="$WINDOW" 'BEGIN {printf "%.2f", (b - a) / hz / w * 100}'; }
+  echo
+  echo "### scale_bench --memory: fabricmon beside node_exporter, 1 s polling, gzip scrape every 15 s, after $FILL s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo "| node | fabricmon RSS MiB | node_exporter RSS MiB | fabricmon CPU % | node_exporter CPU % | series | window MiB | window samples | bytes / sample | covered s | /api/v1/window one port p50 / max ms | whole node p50 / max ms |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  local reps
+  reps=$([ "$SMOKE" = 1 ] && echo 3 || echo 20)
+  for i in "${!roots[@]}"; do
+    local fm=${fm_pids[$i]} ne=${ne_pids[$i]} url=${fm_urls[$i]} base bytes samples bps dev covered one all
+    base=${url%/metrics}
+    bytes=$(metric "$url" fabricmon_window_bytes)
+    samples=$(metric "$url" fabricmon_window_samples)
+    bps=$(awk -v b="${bytes:-0}" -v s="${samples:-0}" 'BEGIN { if (s > 0) printf "%.2f", b / s; else print "n/a" }')
+    dev=$(ls "${roots[$i]}/sys/class/infiniband" | sort -V | tail -1)
+    covered=$(curl -sf --max-time 10 "$base/api/v1/window?seconds=300&device=$dev" |
+      sed -n 's/.*"covered_seconds":\([0-9.]*\).*/\1/p')
+    one=$(window_latency "$base/api/v1/window?seconds=300&device=$dev" "$reps")
+    all=$(window_latency "$base/api/v1/window?seconds=300" 3)
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${labels[$i]}" \
+      "$(rss_mib "$fm" VmRSS)" "$([ -n "$ne" ] && rss_mib "$ne" VmRSS || echo n/a)" \
+      "$(cpu_of "$i")" "$([ -n "$ne" ] && cpu_of $((n + i)) || echo n/a)" "$(count_series "$url")" \
+      "$(awk -v b="${bytes:-0}" 'BEGIN {printf "%.2f", b / 1048576}')" "${samples:-n/a}" "$bps" "${covered:-n/a}" "$one" "$all"
+  done
+  for pid in "${scrapers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+}
+if [ "$MEMORY" = 1 ]; then
+  echo "scale_bench --memory: $(date -u +%FT%TZ), load average at the start: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+  memory_run
+  exit 0
+fi
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "scale_bench: $(date -u +%FT%TZ), load average at the start: $LOAD_START, $(nproc) cores"

@@ -5,6 +5,7 @@
 #   pause-storm demo: the page loads with no console error, lists the pause_storm finding, names
 #     pfc_pause as the verdict and draws a chart with data points for the stormed interface;
 #   healthy demo: no finding, verdict "nothing wrong";
+#   window.enabled: false: the page loads and says the window is off instead of a verdict and charts;
 #   with basic auth on (web.config_file): / and its assets answer 401 without credentials.
 # Exit 77 (skipped) when chromium, curl or htpasswd-style hashing (python3 crypt) is missing.
 set -euo pipefail
@@ -86,6 +87,21 @@ grep -q 'data-loaded="1"' "$dom" || fail "healthy: the page never finished loadi
 grep -q 'id="verdict" data-cause=""' "$dom" || fail "healthy: the verdict names a cause"
 grep -q 'nothing wrong' "$dom" || fail "healthy: no 'nothing wrong' verdict"
 echo "healthy: no finding, verdict nothing wrong, no console errors"
+stop_all
+
+# ------------------------------------------------------------------ window off
+# window.enabled: false (docs/configuration.md, "window"): the page loads and says why it has no
+# verdict and no charts.
+printf 'window:\n  enabled: false\n' >"$tmp/nowindow.yaml"
+start_demo healthy --config "$tmp/nowindow.yaml"
+wait_http "$URL/healthz" 30 || fail "window-off demo not serving"
+sleep 2
+browse nowindow "$URL/"
+dom="$tmp/nowindow.html"
+grep -q 'data-loaded="1"' "$dom" || fail "window off: the page never finished loading its data"
+grep -q 'No verdict: the recent-sample window is off' "$dom" || fail "window off: the verdict does not say the window is off"
+grep -q 'No charts: the recent-sample window is off' "$dom" || fail "window off: the charts do not say the window is off"
+echo "window off: the page says so in the verdict and the charts, no console errors"
 stop_all
 
 # ------------------------------------------------------------------ same auth as /metrics

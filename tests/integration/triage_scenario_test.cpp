@@ -11,6 +11,9 @@
 
 #include "tests/support/http_get.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <fstream>
 
 namespace fabricmon::testing {
 namespace {
@@ -97,6 +100,28 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, TriageScenarioTest, ::testing::ValuesIn(kCas
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
 });
+
+// window.enabled: false (docs/configuration.md, "window"): no window, and every reader says so.
+TEST(TriageSource, ANodeWithoutAWindowSaysSo) {
+  TempDir dir;
+  const std::string config = (dir.path() / "fabricmon.yaml").string();
+  std::ofstream(config) << "window:\n  enabled: false\n";
+  ChildProcess daemon({FABRICMON_BINARY, "demo", "--scenario", "healthy", "--config", config, "--listen", "127.0.0.1:0"});
+  const auto port = daemon.waitForPort(std::chrono::seconds(15));
+  ASSERT_TRUE(port) << daemon.output();
+  const auto window = httpGet(*port, "/api/v1/window?seconds=60");
+  EXPECT_EQ(window.status, 404);
+  EXPECT_NE(window.body.find("recent-sample window is off"), std::string::npos) << window.body;
+  const std::string status = httpGet(*port, "/api/v1/status").body;
+  EXPECT_NE(status.find("\"verdict\":null"), std::string::npos) << status;
+  EXPECT_NE(status.find("\"enabled\":false"), std::string::npos) << status;
+  EXPECT_NE(status.find("recent-sample window is off"), std::string::npos) << status;
+  EXPECT_NE(httpGet(*port, "/metrics").body.find("fabricmon_window_bytes 0"), std::string::npos);
+  std::string out;
+  const int code = runCommand({FABRICMON_BINARY, "triage", "--node", "http://127.0.0.1:" + std::to_string(*port)}, &out);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("recent-sample window is off"), std::string::npos) << out;
+}
 
 TEST(TriageSource, ANodeThatIsDownIsExit2WithAClearMessage) {
   // A port nobody listens on: bind one, note it, close it.

@@ -41,6 +41,23 @@ TEST(Defaults, MatchTheDocumentedValues) {
   EXPECT_FALSE(c.web.configFile.has_value());  // plain HTTP, no auth
   EXPECT_FALSE(c.textfile.path.has_value());    // no textfile
   EXPECT_EQ(c.textfile.interval, 15s);
+  EXPECT_TRUE(c.window.on());
+  EXPECT_EQ(c.window.length, std::chrono::minutes(10));
+}
+
+TEST(Defaults, TheWindowTurnsOffEitherWay) {
+  for (const char* off : {"window: {enabled: false}\n", "window: {length: 0}\n"}) {
+    const ConfigLoad load = loadConfigText(off, "w.yaml", configSchema());
+    ASSERT_TRUE(load.ok()) << allErrors(load);
+    EXPECT_FALSE(load.config.window.on()) << off;
+  }
+  const ConfigLoad five = loadConfigText("window: {length: 5m}\n", "w.yaml", configSchema());
+  ASSERT_TRUE(five.ok()) << allErrors(five);
+  EXPECT_EQ(five.config.window.length, std::chrono::minutes(5));
+  for (const char* bad : {"window: {length: 5s}\n", "window: {length: 2h}\n", "window: {length: 10}\n",
+                          "window: {size: 10m}\n"}) {
+    EXPECT_FALSE(loadConfigText(bad, "w.yaml", configSchema()).ok()) << bad;
+  }
 }
 
 TEST(Defaults, EmptyOrCommentOnlyTextGivesTheDefaults) {
@@ -69,6 +86,8 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
     const char* to;
   } const edits[] = {
       {"listen: \":19110\"", "listen: \":19111\""},
+      {"enabled: true                # false = no window", "enabled: false                # false = no window"},
+      {"length: 10m ", "length: 5m "},
       {"config_file: ~", "config_file: /etc/fabricmon/web.yml"},
       {"path: ~                          # unset (~) = off", "path: /var/lib/node_exporter/fabricmon.prom # off"},
       {"interval: 15s", "interval: 30s"},

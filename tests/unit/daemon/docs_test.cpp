@@ -2,6 +2,8 @@
 // table) and collector (from the registry) must be documented.
 #include <gtest/gtest.h>
 
+#include "window/recent_samples.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -54,7 +56,8 @@ std::vector<const FamilyDef*> codeFamilies() {
     EXPECT_EQ(collector->name(), entry.name);
     for (const FamilyDef* f : collector->families()) families.push_back(f);
   }
-  for (auto group : {SelfMetrics::families(), Watchdog::families(), AlertmanagerPusher::families()}) {
+  for (auto group : {SelfMetrics::families(), Watchdog::families(), AlertmanagerPusher::families(),
+                     RecentSamples::families()}) {
     families.insert(families.end(), group.begin(), group.end());
   }
   return families;

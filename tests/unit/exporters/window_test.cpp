@@ -20,6 +20,16 @@ TEST(WindowQuery, AcceptsTheDocumentedParameters) {
   EXPECT_FALSE(d->points);
 }
 
+TEST(WindowQuery, SelectsOnePortByItsLabels) {
+  auto q = parseWindowQuery("seconds=300&device=mlx5_3&port=1");
+  ASSERT_TRUE(q) << q.error().message;
+  const std::vector<std::pair<std::string, std::string>> want{{"device", "mlx5_3"}, {"port", "1"}};
+  EXPECT_EQ(q->labels, want);
+  for (const char* bad : {"device=", "device=a&device=b", "interface=eth%200", "priority=3"}) {
+    EXPECT_FALSE(parseWindowQuery(bad)) << bad;
+  }
+}
+
 TEST(WindowQuery, RejectsWhatItDoesNotKnow) {
   for (const char* bad : {"seconds=0", "seconds=-5", "seconds=3601", "seconds=1e3", "seconds=12abc", "seconds=",
                           "family=fabricmon_build_info", "points=yes", "secs=5", "seconds=99999999999999"}) {

@@ -1,5 +1,5 @@
 // RecentSamples: the node's fine-grained recent history behind /api/v1/window and the status page.
-#include "watchdog/recent_samples.hpp"
+#include "window/recent_samples.hpp"
 #include "model/families/ethtool.hpp"
 #include "model/families/netdev.hpp"
 
@@ -98,15 +98,36 @@ TEST_F(RecentSamplesTest, AVanishedSeriesIsDropped) {
   EXPECT_EQ(recent_.seriesCount(), 0u);
 }
 
-TEST_F(RecentSamplesTest, MemoryIsBoundedPerSeries) {
-  for (size_t i = 0; i < RecentSamples::kCapacity * 2; ++i) {
-    publish(std::chrono::milliseconds(10 * (RecentSamples::kCapacity * 2 - i)), {{pause_, double(i)}});
+// The store keeps its length in time, not points: 12 s of 10 ms samples in a 6 s store leave 6 s
+// plus at most one chunk, and the memory of the chunks that left is given back.
+TEST_F(RecentSamplesTest, MemoryIsBoundedByTheLength) {
+  RecentSamples store(6s);
+  Snapshot snap;
+  size_t bytesAtLength = 0;
+  for (int i = 0; i < 1200; ++i) {
+    auto b = std::make_shared<Batch>();
+    b->collector = "c";
+    b->monotonic = now_ - std::chrono::milliseconds(10 * (1200 - i));
+    b->wall = std::chrono::system_clock::now();
+    b->samples = {{pause_, double(i)}, {up_, 1.0}};
+    snap.batches["c"] = b;
+    store.ingest(snap);
+    if (i == 720) bytesAtLength = store.usage().bytes;
   }
+  const auto u = store.usage();
+  EXPECT_EQ(u.series, 2u);
+  EXPECT_GE(u.samples, 2u * 600);
+  EXPECT_LE(u.samples, 2u * (600 + RecentSamples::kChunkSamples + 1));
+  EXPECT_LE(u.bytes, bytesAtLength + 256);  // flat once the window is full
+  EXPECT_LT(u.bytes, u.samples * 4);        // the plain store took 16 bytes a point
   RecentSamples::Query q;
   q.window = 3600s;
-  const auto* s = find(recent_.window(q), pause_);
+  const auto* s = find(store.window(q), pause_);
   ASSERT_NE(s, nullptr);
-  EXPECT_EQ(s->samples, RecentSamples::kCapacity);
+  EXPECT_EQ(s->samples, u.samples / 2);
+  EXPECT_GE(store.coveredSeconds(), 6.0);
+  EXPECT_LT(store.coveredSeconds(), 6.0 + 1.3);
+  EXPECT_DOUBLE_EQ(s->last, 1199);
 }
 
 }  // namespace
