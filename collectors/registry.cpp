@@ -54,17 +54,16 @@ const CollectorEntry kRegistry[] = {
     {"port_topology", Cadence::kSlow, {}, &makePortTopologyCollector},
     // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
     // neighbours come from"): a switch announces itself every 30 s by default.
-    {"lldp_neighbors", Cadence::kSlow, &makeLldpNeighborCollector},
+    {"lldp_neighbors", Cadence::kSlow, {}, &makeLldpNeighborCollector},
     // PCIe AER counters of each NIC's function and the ports above it (docs/metrics.md, "PCIe AER
     // errors"): about 45 series per function, changed only by the kernel's AER handler; a few
     // seconds more to see an error cost nothing beside the minutes its rule judges over.
-    {"pcie_aer", Cadence::kSlow, &makePcieAerCollector},
+    {"pcie_aer", Cadence::kSlow, {}, &makePcieAerCollector},
     // The scheduler's jobs on this node, found locally (spool sockets, job cgroups, GPU job map).
-    {"slurm_jobs", Cadence::kSlow, &makeSlurmJobsCollector},
+    {"slurm_jobs", Cadence::kSlow, {}, &makeSlurmJobsCollector},
     // The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
     // finding within one poll (docs/metrics.md, "NIC and driver health").
-    {"nic_driver_log", Cadence::kFast, &makeNicDriverLogCollector},
-    {"lldp_neighbors", Cadence::kSlow, {}, &makeLldpNeighborCollector},
+    {"nic_driver_log", Cadence::kFast, {}, &makeNicDriverLogCollector},
     // Module EEPROMs are read over I2C through the NIC's firmware (milliseconds per page; some
     // NICs stall or log errors when polled often), and optics drift over hours: a minute of its
     // own (docs/metrics.md, "Transceivers").

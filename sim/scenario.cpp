@@ -101,7 +101,6 @@ constexpr std::array<Spec, 30> kSpecs{{
      false, false},
     {Scenario::kFecUncorrectable, "fec-uncorrectable",
      "the FEC gives up: uncorrectable codewords (0.5/s) at a pre-FEC BER of 1e-4", false, false},
-     false, false},
 }};
 
 constexpr std::array<std::string_view, kSpecs.size()> kNames = [] {
@@ -193,7 +192,6 @@ PortBehaviour affectedBehaviour(Scenario s) {
       break;
     case Scenario::kHealthy:
     case Scenario::kHotModule:
-    case Scenario::kOpticDegrading:
     case Scenario::kOpticMarginal:
     case Scenario::kModuleSwap:
     case Scenario::kLinkFlap:

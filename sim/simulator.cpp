@@ -845,8 +845,6 @@ Status Simulator::init() {
       break;
     case Scenario::kPcieAer:
       st.nextEvent = o.faultAt + kAerNonFatalAt;
-    case Scenario::kOpticDegrading:
-      st.nextEvent = o.faultAt + kOpticFlapAt;
       break;
     default:
       break;
