@@ -54,7 +54,18 @@ FAULTS = {
     "pfc-protection-off": (("pfc_protection_off", "timeout_off"), 0, 12),
     "global-pause": (("global_pause", ""), 0, 12),
     "lossless-shared": (("lossless_class_shared", "non_rdma_bytes"), 8, 22),
+    # Issue #22, the transceiver part (sim/scenario.hpp: degrade phase 10-130 s after the onset,
+    # optic-degrading's flap at 150 s; modules read every 5 s, detection_windows.yaml). The optic
+    # crosses its warning threshold ~105 s (hot-module, 75 °C) / ~107 s (optic-degrading, -8 dBm)
+    # after the onset; optics_degraded then wants two readings.
+    "hot-module": (("optics_degraded", "temperature"), 106 + 2 * 5, 135),
+    "optic-degrading": (("optics_degraded", "rx_power_low"), 108 + 2 * 5, 145),
 }
+# optic-degrading's link flaps this long after the onset: its row says how long before it the
+# finding came.
+OPTIC_FLAP_AT = 150.0
+# The optic cases do not depend on the NIC's counter cadence or the poll: run once each.
+OPTIC_CASES = {"hot-module", "optic-degrading", "optic-marginal", "module-swap"}
 # The subject a fault's finding names when it is not the affected interface.
 SUBJECT = {"device-missing": "mlx5_0"}
 # Findings a case may raise besides its own (its consequences, not false alarms). A port paused half
@@ -75,7 +86,9 @@ CONFIG_FAULTS = {"dcqcn-np-disabled", "dcqcn-rp-disabled", "degraded-port", "pfc
 SILENT = ["healthy", "congested", "busy-pause", "counter-reset", "late-poll", "mixed-node",
           # Issue #14's look-alikes: a port taken down on purpose, a port never up, a driver reload that
           # empties /sys/class/infiniband for 4 s, out-of-sequence packets without loss.
-          "port-disabled", "unused-port", "driver-reload", "reordering"]
+          "port-disabled", "unused-port", "driver-reload", "reordering",
+          # Issue #22's look-alikes: optics steady just above their low warning, a module swapped.
+          "optic-marginal", "module-swap"]
 
 CADENCES = [0.0, 0.2, 1.0, 2.0]
 POLLS = [0.25, 1.0]
@@ -133,6 +146,7 @@ class Run:
         daemon = self.start([os.path.join(self.build, "daemon", "fabricmon"), "run", "--config", WINDOWS,
                              "--sysfs-root", os.path.join(self.work, "sys"), "--ethtool-dir",
                              os.path.join(self.work, "ethtool"), "--dcb-dir", os.path.join(self.work, "dcb"),
+                             "--module-eeprom-dir", os.path.join(self.work, "module_eeprom"),
                              "--poll-interval", f"{int(self.poll * 1000)}ms", "--listen", "127.0.0.1:0"])
         port = None
         deadline = time.monotonic() + 15
@@ -207,6 +221,8 @@ def cases(quick, only=None):
     for refresh in cadences:
         for poll in polls:
             for case in list(FAULTS) + SILENT:
+                if case in OPTIC_CASES and (refresh != cadences[0] or poll != polls[-1]):
+                    continue
                 out.append((case, "mlx5", refresh, poll))
     # Every vendor's dialect, at its own default cadence (bnxt 1 s), for the faults its counters show.
     for vendor in VENDORS[1:]:
@@ -259,6 +275,8 @@ def main():
                 verdict = "detected" if ok else "LATE"
                 late += 0 if ok else 1
                 lat = f"{r['latency']:.1f} / {r['budget']:.1f}"
+                if case == "optic-degrading":
+                    lat += f" ({OPTIC_FLAP_AT - r['latency']:.0f} s before the flap)"
                 by_fault.setdefault(case, []).append(r["latency"])
         else:
             verdict, lat = ("silent" if not r["false"] else "FALSE"), ""
