@@ -39,24 +39,29 @@ const std::array<const FamilyDef*, transceiver::kQuantities> kThresholdFamily{
     &fam::kTxPowerThreshold, &fam::kRxPowerThreshold};
 
 std::string formatLength(double meters) {
-  return meters == static_cast<double>(static_cast<long>(meters)) ? fmt::format("{}", static_cast<long>(meters))
-                                                                  : fmt::format("{:.1f}", meters);
+  return meters == static_cast<double>(static_cast<long>(meters))
+             ? fmt::format("{}", static_cast<long>(meters))
+             : fmt::format("{:.1f}", meters);
 }
 
 // Where the serial number lives in the page read to detect a swap (SFF-8636 page 00h 196..211,
 // CMIS page 00h 166..181); SFF-8472 has it in A0h's lower half, read every run anyway.
 std::optional<EepromRead> serialRead(transceiver::Spec spec) {
   switch (spec) {
-    case transceiver::Spec::kSff8472: return std::nullopt;
-    case transceiver::Spec::kSff8636: return EepromRead{0x50, 0, 0, 196, 16};
-    case transceiver::Spec::kCmis: return EepromRead{0x50, 0, 0, 166, 16};
+    case transceiver::Spec::kSff8472:
+      return std::nullopt;
+    case transceiver::Spec::kSff8636:
+      return EepromRead{0x50, 0, 0, 196, 16};
+    case transceiver::Spec::kCmis:
+      return EepromRead{0x50, 0, 0, 166, 16};
   }
   return std::nullopt;
 }
 
 struct PortState {
   std::optional<Identity> identity;
-  ModuleMemory memory;  ///< the identity pages kept between runs; monitor pages overwritten each run
+  ModuleMemory
+      memory;  ///< the identity pages kept between runs; monitor pages overwritten each run
   unsigned runsSinceIdentity = 0;
   unsigned failures = 0;  ///< consecutive failed (or slow) runs
   unsigned skip = 0;      ///< runs left to skip
@@ -65,7 +70,8 @@ struct PortState {
 
 class TransceiverCollector final : public Collector {
  public:
-  explicit TransceiverCollector(std::shared_ptr<ModuleEepromSource> source) : source_(std::move(source)) {}
+  explicit TransceiverCollector(std::shared_ptr<ModuleEepromSource> source)
+      : source_(std::move(source)) {}
 
   std::string_view name() const override { return "transceiver"; }
   std::span<const FamilyDef* const> families() const override { return fam::all(); }
@@ -85,7 +91,9 @@ class TransceiverCollector final : public Collector {
       const PortResult r = readPort(n.name, st, out);
       const bool slow = std::chrono::steady_clock::now() - start > kSlowPort;
       if (r == PortResult::kFailed || slow) {
-        if (slow) spdlog::debug("transceiver {}: module reads took over {} ms, backing off", n.name, kSlowPort.count());
+        if (slow)
+          spdlog::debug("transceiver {}: module reads took over {} ms, backing off", n.name,
+                        kSlowPort.count());
         st.failures = std::min(st.failures + 1, 8u);
         st.skip = std::min((1u << st.failures) - 1, kMaxSkippedRuns);
       } else {
@@ -94,7 +102,9 @@ class TransceiverCollector final : public Collector {
       any = any || r == PortResult::kModule;
       anyFailed = anyFailed || r == PortResult::kFailed;
     }
-    std::erase_if(lastIssues_, [&](const auto& kv) { return !ports_.contains(kv.first) || !ports_[kv.first].seen; });
+    std::erase_if(lastIssues_, [&](const auto& kv) {
+      return !ports_.contains(kv.first) || !ports_[kv.first].seen;
+    });
     std::erase_if(ports_, [](const auto& kv) { return !kv.second.seen; });
     series_.endRun();
     // Every read failed: the run failed (fabricmon_collector_up 0); some modules read: the failed
@@ -119,7 +129,8 @@ class TransceiverCollector final : public Collector {
     // The lower page, every run: identifier, SFF-8636/CMIS module monitors and flags, SFF-8472's
     // whole identity (A0h 0..127).
     HalfPage lower{};
-    if (auto s = source_->read(ifname, transceiver::requestFor(transceiver::lowerPage()), lower); !s) {
+    if (auto s = source_->read(ifname, transceiver::requestFor(transceiver::lowerPage()), lower);
+        !s) {
       return failed(ifname, st, out, key, s.error());
     }
     const HalfPage* known = mem.find(transceiver::lowerPage());
@@ -132,9 +143,11 @@ class TransceiverCollector final : public Collector {
     if (!changed) {
       if (auto sr = serialRead(st.identity->spec)) {
         std::array<uint8_t, 16> serial{};
-        if (auto s = source_->read(ifname, *sr, serial); !s) return failed(ifname, st, out, key, s.error());
+        if (auto s = source_->read(ifname, *sr, serial); !s)
+          return failed(ifname, st, out, key, s.error());
         const HalfPage* p0 = mem.find(transceiver::upperPage(0));
-        changed = p0 == nullptr || !std::equal(serial.begin(), serial.end(), p0->begin() + (sr->offset - 128));
+        changed = p0 == nullptr ||
+                  !std::equal(serial.begin(), serial.end(), p0->begin() + (sr->offset - 128));
       }
     }
     if (changed) {
@@ -158,13 +171,16 @@ class TransceiverCollector final : public Collector {
       }
       auto id = transceiver::decodeIdentity(mem);
       if (!id) {
-        return failed(ifname, st, out, key, Error{"module " + ifname + ": " + id.error().message, id.error().errnum});
+        return failed(ifname, st, out, key,
+                      Error{"module " + ifname + ": " + id.error().message, id.error().errnum});
       }
       st.identity = std::move(*id);
       st.runsSinceIdentity = 0;
       if (!st.identity->checksumOk) {
-        spdlog::warn("transceiver {}: ID checksum mismatch (EEPROM corrupt or misprogrammed); decoded anyway",
-                     ifname);
+        spdlog::warn(
+            "transceiver {}: ID checksum mismatch (EEPROM corrupt or misprogrammed); decoded "
+            "anyway",
+            ifname);
       }
     } else {
       mem.put(transceiver::lowerPage(), lower);
@@ -185,8 +201,8 @@ class TransceiverCollector final : public Collector {
     return PortResult::kModule;
   }
 
-  PortResult failed(const std::string& ifname, PortState& st, CollectOutput& out, const std::string& key,
-                    const Error& e) {
+  PortResult failed(const std::string& ifname, PortState& st, CollectOutput& out,
+                    const std::string& key, const Error& e) {
     st.identity.reset();
     st.memory = ModuleMemory{};
     // No module EEPROM on this interface (veth, lo, a driver without module access, no image file).
@@ -200,28 +216,34 @@ class TransceiverCollector final : public Collector {
 
   void emit(const std::string& ifname, const Identity& id, const transceiver::Diagnostics& d,
             CollectOutput& out) {
-    out.add(series_.get(fam::kInfo, {{"interface", ifname},
-                                     {"type", id.type},
-                                     {"spec", std::string(transceiver::specName(id.spec))},
-                                     {"vendor", id.vendor},
-                                     {"part_number", id.partNumber},
-                                     {"serial_number", id.serialNumber},
-                                     {"revision", id.revision},
-                                     {"connector", id.connector},
-                                     {"media", id.media},
-                                     {"cable_length_meters", id.cableLengthMeters ? formatLength(*id.cableLengthMeters) : ""},
-                                     {"dom", id.dom() ? "true" : "false"},
-                                     {"checksum", id.checksumOk ? "ok" : "bad"}}),
-            1.0);
+    out.add(
+        series_.get(fam::kInfo, {{"interface", ifname},
+                                 {"type", id.type},
+                                 {"spec", std::string(transceiver::specName(id.spec))},
+                                 {"vendor", id.vendor},
+                                 {"part_number", id.partNumber},
+                                 {"serial_number", id.serialNumber},
+                                 {"revision", id.revision},
+                                 {"connector", id.connector},
+                                 {"media", id.media},
+                                 {"cable_length_meters",
+                                  id.cableLengthMeters ? formatLength(*id.cableLengthMeters) : ""},
+                                 {"dom", id.dom() ? "true" : "false"},
+                                 {"checksum", id.checksumOk ? "ok" : "bad"}}),
+        1.0);
     if (!d.issues.empty() && d.issues != lastIssues_[ifname]) {
       spdlog::info("transceiver {}: {}", ifname, fmt::join(d.issues, "; "));
     }
     lastIssues_[ifname] = d.issues;
-    if (d.temperatureCelsius) out.add(series_.get(fam::kTemperature, {{"interface", ifname}}), *d.temperatureCelsius);
-    if (d.supplyVoltageVolts) out.add(series_.get(fam::kSupplyVoltage, {{"interface", ifname}}), *d.supplyVoltageVolts);
+    if (d.temperatureCelsius)
+      out.add(series_.get(fam::kTemperature, {{"interface", ifname}}), *d.temperatureCelsius);
+    if (d.supplyVoltageVolts)
+      out.add(series_.get(fam::kSupplyVoltage, {{"interface", ifname}}), *d.supplyVoltageVolts);
     auto lanes = [&](const FamilyDef& f, const std::vector<std::optional<double>>& values) {
       for (size_t i = 0; i < values.size(); ++i) {
-        if (values[i]) out.add(series_.get(f, {{"interface", ifname}, {"lane", std::to_string(i + 1)}}), *values[i]);
+        if (values[i])
+          out.add(series_.get(f, {{"interface", ifname}, {"lane", std::to_string(i + 1)}}),
+                  *values[i]);
       }
     };
     lanes(fam::kTxBias, d.txBiasAmperes);
@@ -230,17 +252,20 @@ class TransceiverCollector final : public Collector {
     for (size_t q = 0; q < transceiver::kQuantities; ++q) {
       if (!d.thresholds[q]) continue;
       for (size_t l = 0; l < transceiver::kLevels; ++l) {
-        out.add(series_.get(*kThresholdFamily[q],
-                            {{"interface", ifname}, {"level", std::string(transceiver::levelName(static_cast<Level>(l)))}}),
-                (*d.thresholds[q])[l]);
+        out.add(
+            series_.get(*kThresholdFamily[q],
+                        {{"interface", ifname},
+                         {"level", std::string(transceiver::levelName(static_cast<Level>(l)))}}),
+            (*d.thresholds[q])[l]);
       }
     }
     for (const transceiver::Flag& f : d.flags) {
-      out.add(series_.get(fam::kFlag, {{"interface", ifname},
-                                       {"quantity", std::string(transceiver::quantityName(f.quantity))},
-                                       {"level", std::string(transceiver::levelName(f.level))},
-                                       {"lane", f.lane == 0 ? "" : std::to_string(f.lane)}}),
-              f.set ? 1.0 : 0.0);
+      out.add(
+          series_.get(fam::kFlag, {{"interface", ifname},
+                                   {"quantity", std::string(transceiver::quantityName(f.quantity))},
+                                   {"level", std::string(transceiver::levelName(f.level))},
+                                   {"lane", f.lane == 0 ? "" : std::to_string(f.lane)}}),
+          f.set ? 1.0 : 0.0);
     }
   }
 
@@ -252,7 +277,8 @@ class TransceiverCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> makeTransceiverCollector(const Sources& sources, const Config& /*config*/) {
+std::unique_ptr<Collector> makeTransceiverCollector(const Sources& sources,
+                                                    const Config& /*config*/) {
   return std::make_unique<TransceiverCollector>(sources.moduleEeprom);
 }
 

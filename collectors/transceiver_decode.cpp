@@ -25,25 +25,31 @@ struct Domain {
   double lo, hi;
 };
 constexpr std::array<Domain, kQuantities> kDomains{{
-    {-128.0, 128.0},              // temperature, °C: s16 / 256
-    {0.0, 65535 * kVoltsPerLsb},  // supply voltage, V
+    {-128.0, 128.0},                    // temperature, °C: s16 / 256
+    {0.0, 65535 * kVoltsPerLsb},        // supply voltage, V
     {0.0, 4 * 65535 * kAmperesPerLsb},  // Tx bias, A (CMIS scales by up to 4)
     {0.0, 65535 * kWattsPerLsb},        // Tx power, W
     {0.0, 65535 * kWattsPerLsb},        // Rx power, W
 }};
 
-uint16_t be16(const HalfPage& p, size_t at) { return static_cast<uint16_t>(p[at] << 8 | p[at + 1]); }
+uint16_t be16(const HalfPage& p, size_t at) {
+  return static_cast<uint16_t>(p[at] << 8 | p[at + 1]);
+}
 int16_t bes16(const HalfPage& p, size_t at) { return static_cast<int16_t>(be16(p, at)); }
 
 // LSBs per base unit. Dividing by these (rather than multiplying by 1e-7) gives the double
 // nearest to the decimal value: 8500 LSB is exactly the 0.00085 W a reader expects to see.
 double perUnit(Quantity q) {
   switch (q) {
-    case Quantity::kTemperature: return 256.0;
-    case Quantity::kSupplyVoltage: return 1e4;
-    case Quantity::kTxBias: return 5e5;
+    case Quantity::kTemperature:
+      return 256.0;
+    case Quantity::kSupplyVoltage:
+      return 1e4;
+    case Quantity::kTxBias:
+      return 5e5;
     case Quantity::kTxPower:
-    case Quantity::kRxPower: return 1e7;
+    case Quantity::kRxPower:
+      return 1e7;
   }
   return 1;
 }
@@ -58,7 +64,8 @@ std::optional<double> checked(double value, Quantity q, std::string_view where,
                               std::vector<std::string>& issues) {
   const Domain d = kDomains[static_cast<size_t>(q)];
   if (!std::isfinite(value) || value < d.lo || value > d.hi) {
-    issues.push_back(fmt::format("{} {}: {} outside [{}, {}]", where, quantityName(q), value, d.lo, d.hi));
+    issues.push_back(
+        fmt::format("{} {}: {} outside [{}, {}]", where, quantityName(q), value, d.lo, d.hi));
     return std::nullopt;
   }
   return value;
@@ -72,7 +79,8 @@ std::string ascii(const HalfPage& p, size_t at, size_t n) {
     s.push_back(c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? static_cast<char>(c) : '?');
   }
   while (!s.empty() && (s.back() == ' ' || s.back() == '?')) {
-    // Trailing NULs (shown as '?') and spaces are padding (SFF-8472 §4.4: "padded with ASCII spaces").
+    // Trailing NULs (shown as '?') and spaces are padding (SFF-8472 §4.4: "padded with ASCII
+    // spaces").
     if (s.back() == '?' && p[at + s.size() - 1] != 0) break;
     s.pop_back();
   }
@@ -88,16 +96,26 @@ bool checksum(const HalfPage& p, size_t from, size_t to, size_t at) {
 // SFF-8024 rev 4.11 Table 4-1 (identifier values).
 std::string typeName(uint8_t id) {
   switch (id) {
-    case 0x03: return "SFP";
-    case 0x0c: return "QSFP";
-    case 0x0d: return "QSFP+";
-    case 0x11: return "QSFP28";
-    case 0x18: return "QSFP-DD";
-    case 0x19: return "OSFP";
-    case 0x1b: return "DSFP";
-    case 0x1e: return "QSFP+ CMIS";  // QSFP+ or later with CMIS: QSFP112, QSFP56 CMIS modules
-    case 0x1f: return "SFP-DD CMIS";
-    case 0x20: return "SFP+ CMIS";
+    case 0x03:
+      return "SFP";
+    case 0x0c:
+      return "QSFP";
+    case 0x0d:
+      return "QSFP+";
+    case 0x11:
+      return "QSFP28";
+    case 0x18:
+      return "QSFP-DD";
+    case 0x19:
+      return "OSFP";
+    case 0x1b:
+      return "DSFP";
+    case 0x1e:
+      return "QSFP+ CMIS";  // QSFP+ or later with CMIS: QSFP112, QSFP56 CMIS modules
+    case 0x1f:
+      return "SFP-DD CMIS";
+    case 0x20:
+      return "SFP+ CMIS";
   }
   return fmt::format("0x{:02x}", id);
 }
@@ -105,29 +123,46 @@ std::string typeName(uint8_t id) {
 // SFF-8024 Table 4-3 (connector types).
 std::string connectorName(uint8_t c) {
   switch (c) {
-    case 0x00: return "unknown";
-    case 0x01: return "SC";
-    case 0x07: return "LC";
-    case 0x08: return "MT-RJ";
-    case 0x09: return "MU";
-    case 0x0b: return "Optical pigtail";
-    case 0x0c: return "MPO 1x12";
-    case 0x0d: return "MPO 2x16";
-    case 0x21: return "Copper pigtail";
-    case 0x22: return "RJ45";
-    case 0x23: return "No separable connector";
-    case 0x24: return "MXC 2x16";
-    case 0x25: return "CS";
-    case 0x26: return "SN";
-    case 0x27: return "MPO 2x12";
-    case 0x28: return "MPO 1x16";
+    case 0x00:
+      return "unknown";
+    case 0x01:
+      return "SC";
+    case 0x07:
+      return "LC";
+    case 0x08:
+      return "MT-RJ";
+    case 0x09:
+      return "MU";
+    case 0x0b:
+      return "Optical pigtail";
+    case 0x0c:
+      return "MPO 1x12";
+    case 0x0d:
+      return "MPO 2x16";
+    case 0x21:
+      return "Copper pigtail";
+    case 0x22:
+      return "RJ45";
+    case 0x23:
+      return "No separable connector";
+    case 0x24:
+      return "MXC 2x16";
+    case 0x25:
+      return "CS";
+    case 0x26:
+      return "SN";
+    case 0x27:
+      return "MPO 2x12";
+    case 0x28:
+      return "MPO 1x16";
   }
   return fmt::format("0x{:02x}", c);
 }
 
 // Thresholds laid out as four u16/s16 in the order high alarm, low alarm, high warning, low
 // warning (the order of all three specs). All four zero: the module does not support them.
-std::optional<Thresholds> thresholdsAt(const HalfPage& p, size_t at, Quantity q, double factor = 1.0) {
+std::optional<Thresholds> thresholdsAt(const HalfPage& p, size_t at, Quantity q,
+                                       double factor = 1.0) {
   bool any = false;
   for (size_t i = 0; i < 8; ++i) any = any || p[at + i] != 0;
   if (!any) return std::nullopt;
@@ -174,11 +209,20 @@ struct Sff8472Calibration {
     }
     size_t at = 0;
     switch (q) {
-      case Quantity::kTxBias: at = 76; break;
-      case Quantity::kTxPower: at = 80; break;
-      case Quantity::kTemperature: at = 84; break;
-      case Quantity::kSupplyVoltage: at = 88; break;
-      case Quantity::kRxPower: break;
+      case Quantity::kTxBias:
+        at = 76;
+        break;
+      case Quantity::kTxPower:
+        at = 80;
+        break;
+      case Quantity::kTemperature:
+        at = 84;
+        break;
+      case Quantity::kSupplyVoltage:
+        at = 88;
+        break;
+      case Quantity::kRxPower:
+        break;
     }
     return be16(p, at) / 256.0 * raw + bes16(p, at + 2);
   }
@@ -193,7 +237,8 @@ Identity sff8472Identity(const HalfPage& a0) {
   id.serialNumber = ascii(a0, 68, 16);
   id.connector = connectorName(a0[2]);
   id.checksumOk = checksum(a0, 0, 62, 63) && checksum(a0, 64, 94, 95);
-  // A0h byte 8, SFP+ cable technology: bit 2 passive cable, bit 3 active cable (SFF-8472 Table 5-3).
+  // A0h byte 8, SFP+ cable technology: bit 2 passive cable, bit 3 active cable (SFF-8472 Table
+  // 5-3).
   if (a0[8] & 0x04) {
     id.media = "passive_copper";
   } else if (a0[8] & 0x08) {
@@ -231,9 +276,9 @@ void sff8472Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
   d.rxPowerWatts = {value(104, Quantity::kRxPower)};
   // Byte 93 bit 7: alarm/warning flags implemented (and with them the thresholds, A2h 0..39).
   if (a0 == nullptr || ((*a0)[93] & 0x80) == 0) return;
-  constexpr std::array<Quantity, kQuantities> kOrder{Quantity::kTemperature, Quantity::kSupplyVoltage,
-                                                     Quantity::kTxBias, Quantity::kTxPower,
-                                                     Quantity::kRxPower};
+  constexpr std::array<Quantity, kQuantities> kOrder{Quantity::kTemperature,
+                                                     Quantity::kSupplyVoltage, Quantity::kTxBias,
+                                                     Quantity::kTxPower, Quantity::kRxPower};
   for (size_t i = 0; i < kQuantities; ++i) {
     const Quantity q = kOrder[i];
     auto t = thresholdsAt(*a2, 8 * i, q);
@@ -252,8 +297,8 @@ void sff8472Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
     const uint8_t b1 = (*a2)[warning ? 117 : 113];
     const Level high = warning ? Level::kHighWarning : Level::kHighAlarm;
     const Level low = warning ? Level::kLowWarning : Level::kLowAlarm;
-    const std::array<Quantity, 4> q4{Quantity::kTemperature, Quantity::kSupplyVoltage, Quantity::kTxBias,
-                                     Quantity::kTxPower};
+    const std::array<Quantity, 4> q4{Quantity::kTemperature, Quantity::kSupplyVoltage,
+                                     Quantity::kTxBias, Quantity::kTxPower};
     for (size_t i = 0; i < 4; ++i) {
       const unsigned lane = i >= 2 ? 1 : 0;
       addFlag(d, id, q4[i], high, lane, (b0 >> (7 - 2 * i)) & 1);
@@ -266,7 +311,8 @@ void sff8472Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
 
 // ---- SFF-8636 -------------------------------------------------------------------------------
 
-Identity sff8636Identity(const HalfPage& lower, const HalfPage* p0, std::vector<std::string>& /*unused*/) {
+Identity sff8636Identity(const HalfPage& lower, const HalfPage* p0,
+                         std::vector<std::string>& /*unused*/) {
   Identity id;
   id.spec = Spec::kSff8636;
   id.lanes = 4;
@@ -341,9 +387,10 @@ void sff8636Diagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& 
     d.issues.emplace_back("page 03h (thresholds) not read");
     return;
   }
-  for (const auto& [at, q] : {std::pair{128, Quantity::kTemperature}, std::pair{144, Quantity::kSupplyVoltage},
-                              std::pair{176, Quantity::kRxPower}, std::pair{184, Quantity::kTxBias},
-                              std::pair{192, Quantity::kTxPower}}) {
+  for (const auto& [at, q] :
+       {std::pair{128, Quantity::kTemperature}, std::pair{144, Quantity::kSupplyVoltage},
+        std::pair{176, Quantity::kRxPower}, std::pair{184, Quantity::kTxBias},
+        std::pair{192, Quantity::kTxPower}}) {
     if (monitored(id, q)) d.thresholds[static_cast<size_t>(q)] = thresholdsAt(*p3, at - 128, q);
   }
 }
@@ -363,11 +410,21 @@ Identity cmisIdentity(const HalfPage& lower, const HalfPage* p0, const HalfPage*
   // 04h active cables, 05h BASE-T.
   switch (lower[85]) {
     case 0x01:
-    case 0x02: id.media = "optical"; break;
-    case 0x03: id.media = "passive_copper"; break;
-    case 0x04: id.media = "active_copper"; break;
-    case 0x05: id.media = "base_t"; break;
-    default: id.media = "unknown"; break;
+    case 0x02:
+      id.media = "optical";
+      break;
+    case 0x03:
+      id.media = "passive_copper";
+      break;
+    case 0x04:
+      id.media = "active_copper";
+      break;
+    case 0x05:
+      id.media = "base_t";
+      break;
+    default:
+      id.media = "unknown";
+      break;
   }
   if (p0 != nullptr) {
     const HalfPage& p = *p0;
@@ -406,16 +463,19 @@ Identity cmisIdentity(const HalfPage& lower, const HalfPage* p0, const HalfPage*
 void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) {
   const HalfPage& lo = *m.find(lowerPage());
   if (monitored(id, Quantity::kTemperature)) {
-    d.temperatureCelsius = checked(toBase(rawAt(lo, 14, Quantity::kTemperature), Quantity::kTemperature),
-                                   Quantity::kTemperature, "lower page", d.issues);
+    d.temperatureCelsius =
+        checked(toBase(rawAt(lo, 14, Quantity::kTemperature), Quantity::kTemperature),
+                Quantity::kTemperature, "lower page", d.issues);
   }
   if (monitored(id, Quantity::kSupplyVoltage)) {
-    d.supplyVoltageVolts = checked(toBase(rawAt(lo, 16, Quantity::kSupplyVoltage), Quantity::kSupplyVoltage),
-                                   Quantity::kSupplyVoltage, "lower page", d.issues);
+    d.supplyVoltageVolts =
+        checked(toBase(rawAt(lo, 16, Quantity::kSupplyVoltage), Quantity::kSupplyVoltage),
+                Quantity::kSupplyVoltage, "lower page", d.issues);
   }
   // Byte 9: bit 0 temperature high alarm, 1 low alarm, 2 high warning, 3 low warning; bits 4..7
   // the same for Vcc (CMIS Table 8-9).
-  for (const auto& [shift, q] : {std::pair{0, Quantity::kTemperature}, std::pair{4, Quantity::kSupplyVoltage}}) {
+  for (const auto& [shift, q] :
+       {std::pair{0, Quantity::kTemperature}, std::pair{4, Quantity::kSupplyVoltage}}) {
     const uint8_t b = lo[9] >> shift;
     addFlag(d, id, q, Level::kHighAlarm, 0, b & 1);
     addFlag(d, id, q, Level::kLowAlarm, 0, (b >> 1) & 1);
@@ -432,9 +492,10 @@ void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) 
   // Thresholds, page 02h (CMIS Table 8-62): temperature 128, Vcc 136, Tx power 176, Tx bias 184,
   // Rx power 192.
   if (const HalfPage* p2 = m.find(upperPage(2)); p2 != nullptr) {
-    for (const auto& [at, q] : {std::pair{128, Quantity::kTemperature}, std::pair{136, Quantity::kSupplyVoltage},
-                                std::pair{176, Quantity::kTxPower}, std::pair{184, Quantity::kTxBias},
-                                std::pair{192, Quantity::kRxPower}}) {
+    for (const auto& [at, q] :
+         {std::pair{128, Quantity::kTemperature}, std::pair{136, Quantity::kSupplyVoltage},
+          std::pair{176, Quantity::kTxPower}, std::pair{184, Quantity::kTxBias},
+          std::pair{192, Quantity::kRxPower}}) {
       if (monitored(id, q)) {
         d.thresholds[static_cast<size_t>(q)] =
             thresholdsAt(*p2, at - 128, q, q == Quantity::kTxBias ? biasFactor : 1.0);
@@ -464,8 +525,9 @@ void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) 
     d.txPowerWatts.push_back(lv(154, Quantity::kTxPower, 1));
     d.txBiasAmperes.push_back(lv(170, Quantity::kTxBias, biasFactor));
     d.rxPowerWatts.push_back(lv(186, Quantity::kRxPower, 1));
-    for (const auto& [at, q] : {std::pair{139, Quantity::kTxPower}, std::pair{143, Quantity::kTxBias},
-                                std::pair{149, Quantity::kRxPower}}) {
+    for (const auto& [at, q] :
+         {std::pair{139, Quantity::kTxPower}, std::pair{143, Quantity::kTxBias},
+          std::pair{149, Quantity::kRxPower}}) {
       addFlag(d, id, q, Level::kHighAlarm, lane, (p[at - 128] >> i) & 1);
       addFlag(d, id, q, Level::kLowAlarm, lane, (p[at + 1 - 128] >> i) & 1);
       addFlag(d, id, q, Level::kHighWarning, lane, (p[at + 2 - 128] >> i) & 1);
@@ -478,30 +540,42 @@ void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) 
 
 std::string_view specName(Spec spec) {
   switch (spec) {
-    case Spec::kSff8472: return "sff8472";
-    case Spec::kSff8636: return "sff8636";
-    case Spec::kCmis: return "cmis";
+    case Spec::kSff8472:
+      return "sff8472";
+    case Spec::kSff8636:
+      return "sff8636";
+    case Spec::kCmis:
+      return "cmis";
   }
   return "";
 }
 
 std::string_view quantityName(Quantity q) {
   switch (q) {
-    case Quantity::kTemperature: return "temperature";
-    case Quantity::kSupplyVoltage: return "supply_voltage";
-    case Quantity::kTxBias: return "tx_bias";
-    case Quantity::kTxPower: return "tx_power";
-    case Quantity::kRxPower: return "rx_power";
+    case Quantity::kTemperature:
+      return "temperature";
+    case Quantity::kSupplyVoltage:
+      return "supply_voltage";
+    case Quantity::kTxBias:
+      return "tx_bias";
+    case Quantity::kTxPower:
+      return "tx_power";
+    case Quantity::kRxPower:
+      return "rx_power";
   }
   return "";
 }
 
 std::string_view levelName(Level l) {
   switch (l) {
-    case Level::kHighAlarm: return "high_alarm";
-    case Level::kHighWarning: return "high_warning";
-    case Level::kLowWarning: return "low_warning";
-    case Level::kLowAlarm: return "low_alarm";
+    case Level::kHighAlarm:
+      return "high_alarm";
+    case Level::kHighWarning:
+      return "high_warning";
+    case Level::kLowWarning:
+      return "low_warning";
+    case Level::kLowAlarm:
+      return "low_alarm";
   }
   return "";
 }
@@ -550,16 +624,19 @@ ModuleMemory memoryFromImage(std::span<const uint8_t> image) {
 
 std::optional<Spec> specOf(uint8_t identifier) {
   switch (identifier) {
-    case 0x03: return Spec::kSff8472;
+    case 0x03:
+      return Spec::kSff8472;
     case 0x0c:
     case 0x0d:
-    case 0x11: return Spec::kSff8636;
+    case 0x11:
+      return Spec::kSff8636;
     case 0x18:
     case 0x19:
     case 0x1b:
     case 0x1e:
     case 0x1f:
-    case 0x20: return Spec::kCmis;
+    case 0x20:
+      return Spec::kCmis;
   }
   return std::nullopt;
 }
@@ -577,10 +654,15 @@ Result<Identity> decodeIdentity(const ModuleMemory& memory) {
   const uint8_t identifier = (*lower)[0];
   if (identifier == 0x00) return Error{"identifier 0x00: no module (or unspecified)", ENODATA};
   const auto spec = specOf(identifier);
-  if (!spec) return Error{fmt::format("identifier 0x{:02x} ({}): not a form factor we decode", identifier, typeName(identifier)), EPROTO};
+  if (!spec)
+    return Error{fmt::format("identifier 0x{:02x} ({}): not a form factor we decode", identifier,
+                             typeName(identifier)),
+                 EPROTO};
   Identity id;
   switch (*spec) {
-    case Spec::kSff8472: id = sff8472Identity(*lower); break;
+    case Spec::kSff8472:
+      id = sff8472Identity(*lower);
+      break;
     case Spec::kSff8636: {
       std::vector<std::string> unused;
       const HalfPage* p0 = memory.find(upperPage(0));
@@ -603,12 +685,14 @@ Result<Identity> decodeIdentity(const ModuleMemory& memory) {
 std::vector<PageKey> identityPages(Spec spec, const ModuleMemory& lowerOnly) {
   const HalfPage* lower = lowerOnly.find(lowerPage());
   switch (spec) {
-    case Spec::kSff8472: return {};  // A0h 0..127 holds the whole identity
+    case Spec::kSff8472:
+      return {};  // A0h 0..127 holds the whole identity
     case Spec::kSff8636:
       if (lower != nullptr && ((*lower)[2] & 0x04) == 0) return {upperPage(0), upperPage(3)};
       return {upperPage(0)};
     case Spec::kCmis:
-      if (lower != nullptr && ((*lower)[2] & 0x80) == 0) return {upperPage(0), upperPage(1), upperPage(2)};
+      if (lower != nullptr && ((*lower)[2] & 0x80) == 0)
+        return {upperPage(0), upperPage(1), upperPage(2)};
       return {upperPage(0)};
   }
   return {};
@@ -617,10 +701,13 @@ std::vector<PageKey> identityPages(Spec spec, const ModuleMemory& lowerOnly) {
 std::vector<PageKey> monitorPages(const Identity& id) {
   if (!id.dom()) return {};
   switch (id.spec) {
-    case Spec::kSff8472: return {lowerPage(kA2)};
-    case Spec::kSff8636: return {};  // the lower page, read every run anyway
+    case Spec::kSff8472:
+      return {lowerPage(kA2)};
+    case Spec::kSff8636:
+      return {};  // the lower page, read every run anyway
     case Spec::kCmis:
-      if (id.paged && (id.monitored[2] || id.monitored[3] || id.monitored[4])) return {upperPage(0x11)};
+      if (id.paged && (id.monitored[2] || id.monitored[3] || id.monitored[4]))
+        return {upperPage(0x11)};
       return {};
   }
   return {};
@@ -634,9 +721,15 @@ Diagnostics decodeDiagnostics(const ModuleMemory& memory, const Identity& id) {
     return d;
   }
   switch (id.spec) {
-    case Spec::kSff8472: sff8472Diagnostics(memory, id, d); break;
-    case Spec::kSff8636: sff8636Diagnostics(memory, id, d); break;
-    case Spec::kCmis: cmisDiagnostics(memory, id, d); break;
+    case Spec::kSff8472:
+      sff8472Diagnostics(memory, id, d);
+      break;
+    case Spec::kSff8636:
+      sff8636Diagnostics(memory, id, d);
+      break;
+    case Spec::kCmis:
+      cmisDiagnostics(memory, id, d);
+      break;
   }
   // Thresholds share their values' domain (an externally calibrated one is computed too).
   for (size_t q = 0; q < kQuantities; ++q) {

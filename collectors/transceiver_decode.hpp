@@ -78,8 +78,8 @@ struct Identity {
   std::string connector;  ///< SFF-8024 connector name ("LC", "MPO 1x12", "No separable connector")
   std::string media;      ///< optical | passive_copper | active_copper | base_t | unknown
   std::optional<double> cableLengthMeters;  ///< cable assemblies only (DAC, AOC)
-  bool checksumOk = true;  ///< the base (and, SFF-8472/8636, extended) ID checksums match
-  bool paged = false;      ///< SFF-8636/CMIS: upper pages beyond 00h exist
+  bool checksumOk = true;            ///< the base (and, SFF-8472/8636, extended) ID checksums match
+  bool paged = false;                ///< SFF-8636/CMIS: upper pages beyond 00h exist
   bool externalCalibration = false;  ///< SFF-8472 A0h 92 bit 4
   unsigned lanes = 1;  ///< media lanes the per-lane values cover (SFP 1, SFF-8636 4, CMIS 1..8)
   /// Which quantities the module monitors; all false = no DOM (a passive copper cable).

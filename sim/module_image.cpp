@@ -41,7 +41,8 @@ double lane(const std::vector<double>& v, size_t i, double fallback) {
   return v[std::min(i, v.size() - 1)];
 }
 
-// Four thresholds in the layout of all three specs: high alarm, low alarm, high warning, low warning.
+// Four thresholds in the layout of all three specs: high alarm, low alarm, high warning, low
+// warning.
 void putThresholds(uint8_t* p, const ModuleParams& m, ModuleQuantity q, double factor = 1.0) {
   if (!m.thresholdsSupported) return;
   const auto& t = m.thresholds[static_cast<size_t>(q)];
@@ -81,9 +82,10 @@ std::vector<uint8_t> sff8472(const ModuleParams& m) {
   putAscii(a0 + 68, m.serialNumber, 16);
   putAscii(a0 + 84, "250101  ", 8);
   if (m.dom) {
-    a0[92] = 0x40 | (m.externalCalibration ? 0x10 : 0x20) | 0x08;  // DDM, calibration, average Rx power
-    a0[93] = 0x80;  // alarm/warning flags implemented
-    a0[94] = 0x08;  // SFF-8472 rev 12.3
+    a0[92] =
+        0x40 | (m.externalCalibration ? 0x10 : 0x20) | 0x08;  // DDM, calibration, average Rx power
+    a0[93] = 0x80;                                            // alarm/warning flags implemented
+    a0[94] = 0x08;                                            // SFF-8472 rev 12.3
   }
   a0[95] = sum(a0, 64, 94);
   if (!m.dom) return img;
@@ -100,7 +102,8 @@ std::vector<uint8_t> sff8472(const ModuleParams& m) {
     const float half = 0.5f;
     uint32_t bits;
     std::memcpy(&bits, &half, 4);
-    for (int i = 0; i < 4; ++i) a2[68 + i] = static_cast<uint8_t>(bits >> (24 - 8 * i));  // Rx_PWR(1)
+    for (int i = 0; i < 4; ++i)
+      a2[68 + i] = static_cast<uint8_t>(bits >> (24 - 8 * i));   // Rx_PWR(1)
     for (size_t at : {76, 80, 84, 88}) put16(a2 + at, 2 * 256);  // slopes 2.0, offsets 0
   }
   a2[95] = sum(a2, 0, 94);
@@ -114,10 +117,11 @@ std::vector<uint8_t> sff8472(const ModuleParams& m) {
     const ModuleLevel hi = warn ? ModuleLevel::kHighWarning : ModuleLevel::kHighAlarm;
     const ModuleLevel lo = warn ? ModuleLevel::kLowWarning : ModuleLevel::kLowAlarm;
     uint8_t b0 = 0, b1 = 0;
-    const std::array<std::pair<ModuleQuantity, unsigned>, 4> q4{{{ModuleQuantity::kTemperature, 0},
-                                                                {ModuleQuantity::kSupplyVoltage, 0},
-                                                                {ModuleQuantity::kTxBias, 1},
-                                                                {ModuleQuantity::kTxPower, 1}}};
+    const std::array<std::pair<ModuleQuantity, unsigned>, 4> q4{
+        {{ModuleQuantity::kTemperature, 0},
+         {ModuleQuantity::kSupplyVoltage, 0},
+         {ModuleQuantity::kTxBias, 1},
+         {ModuleQuantity::kTxPower, 1}}};
     for (size_t i = 0; i < 4; ++i) {
       if (flagSet(m, q4[i].first, hi, q4[i].second)) b0 |= static_cast<uint8_t>(1u << (7 - 2 * i));
       if (flagSet(m, q4[i].first, lo, q4[i].second)) b0 |= static_cast<uint8_t>(1u << (6 - 2 * i));
@@ -150,8 +154,9 @@ std::vector<uint8_t> sff8636(const ModuleParams& m) {
   if (m.dom) {
     lo[6] = static_cast<uint8_t>(nibbleFlags(m, ModuleQuantity::kTemperature, 0) << 4);
     lo[7] = static_cast<uint8_t>(nibbleFlags(m, ModuleQuantity::kSupplyVoltage, 0) << 4);
-    for (const auto& [at, q] : {std::pair{9, ModuleQuantity::kRxPower}, std::pair{11, ModuleQuantity::kTxBias},
-                                std::pair{13, ModuleQuantity::kTxPower}}) {
+    for (const auto& [at, q] :
+         {std::pair{9, ModuleQuantity::kRxPower}, std::pair{11, ModuleQuantity::kTxBias},
+          std::pair{13, ModuleQuantity::kTxPower}}) {
       for (unsigned l = 1; l <= 4; ++l) {
         const uint8_t n = nibbleFlags(m, q, l);
         lo[at + (l - 1) / 2] |= static_cast<uint8_t>(l % 2 == 1 ? n << 4 : n);
@@ -172,7 +177,7 @@ std::vector<uint8_t> sff8636(const ModuleParams& m) {
   p0[11] = 0x05;                // 64B/66B
   p0[12] = 0xff;                // nominal rate in byte 222
   if (m.dom) {
-    p0[15] = 50;  // OM3 length, 2 m units: 100 m
+    p0[15] = 50;    // OM3 length, 2 m units: 100 m
     p0[19] = 0x00;  // 850 nm VCSEL
   } else {
     p0[18] = static_cast<uint8_t>(m.cableLengthMeters);
@@ -204,7 +209,9 @@ std::vector<uint8_t> sff8636(const ModuleParams& m) {
 std::vector<uint8_t> cmis(const ModuleParams& m) {
   const bool paged = m.cmisLanePage;
   std::vector<uint8_t> img(paged ? 128 * 19 : 256, 0);
-  auto page = [&](unsigned p) { return img.data() + 128 * (p + 1); };  // upper page p, byte 128 + i at [i]
+  auto page = [&](unsigned p) {
+    return img.data() + 128 * (p + 1);
+  };  // upper page p, byte 128 + i at [i]
   uint8_t* lo = img.data();
   lo[0] = m.identifier;
   lo[1] = 0x50;  // CMIS 5.0
@@ -212,8 +219,8 @@ std::vector<uint8_t> cmis(const ModuleParams& m) {
   lo[3] = 0x03 << 1;  // ModuleReady
   if (m.dom) {
     uint8_t b9 = 0;
-    const std::array<std::pair<ModuleQuantity, int>, 2> mods{{{ModuleQuantity::kTemperature, 0},
-                                                              {ModuleQuantity::kSupplyVoltage, 4}}};
+    const std::array<std::pair<ModuleQuantity, int>, 2> mods{
+        {{ModuleQuantity::kTemperature, 0}, {ModuleQuantity::kSupplyVoltage, 4}}};
     for (const auto& [q, shift] : mods) {
       if (flagSet(m, q, ModuleLevel::kHighAlarm, 0)) b9 |= static_cast<uint8_t>(1u << shift);
       if (flagSet(m, q, ModuleLevel::kLowAlarm, 0)) b9 |= static_cast<uint8_t>(2u << shift);
@@ -241,8 +248,9 @@ std::vector<uint8_t> cmis(const ModuleParams& m) {
   putAscii(p0 + 54, "250101  ", 8);
   p0[72] = 0x40;  // max power 16 W in 0.25 W units (byte 201)
   p0[73] = 64;
-  if (!m.dom) p0[74] = static_cast<uint8_t>(0x40 | (m.cableLengthMeters & 0x3f));  // byte 202: 1 m units
-  p0[75] = m.connector;                                                               // byte 203
+  if (!m.dom)
+    p0[74] = static_cast<uint8_t>(0x40 | (m.cableLengthMeters & 0x3f));  // byte 202: 1 m units
+  p0[75] = m.connector;                                                  // byte 203
   p0[84] = m.dom ? 0x06 : 0x0a;  // byte 212: 1310 nm EML, or copper unequalized
   p0[94] = sum(p0, 0, 93);       // byte 222
   if (!paged) return img;
@@ -250,7 +258,8 @@ std::vector<uint8_t> cmis(const ModuleParams& m) {
   p1[142 - 128] = 0x00;  // bank 0 only
   if (m.dom) {
     p1[159 - 128] = 0x03;  // temperature and Vcc monitors
-    p1[160 - 128] = static_cast<uint8_t>(0x01 | (m.txPowerMonitor ? 0x02 : 0) | (m.rxPowerMonitor ? 0x04 : 0));
+    p1[160 - 128] =
+        static_cast<uint8_t>(0x01 | (m.txPowerMonitor ? 0x02 : 0) | (m.rxPowerMonitor ? 0x04 : 0));
     uint8_t* p2 = page(2);
     putThresholds(p2 + 0, m, ModuleQuantity::kTemperature);
     putThresholds(p2 + 8, m, ModuleQuantity::kSupplyVoltage);
@@ -260,11 +269,15 @@ std::vector<uint8_t> cmis(const ModuleParams& m) {
     uint8_t* p11 = page(0x11);
     for (unsigned l = 1; l <= std::min(m.lanes, 8u); ++l) {
       const size_t i = l - 1;
-      put16(p11 + 154 - 128 + 2 * i, encode(lane(m.txPowerWatts, i, 1.0e-3), ModuleQuantity::kTxPower));
-      put16(p11 + 170 - 128 + 2 * i, encode(lane(m.biasAmperes, i, 0.045), ModuleQuantity::kTxBias));
-      put16(p11 + 186 - 128 + 2 * i, encode(lane(m.rxPowerWatts, i, 0.9e-3), ModuleQuantity::kRxPower));
-      for (const auto& [at, q] : {std::pair{139, ModuleQuantity::kTxPower}, std::pair{143, ModuleQuantity::kTxBias},
-                                  std::pair{149, ModuleQuantity::kRxPower}}) {
+      put16(p11 + 154 - 128 + 2 * i,
+            encode(lane(m.txPowerWatts, i, 1.0e-3), ModuleQuantity::kTxPower));
+      put16(p11 + 170 - 128 + 2 * i,
+            encode(lane(m.biasAmperes, i, 0.045), ModuleQuantity::kTxBias));
+      put16(p11 + 186 - 128 + 2 * i,
+            encode(lane(m.rxPowerWatts, i, 0.9e-3), ModuleQuantity::kRxPower));
+      for (const auto& [at, q] :
+           {std::pair{139, ModuleQuantity::kTxPower}, std::pair{143, ModuleQuantity::kTxBias},
+            std::pair{149, ModuleQuantity::kRxPower}}) {
         const std::array<ModuleLevel, 4> order{ModuleLevel::kHighAlarm, ModuleLevel::kLowAlarm,
                                                ModuleLevel::kHighWarning, ModuleLevel::kLowWarning};
         for (size_t k = 0; k < 4; ++k) {
@@ -292,18 +305,23 @@ void latchFlags(ModuleParams& m) {
   const unsigned lanes = m.identifier == 0x03 ? 1 : m.identifier <= 0x11 ? 4 : m.lanes;
   for (unsigned l = 1; l <= lanes; ++l) {
     if (!m.biasAmperes.empty()) judge(ModuleQuantity::kTxBias, lane(m.biasAmperes, l - 1, 0), l);
-    if (!m.txPowerWatts.empty() && m.txPowerMonitor) judge(ModuleQuantity::kTxPower, lane(m.txPowerWatts, l - 1, 0), l);
-    if (!m.rxPowerWatts.empty() && m.rxPowerMonitor) judge(ModuleQuantity::kRxPower, lane(m.rxPowerWatts, l - 1, 0), l);
+    if (!m.txPowerWatts.empty() && m.txPowerMonitor)
+      judge(ModuleQuantity::kTxPower, lane(m.txPowerWatts, l - 1, 0), l);
+    if (!m.rxPowerWatts.empty() && m.rxPowerMonitor)
+      judge(ModuleQuantity::kRxPower, lane(m.rxPowerWatts, l - 1, 0), l);
   }
 }
 
 std::vector<uint8_t> buildModuleImage(const ModuleParams& params) {
   switch (params.identifier) {
-    case 0x03: return sff8472(params);
+    case 0x03:
+      return sff8472(params);
     case 0x0c:
     case 0x0d:
-    case 0x11: return sff8636(params);
-    default: return cmis(params);
+    case 0x11:
+      return sff8636(params);
+    default:
+      return cmis(params);
   }
 }
 
@@ -323,7 +341,7 @@ ModuleParams cmis400gModule(std::string serial, bool osfp) {
   m.thresholds = {{{80.0, 75.0, -5.0, -10.0},
                    {3.63, 3.465, 3.135, 2.97},
                    {0.100, 0.090, 0.010, 0.005},
-                   {3.1623e-3, 2.5119e-3, 0.1995e-3, 0.1259e-3},   // +5, +4, -7, -9 dBm
+                   {3.1623e-3, 2.5119e-3, 0.1995e-3, 0.1259e-3},    // +5, +4, -7, -9 dBm
                    {3.1623e-3, 2.5119e-3, 0.1585e-3, 0.0794e-3}}};  // +5, +4, -8, -11 dBm
   return m;
 }

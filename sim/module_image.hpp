@@ -35,7 +35,7 @@ struct ModuleParams {
   unsigned cableLengthMeters = 0;
   double temperatureCelsius = 40.0;
   double supplyVolts = 3.3;
-  unsigned lanes = 4;              ///< CMIS: media lanes of application 1 (SFP: 1, SFF-8636: 4)
+  unsigned lanes = 4;               ///< CMIS: media lanes of application 1 (SFP: 1, SFF-8636: 4)
   std::vector<double> biasAmperes;  ///< per lane; shorter = the last value repeated
   std::vector<double> txPowerWatts;
   std::vector<double> rxPowerWatts;
@@ -47,7 +47,7 @@ struct ModuleParams {
       {3.1623e-3, 1.9953e-3, 0.2512e-3, 0.1e-3},  // +5, +3, -6, -10 dBm
       {3.1623e-3, 1.9953e-3, 0.1e-3, 0.0501e-3},  // +5, +3, -10, -13 dBm
   }};
-  bool thresholdsSupported = true;  ///< false: all threshold bytes zero
+  bool thresholdsSupported = true;   ///< false: all threshold bytes zero
   std::vector<ModuleFlagSet> flags;  ///< latched flags set in the image
   bool externalCalibration = false;  ///< SFF-8472: raw A/D values + calibration constants
   bool cmisLanePage = true;          ///< CMIS: false = flat memory (no pages beyond 00h)

@@ -18,9 +18,11 @@ class ModuleEepromFileSource final : public ModuleEepromSource {
  public:
   explicit ModuleEepromFileSource(std::filesystem::path dir) : prefix_((dir / "").string()) {}
 
-  Status read(const std::string& ifname, const EepromRead& request, std::span<uint8_t> out) override {
+  Status read(const std::string& ifname, const EepromRead& request,
+              std::span<uint8_t> out) override {
     // An interface name is one path component (net/core/dev.c dev_valid_name).
-    if (ifname.empty() || ifname == "." || ifname == ".." || ifname.find('/') != std::string::npos) {
+    if (ifname.empty() || ifname == "." || ifname == ".." ||
+        ifname.find('/') != std::string::npos) {
       return Error{"module eeprom: invalid interface name \"" + ifname + "\"", EINVAL};
     }
     if (!request.valid() || out.size() != request.length) {
@@ -30,7 +32,8 @@ class ModuleEepromFileSource final : public ModuleEepromSource {
     auto fd = openForRead(path);
     if (!fd) {
       // No image: this interface has no module EEPROM to read (docs/contract.md §2).
-      if (fd.error().errnum == ENOENT) return Error{"module eeprom " + path + ": no image", EOPNOTSUPP};
+      if (fd.error().errnum == ENOENT)
+        return Error{"module eeprom " + path + ": no image", EOPNOTSUPP};
       return fd.error();
     }
     const Status st = readAt(*fd, path, request, out);
@@ -39,10 +42,12 @@ class ModuleEepromFileSource final : public ModuleEepromSource {
   }
 
  private:
-  static Status preadAll(int fd, const std::string& path, size_t at, std::span<uint8_t> out, bool& shortRead) {
+  static Status preadAll(int fd, const std::string& path, size_t at, std::span<uint8_t> out,
+                         bool& shortRead) {
     size_t got = 0;
     while (got < out.size()) {
-      const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(at + got));
+      const ssize_t n =
+          ::pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(at + got));
       if (n < 0) {
         if (errno == EINTR) continue;
         return sysError("read " + path, errno);
@@ -54,7 +59,8 @@ class ModuleEepromFileSource final : public ModuleEepromSource {
     return {};
   }
 
-  static Status readAt(int fd, const std::string& path, const EepromRead& request, std::span<uint8_t> out) {
+  static Status readAt(int fd, const std::string& path, const EepromRead& request,
+                       std::span<uint8_t> out) {
     uint8_t identifier = 0;
     bool shortRead = false;
     if (auto st = preadAll(fd, path, 0, {&identifier, 1}, shortRead); !st) return st;

@@ -32,7 +32,8 @@ class ModuleEepromIoctlSource final : public ModuleEepromSource {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  Status read(const std::string& ifname, const EepromRead& request, std::span<uint8_t> out) override {
+  Status read(const std::string& ifname, const EepromRead& request,
+              std::span<uint8_t> out) override {
     std::lock_guard lock(mu_);
     if (ifname.empty() || ifname.size() >= IFNAMSIZ) {
       return Error{"module eeprom " + ifname + ": invalid interface name", EINVAL};
@@ -48,7 +49,8 @@ class ModuleEepromIoctlSource final : public ModuleEepromSource {
     ethtool_modinfo info{};
     info.cmd = ETHTOOL_GMODULEINFO;
     if (int err = ioctl(ifname, &info)) {
-      if (err == EOPNOTSUPP || err == EINVAL) return Error{"module eeprom " + ifname + ": not supported", EOPNOTSUPP};
+      if (err == EOPNOTSUPP || err == EINVAL)
+        return Error{"module eeprom " + ifname + ": not supported", EOPNOTSUPP};
       return sysError("SIOCETHTOOL GMODULEINFO " + ifname, err);
     }
     const bool sfp = info.type == ETH_MODULE_SFF_8079 || info.type == ETH_MODULE_SFF_8472;

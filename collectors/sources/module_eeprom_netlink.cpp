@@ -58,7 +58,9 @@ class Message {
     reinterpret_cast<nlattr*>(buf_.data() + at)->nla_type = type | NLA_F_NESTED;
     return at;
   }
-  void endNest(size_t at) { reinterpret_cast<nlattr*>(buf_.data() + at)->nla_len = static_cast<uint16_t>(buf_.size() - at); }
+  void endNest(size_t at) {
+    reinterpret_cast<nlattr*>(buf_.data() + at)->nla_len = static_cast<uint16_t>(buf_.size() - at);
+  }
   std::span<const uint8_t> finish() {
     reinterpret_cast<nlmsghdr*>(buf_.data())->nlmsg_len = static_cast<uint32_t>(buf_.size());
     return buf_;
@@ -76,7 +78,8 @@ bool forEachAttr(std::span<const uint8_t> attrs, Fn fn) {
     nlattr a;
     std::memcpy(&a, attrs.data() + at, sizeof a);
     if (a.nla_len < NLA_HDRLEN || at + a.nla_len > attrs.size()) return false;
-    fn(static_cast<uint16_t>(a.nla_type & NLA_TYPE_MASK), attrs.subspan(at + NLA_HDRLEN, a.nla_len - NLA_HDRLEN));
+    fn(static_cast<uint16_t>(a.nla_type & NLA_TYPE_MASK),
+       attrs.subspan(at + NLA_HDRLEN, a.nla_len - NLA_HDRLEN));
     at += NLA_ALIGN(a.nla_len);
   }
   return true;
@@ -84,10 +87,12 @@ bool forEachAttr(std::span<const uint8_t> attrs, Fn fn) {
 
 class ModuleEepromNetlinkSource final : public ModuleEepromSource {
  public:
-  explicit ModuleEepromNetlinkSource(std::unique_ptr<ModuleEepromSource> fallback) : fallback_(std::move(fallback)) {}
+  explicit ModuleEepromNetlinkSource(std::unique_ptr<ModuleEepromSource> fallback)
+      : fallback_(std::move(fallback)) {}
   ~ModuleEepromNetlinkSource() override { closeSocket(); }
 
-  Status read(const std::string& ifname, const EepromRead& request, std::span<uint8_t> out) override {
+  Status read(const std::string& ifname, const EepromRead& request,
+              std::span<uint8_t> out) override {
     std::unique_lock lock(mu_);
     if (ifname.empty() || ifname.size() >= IFNAMSIZ) {
       return Error{"module eeprom " + ifname + ": invalid interface name", EINVAL};
@@ -107,7 +112,8 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
       }
       return st;
     }
-    Message m(familyId_, NLM_F_REQUEST, ++seq_, ETHTOOL_MSG_MODULE_EEPROM_GET, ETHTOOL_GENL_VERSION);
+    Message m(familyId_, NLM_F_REQUEST, ++seq_, ETHTOOL_MSG_MODULE_EEPROM_GET,
+              ETHTOOL_GENL_VERSION);
     const size_t nest = m.beginNest(ETHTOOL_A_MODULE_EEPROM_HEADER);
     m.attr(ETHTOOL_A_HEADER_DEV_NAME, ifname.c_str(), ifname.size() + 1);
     m.endNest(nest);
@@ -118,14 +124,15 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
     m.attr(ETHTOOL_A_MODULE_EEPROM_BANK, &request.bank, 1);
     m.attr(ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, &request.i2cAddress, 1);
     bool got = false;
-    const Status st = exchange(m.finish(), seq_, "module eeprom " + ifname, [&](std::span<const uint8_t> attrs) {
-      forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {
-        if (type == ETHTOOL_A_MODULE_EEPROM_DATA && payload.size() == out.size()) {
-          std::memcpy(out.data(), payload.data(), out.size());
-          got = true;
-        }
-      });
-    });
+    const Status st =
+        exchange(m.finish(), seq_, "module eeprom " + ifname, [&](std::span<const uint8_t> attrs) {
+          forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {
+            if (type == ETHTOOL_A_MODULE_EEPROM_DATA && payload.size() == out.size()) {
+              std::memcpy(out.data(), payload.data(), out.size());
+              got = true;
+            }
+          });
+        });
     if (!st && st.error().errnum == EOPNOTSUPP) {
       // Kernels 5.6-5.12 have the family but not this request; drivers without module access say
       // the same. The ioctl tells the two apart (and answers EOPNOTSUPP for the latter).
@@ -138,7 +145,8 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
       if (st.error().errnum == EINVAL) return Error{st.error().message, ENODATA};
       return st;
     }
-    if (!got) return Error{"module eeprom " + ifname + ": reply without data of the asked length", EPROTO};
+    if (!got)
+      return Error{"module eeprom " + ifname + ": reply without data of the asked length", EPROTO};
     return {};
   }
 
@@ -173,11 +181,13 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
     Message m(GENL_ID_CTRL, NLM_F_REQUEST, ++seq_, CTRL_CMD_GETFAMILY, 1);
     m.attr(CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof ETHTOOL_GENL_NAME);
     uint16_t id = 0;
-    const Status st = exchange(m.finish(), seq_, "genetlink family ethtool", [&](std::span<const uint8_t> attrs) {
-      forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {
-        if (type == CTRL_ATTR_FAMILY_ID && payload.size() >= 2) std::memcpy(&id, payload.data(), 2);
-      });
-    });
+    const Status st =
+        exchange(m.finish(), seq_, "genetlink family ethtool", [&](std::span<const uint8_t> attrs) {
+          forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {
+            if (type == CTRL_ATTR_FAMILY_ID && payload.size() >= 2)
+              std::memcpy(&id, payload.data(), 2);
+          });
+        });
     if (!st) return st;
     if (id == 0) return Error{"genetlink family ethtool: no id in the reply", EPROTO};
     familyId_ = id;
@@ -188,12 +198,14 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
   // or an error/ack. A reply that arrives after an earlier timeout carries an old sequence number
   // and is skipped.
   template <class OnReply>
-  Status exchange(std::span<const uint8_t> msg, uint32_t seq, const std::string& what, OnReply onReply) {
+  Status exchange(std::span<const uint8_t> msg, uint32_t seq, const std::string& what,
+                  OnReply onReply) {
     sockaddr_nl kernel{};
     kernel.nl_family = AF_NETLINK;
     ssize_t n;
     do {
-      n = ::sendto(fd_, msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel);
+      n = ::sendto(fd_, msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
+                   sizeof kernel);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
       const int err = errno;
@@ -216,8 +228,10 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
       while (at + NLMSG_HDRLEN <= len) {
         nlmsghdr h;
         std::memcpy(&h, buf_.data() + at, sizeof h);
-        if (h.nlmsg_len < NLMSG_HDRLEN || at + h.nlmsg_len > len) return Error{what + ": malformed reply", EPROTO};
-        const std::span<const uint8_t> body(buf_.data() + at + NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
+        if (h.nlmsg_len < NLMSG_HDRLEN || at + h.nlmsg_len > len)
+          return Error{what + ": malformed reply", EPROTO};
+        const std::span<const uint8_t> body(buf_.data() + at + NLMSG_HDRLEN,
+                                            h.nlmsg_len - NLMSG_HDRLEN);
         at += NLMSG_ALIGN(h.nlmsg_len);
         if (h.nlmsg_seq != seq) continue;
         if (h.nlmsg_type == NLMSG_ERROR) {

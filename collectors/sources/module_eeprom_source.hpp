@@ -44,7 +44,8 @@ class ModuleEepromSource {
   /// EOPNOTSUPP — the interface has no module EEPROM to read (veth, lo, an empty cage on drivers
   /// that say so, no image file): no data, not a fault; ENODATA — that page is not there (a flat
   /// image, a page the module does not have); anything else is a failed read.
-  virtual Status read(const std::string& ifname, const EepromRead& request, std::span<uint8_t> out) = 0;
+  virtual Status read(const std::string& ifname, const EepromRead& request,
+                      std::span<uint8_t> out) = 0;
 };
 
 /// Where a half page lies in a flat image (docs/contract.md §2): SFF-8472 (identifier 0x03, its

@@ -42,9 +42,11 @@ void BM_CollectorRunPerPort(benchmark::State& state) {
   const int ports = static_cast<int>(state.range(0));
   for (int i = 0; i < ports; ++i) {
     const std::string name = "eth" + std::to_string(i);
-    const auto image = sim::buildModuleImage(sim::cmis400gModule("C" + std::to_string(i), i % 2 == 0));
+    const auto image =
+        sim::buildModuleImage(sim::cmis400gModule("C" + std::to_string(i), i % 2 == 0));
     std::ofstream(dir.path() / (name + ".bin"), std::ios::binary)
-        .write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+        .write(reinterpret_cast<const char*>(image.data()),
+               static_cast<std::streamsize>(image.size()));
     topology.netdevs.push_back(Netdev{name, "", "mlx5_" + std::to_string(i), 1, ""});
   }
   Sources sources;

@@ -102,6 +102,11 @@ const ScenarioCase kCases[] = {
      {{"link_ber", "uncorrectable", kIf}},
      {{"link_ber", "margin", kIf}, {"link_ber", "degrading", kIf}},
      0},
+    // Issue #22: the look-alikes of the optic faults (modules read every 5 s, scenario_windows.yaml).
+    // hot-module and optic-degrading need their 120 s degrade phase: checked through the daemon
+    // by hand (docs/simulator.md) and in the detection benchmark, not within this test's minute.
+    {"optic-marginal", {}, {}, 25},  // every lane 0.5 dB above its low warning: healthy
+    {"module-swap", {}, {}, 40},     // a new module at 30 s: new series, no finding
 };
 
 class ScenarioTest : public DaemonTest, public ::testing::WithParamInterface<ScenarioCase> {};

@@ -7,7 +7,8 @@
 // ethtool's ioctl path sees 256 bytes of a CMIS module (lower page + page 00h), so for CMIS the
 // pages 02h (thresholds) and 11h (lane monitors and flags) are checked against the values the
 // image was built from (hand-derived from the CMIS tables, sim/module_image.cpp) instead.
-// Images: built from the specs (sim/module_image.hpp) and every *.bin in tests/fixtures/transceivers.
+// Images: built from the specs (sim/module_image.hpp) and every *.bin in
+// tests/fixtures/transceivers.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -43,9 +44,10 @@ std::string ethtoolPath() {
 // `ethtool -m` text as key -> value, runs of spaces in keys collapsed.
 std::map<std::string, std::string> runEthtool(const fs::path& image) {
   std::string out;
-  const int rc = testing::runCommand({"env", "EEPROM_IMAGE=" + image.string(), "LD_PRELOAD=" FABRICMON_ETHTOOL_SHIM,
-                                      ethtoolPath(), "-m", "lo"},
-                                     &out);
+  const int rc =
+      testing::runCommand({"env", "EEPROM_IMAGE=" + image.string(),
+                           "LD_PRELOAD=" FABRICMON_ETHTOOL_SHIM, ethtoolPath(), "-m", "lo"},
+                          &out);
   EXPECT_EQ(rc, 0) << out;
   std::map<std::string, std::string> kv;
   std::istringstream lines(out);
@@ -65,10 +67,14 @@ std::map<std::string, std::string> runEthtool(const fs::path& image) {
 
 std::string levelText(Level l) {
   switch (l) {
-    case Level::kHighAlarm: return "high alarm";
-    case Level::kHighWarning: return "high warning";
-    case Level::kLowWarning: return "low warning";
-    case Level::kLowAlarm: return "low alarm";
+    case Level::kHighAlarm:
+      return "high alarm";
+    case Level::kHighWarning:
+      return "high warning";
+    case Level::kLowWarning:
+      return "low warning";
+    case Level::kLowAlarm:
+      return "low alarm";
   }
   return "";
 }
@@ -78,32 +84,41 @@ std::string valueKey(Spec spec, Quantity q, unsigned lane) {
   const bool sfp = spec == Spec::kSff8472;
   const std::string ch = " (Channel " + std::to_string(lane) + ")";
   switch (q) {
-    case Quantity::kTemperature: return "Module temperature";
-    case Quantity::kSupplyVoltage: return "Module voltage";
-    case Quantity::kTxBias: return sfp ? "Laser bias current" : "Laser tx bias current" + ch;
-    case Quantity::kTxPower: return sfp ? "Laser output power" : "Transmit avg optical power" + ch;
+    case Quantity::kTemperature:
+      return "Module temperature";
+    case Quantity::kSupplyVoltage:
+      return "Module voltage";
+    case Quantity::kTxBias:
+      return sfp ? "Laser bias current" : "Laser tx bias current" + ch;
+    case Quantity::kTxPower:
+      return sfp ? "Laser output power" : "Transmit avg optical power" + ch;
     case Quantity::kRxPower:
-      return sfp ? "Receiver signal average optical power" : "Rcvr signal avg optical power(Channel " + std::to_string(lane) + ")";
+      return sfp ? "Receiver signal average optical power"
+                 : "Rcvr signal avg optical power(Channel " + std::to_string(lane) + ")";
   }
   return "";
 }
 std::string thresholdKey(Quantity q, Level l) {
-  const std::string names[] = {"Module temperature", "Module voltage", "Laser bias current", "Laser output power",
-                               "Laser rx power"};
+  const std::string names[] = {"Module temperature", "Module voltage", "Laser bias current",
+                               "Laser output power", "Laser rx power"};
   return names[static_cast<size_t>(q)] + " " + levelText(l) + " threshold";
 }
 std::string flagKey(Spec spec, Quantity q, Level l, unsigned lane) {
   const bool sfp = spec == Spec::kSff8472;
   switch (q) {
-    case Quantity::kTemperature: return "Module temperature " + levelText(l);
-    case Quantity::kSupplyVoltage: return "Module voltage " + levelText(l);
+    case Quantity::kTemperature:
+      return "Module temperature " + levelText(l);
+    case Quantity::kSupplyVoltage:
+      return "Module voltage " + levelText(l);
     case Quantity::kTxBias:
-      return "Laser bias current " + levelText(l) + (sfp ? "" : " (Chan " + std::to_string(lane) + ")");
+      return "Laser bias current " + levelText(l) +
+             (sfp ? "" : " (Chan " + std::to_string(lane) + ")");
     case Quantity::kTxPower:
       return (sfp ? "Laser output power " : "Laser tx power ") + levelText(l) +
              (sfp ? "" : " (Channel " + std::to_string(lane) + ")");
     case Quantity::kRxPower:
-      return "Laser rx power " + levelText(l) + (sfp ? "" : " (Channel " + std::to_string(lane) + ")");
+      return "Laser rx power " + levelText(l) +
+             (sfp ? "" : " (Channel " + std::to_string(lane) + ")");
   }
   return "";
 }
@@ -124,13 +139,15 @@ std::optional<Shown> parseShown(const std::string& text, Quantity q) {
   return Shown{v * toBase, half * toBase};
 }
 
-void expectShown(const std::map<std::string, std::string>& eth, const std::string& key, Quantity q, double ours) {
+void expectShown(const std::map<std::string, std::string>& eth, const std::string& key, Quantity q,
+                 double ours) {
   const auto it = eth.find(key);
   ASSERT_NE(it, eth.end()) << "ethtool printed no \"" << key << "\"";
   const auto shown = parseShown(it->second, q);
   ASSERT_TRUE(shown) << key << ": " << it->second;
   // 1e-9 relative: the double of a decimal text.
-  EXPECT_NEAR(ours, shown->value, shown->tolerance + 1e-9 * std::abs(ours)) << key << ": ethtool " << it->second;
+  EXPECT_NEAR(ours, shown->value, shown->tolerance + 1e-9 * std::abs(ours))
+      << key << ": ethtool " << it->second;
 }
 
 struct Case {
@@ -141,7 +158,9 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  auto add = [&](std::string name, const ModuleParams& p) { out.push_back({std::move(name), sim::buildModuleImage(p), p}); };
+  auto add = [&](std::string name, const ModuleParams& p) {
+    out.push_back({std::move(name), sim::buildModuleImage(p), p});
+  };
   ModuleParams q = sim::qsfp28Module("Q-ORACLE-1");
   q.temperatureCelsius = 41.5;
   q.biasAmperes = {0.0064, 0.00662, 0.0068, 0.007};
@@ -163,7 +182,8 @@ std::vector<Case> cases() {
   add("qsfp28_passive_copper", sim::passiveCopperCable("DAC-1"));
   ModuleParams s = sim::sfp28Module("S-ORACLE-1");
   s.rxPowerWatts = {0.3217e-3};
-  s.flags = {{ModuleQuantity::kRxPower, ModuleLevel::kLowAlarm, 1}, {ModuleQuantity::kTxPower, ModuleLevel::kHighWarning, 1}};
+  s.flags = {{ModuleQuantity::kRxPower, ModuleLevel::kLowAlarm, 1},
+             {ModuleQuantity::kTxPower, ModuleLevel::kHighWarning, 1}};
   add("sfp28", s);
   s.externalCalibration = true;
   s.serialNumber = "S-EXTCAL";
@@ -173,13 +193,15 @@ std::vector<Case> cases() {
   add("sfp28_passive_copper", sdac);
   ModuleParams c = sim::cmis400gModule("C-ORACLE-1", true);
   c.rxPowerWatts = {0.85e-3, 0.84e-3, 0.12e-3, 0.86e-3};
-  c.flags = {{ModuleQuantity::kRxPower, ModuleLevel::kLowWarning, 3}, {ModuleQuantity::kTemperature, ModuleLevel::kHighWarning, 0}};
+  c.flags = {{ModuleQuantity::kRxPower, ModuleLevel::kLowWarning, 3},
+             {ModuleQuantity::kTemperature, ModuleLevel::kHighWarning, 0}};
   add("osfp_cmis", c);
   add("qsfp112_cmis", sim::cmis400gModule("C-ORACLE-2", false));
   for (const auto& e : fs::directory_iterator(FABRICMON_FIXTURE_DIR "/transceivers")) {
     if (e.path().extension() != ".bin") continue;
     std::ifstream in(e.path(), std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
     out.push_back({e.path().filename().string(), std::move(bytes), std::nullopt});
   }
   return out;
@@ -188,7 +210,8 @@ std::vector<Case> cases() {
 class TransceiverOracle : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (ethtoolPath().empty()) GTEST_SKIP() << "ethtool is not installed (scripts/install-deps installs it)";
+    if (ethtoolPath().empty())
+      GTEST_SKIP() << "ethtool is not installed (scripts/install-deps installs it)";
   }
   testing::TempDir dir_{"fabricmon-oracle"};
 };
@@ -208,24 +231,28 @@ TEST_F(TransceiverOracle, EveryExportedValueEqualsEthtool) {
     // for another CMIS identifier (0x1e, QSFP112 and other "QSFP+ or later with CMIS") it is shown
     // the same bytes as a QSFP-DD: our CMIS decoding does not depend on the identifier.
     std::vector<uint8_t> shown = c.image;
-    const bool relabelled = id->spec == Spec::kCmis && id->identifier != 0x18 && id->identifier != 0x19 &&
-                            id->identifier != 0x1b;
+    const bool relabelled = id->spec == Spec::kCmis && id->identifier != 0x18 &&
+                            id->identifier != 0x19 && id->identifier != 0x1b;
     if (relabelled) shown[0] = shown[128] = 0x18;
     const fs::path file = dir_.path() / "image.bin";
     std::ofstream(file, std::ios::binary | std::ios::trunc)
-        .write(reinterpret_cast<const char*>(shown.data()), static_cast<std::streamsize>(shown.size()));
+        .write(reinterpret_cast<const char*>(shown.data()),
+               static_cast<std::streamsize>(shown.size()));
     const auto eth = runEthtool(file);
     ASSERT_TRUE(eth.count("Identifier")) << "ethtool did not decode the image";
-    EXPECT_EQ(std::stoul(eth.at("Identifier").substr(2, 2), nullptr, 16), relabelled ? 0x18 : id->identifier);
-    for (const auto& [key, ours] : {std::pair{"Vendor name", id->vendor}, std::pair{"Vendor PN", id->partNumber},
-                                    std::pair{"Vendor rev", id->revision}, std::pair{"Vendor SN", id->serialNumber}}) {
+    EXPECT_EQ(std::stoul(eth.at("Identifier").substr(2, 2), nullptr, 16),
+              relabelled ? 0x18 : id->identifier);
+    for (const auto& [key, ours] :
+         {std::pair{"Vendor name", id->vendor}, std::pair{"Vendor PN", id->partNumber},
+          std::pair{"Vendor rev", id->revision}, std::pair{"Vendor SN", id->serialNumber}}) {
       ASSERT_TRUE(eth.count(key)) << key;
       std::string theirs = eth.at(key);
       while (!theirs.empty() && theirs.back() == ' ') theirs.pop_back();
       EXPECT_EQ(ours, theirs) << key;
     }
     if (id->cableLengthMeters && id->spec != Spec::kCmis) {
-      const std::string key = id->spec == Spec::kSff8472 ? "Length (Copper)" : "Length (Copper or Active cable)";
+      const std::string key =
+          id->spec == Spec::kSff8472 ? "Length (Copper)" : "Length (Copper or Active cable)";
       ASSERT_TRUE(eth.count(key)) << key;
       EXPECT_EQ(eth.at(key), fmt::format("{}m", *id->cableLengthMeters));
     }
@@ -238,14 +265,20 @@ TEST_F(TransceiverOracle, EveryExportedValueEqualsEthtool) {
     }
     const bool cmis = id->spec == Spec::kCmis;
     // Module level, from every spec's bytes ethtool sees.
-    if (d.temperatureCelsius) expectShown(eth, "Module temperature", Quantity::kTemperature, *d.temperatureCelsius), ++compared;
-    if (d.supplyVoltageVolts) expectShown(eth, "Module voltage", Quantity::kSupplyVoltage, *d.supplyVoltageVolts), ++compared;
+    if (d.temperatureCelsius)
+      expectShown(eth, "Module temperature", Quantity::kTemperature, *d.temperatureCelsius),
+          ++compared;
+    if (d.supplyVoltageVolts)
+      expectShown(eth, "Module voltage", Quantity::kSupplyVoltage, *d.supplyVoltageVolts),
+          ++compared;
     // Lanes and thresholds where ethtool sees them (not CMIS over the ioctl: checked below).
     if (!cmis) {
-      const std::vector<std::optional<double>>* lanes[] = {nullptr, nullptr, &d.txBiasAmperes, &d.txPowerWatts, &d.rxPowerWatts};
+      const std::vector<std::optional<double>>* lanes[] = {nullptr, nullptr, &d.txBiasAmperes,
+                                                           &d.txPowerWatts, &d.rxPowerWatts};
       for (size_t q = 2; q < kQuantities; ++q) {
         for (size_t i = 0; i < lanes[q]->size(); ++i) {
-          const std::string key = valueKey(id->spec, static_cast<Quantity>(q), static_cast<unsigned>(i + 1));
+          const std::string key =
+              valueKey(id->spec, static_cast<Quantity>(q), static_cast<unsigned>(i + 1));
           if ((*lanes[q])[i]) {
             expectShown(eth, key, static_cast<Quantity>(q), *(*lanes[q])[i]);
             ++compared;
@@ -282,7 +315,9 @@ TEST_F(TransceiverOracle, EveryExportedValueEqualsEthtool) {
       const ModuleParams& p = *c.built;
       ASSERT_EQ(d.rxPowerWatts.size(), p.lanes);
       for (unsigned i = 0; i < p.lanes; ++i) {
-        auto at = [&](const std::vector<double>& v, double dflt) { return v.empty() ? dflt : v[std::min<size_t>(i, v.size() - 1)]; };
+        auto at = [&](const std::vector<double>& v, double dflt) {
+          return v.empty() ? dflt : v[std::min<size_t>(i, v.size() - 1)];
+        };
         EXPECT_NEAR(*d.rxPowerWatts[i], at(p.rxPowerWatts, 0.9e-3), 0.05e-6);
         EXPECT_NEAR(*d.txPowerWatts[i], at(p.txPowerWatts, 1e-3), 0.05e-6);
         EXPECT_NEAR(*d.txBiasAmperes[i], at(p.biasAmperes, 0.045), 1e-6);
@@ -291,7 +326,8 @@ TEST_F(TransceiverOracle, EveryExportedValueEqualsEthtool) {
       for (size_t q = 0; q < kQuantities; ++q) {
         ASSERT_TRUE(d.thresholds[q]);
         const double lsb[] = {1.0 / 256, 100e-6, 2e-6, 0.1e-6, 0.1e-6};
-        for (size_t l = 0; l < kLevels; ++l) EXPECT_NEAR((*d.thresholds[q])[l], p.thresholds[q][l], lsb[q] / 2 + 1e-12);
+        for (size_t l = 0; l < kLevels; ++l)
+          EXPECT_NEAR((*d.thresholds[q])[l], p.thresholds[q][l], lsb[q] / 2 + 1e-12);
       }
       for (const Flag& f : d.flags) {
         if (f.lane == 0) continue;
@@ -299,7 +335,8 @@ TEST_F(TransceiverOracle, EveryExportedValueEqualsEthtool) {
           return static_cast<size_t>(s.quantity) == static_cast<size_t>(f.quantity) &&
                  static_cast<size_t>(s.level) == static_cast<size_t>(f.level) && s.lane == f.lane;
         });
-        EXPECT_EQ(f.set, want) << quantityName(f.quantity) << " " << levelName(f.level) << " lane " << f.lane;
+        EXPECT_EQ(f.set, want) << quantityName(f.quantity) << " " << levelName(f.level) << " lane "
+                               << f.lane;
       }
     }
   }

@@ -3,12 +3,13 @@
 // or laser bias beyond a warning threshold, or a latched alarm flag. Judged per port from the
 // transceiver collector's series (docs/metrics.md, "Transceivers"); the worst lane is named.
 // A module without DOM has no values and no thresholds: the rule says nothing about it.
-#include <cmath>
-#include <map>
+#include "watchdog/rules/optics_degraded.hpp"
 
 #include <fmt/format.h>
 
-#include "watchdog/rules/optics_degraded.hpp"
+#include <cmath>
+#include <map>
+
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
@@ -26,7 +27,8 @@ struct Judged {
 };
 
 // The threshold of `level` for the interface, when the module has one (absent = unsupported).
-std::optional<double> threshold(const RuleContext& ctx, Fam fam, std::string_view iface, std::string_view level) {
+std::optional<double> threshold(const RuleContext& ctx, Fam fam, std::string_view iface,
+                                std::string_view level) {
   const Tracked* t = ctx.history.find(fam, iface, level);
   if (t == nullptr || !ctx.ready(t)) return std::nullopt;
   return t->raw;
@@ -36,7 +38,8 @@ std::string_view what(const Subject& s) { return s.interface; }
 
 // Rx or Tx power of every lane against the low warning (and alarm) threshold.
 Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const Subject& subject,
-                  const std::vector<const Tracked*>& lanes, Fam thresholdFam, std::string_view name) {
+                  const std::vector<const Tracked*>& lanes, Fam thresholdFam,
+                  std::string_view name) {
   Judged j;
   const auto lowWarn = threshold(ctx, thresholdFam, subject.interface, "low_warning");
   const auto lowAlarm = threshold(ctx, thresholdFam, subject.interface, "low_alarm");
@@ -61,21 +64,25 @@ Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const 
   j.v.evidence.add("power_dbm", worst->raw > 0 ? 10 * std::log10(worst->raw * 1000) : -99);
   j.v.evidence.add("power_watts", worst->raw);
   j.v.evidence.add("low_warning_dbm", 10 * std::log10(*lowWarn * 1000));
-  if (lowAlarm && *lowAlarm > 0) j.v.evidence.add("low_alarm_dbm", 10 * std::log10(*lowAlarm * 1000));
+  if (lowAlarm && *lowAlarm > 0)
+    j.v.evidence.add("low_alarm_dbm", 10 * std::log10(*lowAlarm * 1000));
   j.v.evidence.add("margin_db", rule.powerMarginDb);
   if (j.v.fire) {
     const double nowDbm = worst->raw > 0 ? 10 * std::log10(worst->raw * 1000) : -INFINITY;
     const double warnDbm = 10 * std::log10(*lowWarn * 1000);
-    j.v.summary = fmt::format("{}: {} power of lane {:.0f} is {:.2f} dBm, {} the module's low warning of {:.2f} dBm{}",
-                              what(subject), name, lane, nowDbm, worst->raw <= *lowWarn ? "at or below" : "within the margin above",
-                              warnDbm, belowAlarm ? " and at or below its low alarm" : "");
+    j.v.summary = fmt::format(
+        "{}: {} power of lane {:.0f} is {:.2f} dBm, {} the module's low warning of {:.2f} dBm{}",
+        what(subject), name, lane, nowDbm,
+        worst->raw <= *lowWarn ? "at or below" : "within the margin above", warnDbm,
+        belowAlarm ? " and at or below its low alarm" : "");
   }
   return j;
 }
 
 // Temperature (module) or bias (per lane) beyond either warning threshold.
-Judged judgeRange(const RuleContext& ctx, const Subject& subject, const std::vector<const Tracked*>& values,
-                  Fam thresholdFam, std::string_view name, std::string_view unit, double display) {
+Judged judgeRange(const RuleContext& ctx, const Subject& subject,
+                  const std::vector<const Tracked*>& values, Fam thresholdFam,
+                  std::string_view name, std::string_view unit, double display) {
   Judged j;
   const auto hw = threshold(ctx, thresholdFam, subject.interface, "high_warning");
   const auto lw = threshold(ctx, thresholdFam, subject.interface, "low_warning");
@@ -105,17 +112,19 @@ Judged judgeRange(const RuleContext& ctx, const Subject& subject, const std::vec
   if (lw) j.v.evidence.add("low_warning", *lw);
   if (j.v.fire) {
     const bool high = hw && worst->raw >= *hw;
-    j.v.summary = fmt::format("{}: {}{} is {:.1f} {}, beyond the module's {} warning of {:.1f} {}{}", what(subject), name,
-                              laneLabel.empty() ? "" : fmt::format(" of lane {}", laneLabel), worst->raw * display, unit,
-                              high ? "high" : "low", (high ? *hw : *lw) * display, unit,
-                              beyondAlarm ? " and beyond its alarm threshold" : "");
+    j.v.summary = fmt::format(
+        "{}: {}{} is {:.1f} {}, beyond the module's {} warning of {:.1f} {}{}", what(subject), name,
+        laneLabel.empty() ? "" : fmt::format(" of lane {}", laneLabel), worst->raw * display, unit,
+        high ? "high" : "low", (high ? *hw : *lw) * display, unit,
+        beyondAlarm ? " and beyond its alarm threshold" : "");
   }
   return j;
 }
 
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
 // previous read.
-Judged judgeAlarmFlags(const RuleContext& ctx, const Subject& subject, const std::vector<const Tracked*>& flags) {
+Judged judgeAlarmFlags(const RuleContext& ctx, const Subject& subject,
+                       const std::vector<const Tracked*>& flags) {
   Judged j;
   j.severity = Severity::kCritical;
   const Tracked* first = nullptr;
@@ -131,7 +140,8 @@ Judged judgeAlarmFlags(const RuleContext& ctx, const Subject& subject, const std
     const std::string_view lane = first->label("lane");
     if (!lane.empty()) j.v.evidence.add("lane", std::strtod(std::string(lane).c_str(), nullptr));
     j.v.evidence.add("flag", 1);
-    j.v.summary = fmt::format("{}: the module latched its {} {} alarm{}", what(subject), first->label("quantity"),
+    j.v.summary = fmt::format("{}: the module latched its {} {} alarm{}", what(subject),
+                              first->label("quantity"),
                               first->label("level") == "high_alarm" ? "high" : "low",
                               lane.empty() ? "" : fmt::format(" on lane {}", lane));
   }
@@ -144,18 +154,22 @@ struct ModuleSeries {
 
 void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
   std::map<std::string_view, ModuleSeries> modules;
-  for (const auto& [fam, member] : {std::pair{Fam::kXcvrRxPower, &ModuleSeries::rx}, std::pair{Fam::kXcvrTxPower, &ModuleSeries::tx},
+  for (const auto& [fam, member] : {std::pair{Fam::kXcvrRxPower, &ModuleSeries::rx},
+                                    std::pair{Fam::kXcvrTxPower, &ModuleSeries::tx},
                                     std::pair{Fam::kXcvrTxBias, &ModuleSeries::bias},
                                     std::pair{Fam::kXcvrTemperature, &ModuleSeries::temperature},
                                     std::pair{Fam::kXcvrFlag, &ModuleSeries::flags}}) {
-    for (const Tracked* s : ctx.history.family(fam)) (modules[s->label("interface")].*member).push_back(s);
+    for (const Tracked* s : ctx.history.family(fam))
+      (modules[s->label("interface")].*member).push_back(s);
   }
   const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
   for (const auto& [iface, m] : modules) {
     const PortRef* port = ctx.join.byInterface(iface);
     const Subject subject{port ? std::string_view(port->device) : std::string_view{},
-                          port ? std::string_view(port->port) : std::string_view{}, iface, {}};
+                          port ? std::string_view(port->port) : std::string_view{},
+                          iface,
+                          {}};
     // A link that is down receives no light by definition: port_down and link_flap say so; the
     // power findings hold their state until the link is back.
     const bool down = ctx.interfaceDown(iface);
@@ -165,13 +179,20 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
       ctx.observe(reason, j.severity, subject, policy, j.v);
     };
     if (down) {
-      for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias"}) report(reason, Judged{}, values);
+      for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias"})
+        report(reason, Judged{}, values);
     } else {
-      report("rx_power_low", judgePower(ctx, rule, subject, m.rx, Fam::kXcvrRxPowerThreshold, "Rx"), values);
-      report("tx_power_low", judgePower(ctx, rule, subject, m.tx, Fam::kXcvrTxPowerThreshold, "Tx"), values);
-      report("tx_bias", judgeRange(ctx, subject, m.bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000), values);
+      report("rx_power_low", judgePower(ctx, rule, subject, m.rx, Fam::kXcvrRxPowerThreshold, "Rx"),
+             values);
+      report("tx_power_low", judgePower(ctx, rule, subject, m.tx, Fam::kXcvrTxPowerThreshold, "Tx"),
+             values);
+      report("tx_bias",
+             judgeRange(ctx, subject, m.bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000),
+             values);
     }
-    report("temperature", judgeRange(ctx, subject, m.temperature, Fam::kXcvrTemperatureThreshold, "module temperature", "°C", 1),
+    report("temperature",
+           judgeRange(ctx, subject, m.temperature, Fam::kXcvrTemperatureThreshold,
+                      "module temperature", "°C", 1),
            values);
     report("alarm_flag", judgeAlarmFlags(ctx, subject, m.flags), flags);
   }
@@ -182,6 +203,7 @@ void planOpticsDegraded(const OpticsDegradedRule& /*rule*/, EnginePlan& /*plan*/
 }  // namespace
 
 const RuleDef kOpticsDegradedRule =
-    defineRule<OpticsDegradedRule, planOpticsDegraded, evaluateOpticsDegraded>("optics_degraded", "link");
+    defineRule<OpticsDegradedRule, planOpticsDegraded, evaluateOpticsDegraded>("optics_degraded",
+                                                                               "physical");
 
 }  // namespace fabricmon::watchdog

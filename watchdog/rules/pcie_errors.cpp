@@ -130,6 +130,6 @@ void planPcieErrors(const PcieErrorsRule& rule, EnginePlan& plan) {
 }  // namespace
 
 const RuleDef kPcieErrorsRule =
-    defineRule<PcieErrorsRule, planPcieErrors, evaluatePcieErrors>("pcie_errors", "link");
+    defineRule<PcieErrorsRule, planPcieErrors, evaluatePcieErrors>("pcie_errors", "nic_health");
 
 }  // namespace fabricmon::watchdog

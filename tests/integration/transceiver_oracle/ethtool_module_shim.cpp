@@ -1,6 +1,7 @@
 // Test-only LD_PRELOAD library that makes Debian's real `ethtool -m <if>` decode a module EEPROM
 // image from a file, the oracle of tests/integration/transceiver_oracle_test.cpp.
-//  - mnl_socket_open() returns NULL: ethtool 6.1 then takes its ioctl path (ethtool.c do_getmodule),
+//  - mnl_socket_open() returns NULL: ethtool 6.1 then takes its ioctl path (ethtool.c
+//  do_getmodule),
 //  - ioctl(SIOCETHTOOL) with ETHTOOL_GMODULEINFO / ETHTOOL_GMODULEEEPROM is answered from the image
 //    named by $EEPROM_IMAGE (type from its identifier: 0x03 -> ETH_MODULE_SFF_8472, 512 bytes, or
 //    ETH_MODULE_SFF_8079 for a 256-byte file; anything else -> ETH_MODULE_SFF_8636, 640 bytes when

@@ -53,7 +53,8 @@ class TransceiverCollectorTest : public ::testing::Test {
   void write(const std::string& ifname, const sim::ModuleParams& p) {
     const auto image = sim::buildModuleImage(p);
     std::ofstream(dir_.path() / (ifname + ".bin"), std::ios::binary)
-        .write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+        .write(reinterpret_cast<const char*>(image.data()),
+               static_cast<std::streamsize>(image.size()));
   }
 
   struct Run {
@@ -89,22 +90,27 @@ TEST_F(TransceiverCollectorTest, EveryKindOfModuleGivesItsSeries) {
   EXPECT_EQ(r.errors, 0u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_info{"), 4u);  // none0 has no image: no module
   EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"dac0\""), 1u);
-  EXPECT_EQ(r.values.count(
-                "fabricmon_transceiver_info{interface=\"dac0\",type=\"QSFP28\",spec=\"sff8636\",vendor=\"FABRICSIM\","
-                "part_number=\"FS-Q28-CR4-2M\",serial_number=\"D1\",revision=\"A1\",connector=\"No separable "
-                "connector\",media=\"passive_copper\",cable_length_meters=\"2\",dom=\"false\",checksum=\"ok\"}"),
+  EXPECT_EQ(r.values.count("fabricmon_transceiver_info{interface=\"dac0\",type=\"QSFP28\",spec="
+                           "\"sff8636\",vendor=\"FABRICSIM\","
+                           "part_number=\"FS-Q28-CR4-2M\",serial_number=\"D1\",revision=\"A1\","
+                           "connector=\"No separable "
+                           "connector\",media=\"passive_copper\",cable_length_meters=\"2\",dom="
+                           "\"false\",checksum=\"ok\"}"),
             1u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_temperature_celsius{interface=\"dac0\""), 0u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_flag{interface=\"dac0\""), 0u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_rx_power_watts{interface=\"cmis0\""), 4u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_rx_power_watts{interface=\"q28\""), 4u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_rx_power_watts{interface=\"sfp0\""), 1u);
-  EXPECT_DOUBLE_EQ(r.values.at("fabricmon_transceiver_rx_power_watts{interface=\"cmis0\",lane=\"2\"}"), 0.85e-3);
   EXPECT_DOUBLE_EQ(
-      r.values.at("fabricmon_transceiver_rx_power_threshold_watts{interface=\"q28\",level=\"low_warning\"}"), 0.1e-3);
-  EXPECT_EQ(r.values.at("fabricmon_transceiver_flag{interface=\"cmis0\",quantity=\"temperature\",level="
-                        "\"high_alarm\",lane=\"\"}"),
-            0.0);
+      r.values.at("fabricmon_transceiver_rx_power_watts{interface=\"cmis0\",lane=\"2\"}"), 0.85e-3);
+  EXPECT_DOUBLE_EQ(r.values.at("fabricmon_transceiver_rx_power_threshold_watts{interface=\"q28\","
+                               "level=\"low_warning\"}"),
+                   0.1e-3);
+  EXPECT_EQ(
+      r.values.at("fabricmon_transceiver_flag{interface=\"cmis0\",quantity=\"temperature\",level="
+                  "\"high_alarm\",lane=\"\"}"),
+      0.0);
   // 5 quantities x 4 levels at module level (2) or per lane (3 x 4 lanes).
   EXPECT_EQ(count(r, "fabricmon_transceiver_flag{interface=\"cmis0\""), 2u * 4 + 3u * 4 * 4);
   EXPECT_EQ(count(r, "fabricmon_transceiver_flag{interface=\"sfp0\""), 5u * 4);
@@ -128,17 +134,23 @@ TEST_F(TransceiverCollectorTest, IdentityPagesOnceThenAgainAfterASwap) {
   write("cmis0", swapped);
   const Run r = poll();
   EXPECT_EQ((source_->pageReads[{"cmis0", 0x02}]), 2);
-  EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"cmis0\",type=\"OSFP\",spec=\"cmis\",vendor=\"FABRICSIM\","
-                     "part_number=\"FS-OSFP-400G-DR4\",serial_number=\"C2\""),
+  EXPECT_EQ(count(r,
+                  "fabricmon_transceiver_info{interface=\"cmis0\",type=\"OSFP\",spec=\"cmis\","
+                  "vendor=\"FABRICSIM\","
+                  "part_number=\"FS-OSFP-400G-DR4\",serial_number=\"C2\""),
             1u);
-  EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"cmis0\""), 1u);  // the old module's series left
-  EXPECT_NEAR(r.values.at("fabricmon_transceiver_rx_power_threshold_watts{interface=\"cmis0\",level=\"low_warning\"}"),
+  EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"cmis0\""),
+            1u);  // the old module's series left
+  EXPECT_NEAR(r.values.at("fabricmon_transceiver_rx_power_threshold_watts{interface=\"cmis0\","
+                          "level=\"low_warning\"}"),
               0.2e-3, 1e-12);
   // SFF-8472: the serial is in the A0h lower half read every run.
   write("sfp0", sim::sfp28Module("S2"));
-  EXPECT_EQ(count(poll(), "fabricmon_transceiver_info{interface=\"sfp0\",type=\"SFP\",spec=\"sff8472\",vendor="
-                          "\"FABRICSIM\",part_number=\"FS-SFP28-SR\",serial_number=\"S2\""),
-            1u);
+  EXPECT_EQ(
+      count(poll(),
+            "fabricmon_transceiver_info{interface=\"sfp0\",type=\"SFP\",spec=\"sff8472\",vendor="
+            "\"FABRICSIM\",part_number=\"FS-SFP28-SR\",serial_number=\"S2\""),
+      1u);
 }
 
 TEST_F(TransceiverCollectorTest, FailingPortBacksOffAndRecovers) {
@@ -175,7 +187,8 @@ TEST_F(TransceiverCollectorTest, UnknownModuleIsAnErrorOfThatPortOnly) {
   std::vector<uint8_t> image = sim::buildModuleImage(sim::qsfp28Module("Q1"));
   image[0] = 0x42;
   std::ofstream(dir_.path() / "q28.bin", std::ios::binary)
-      .write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+      .write(reinterpret_cast<const char*>(image.data()),
+             static_cast<std::streamsize>(image.size()));
   const Run r = poll();
   EXPECT_EQ(r.errors, 1u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"q28\""), 0u);
@@ -202,9 +215,11 @@ TEST(ModuleEepromKernelSource, LoopbackHasNoModuleAndAMissingInterfaceIsAnError)
     const Status missing = source->read("fmnosuch0", EepromRead{0x50, 0, 0, 0, 128}, buf);
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().errnum, ENODEV) << missing.error().message;
-    const Status bad = source->read("lo", EepromRead{0x50, 0, 0, 100, 64}, std::span<uint8_t>(buf).first(64));
+    const Status bad =
+        source->read("lo", EepromRead{0x50, 0, 0, 100, 64}, std::span<uint8_t>(buf).first(64));
     ASSERT_FALSE(bad.ok());
-    EXPECT_EQ(bad.error().errnum, EINVAL);  // crosses the half-page boundary: refused before the kernel
+    EXPECT_EQ(bad.error().errnum,
+              EINVAL);  // crosses the half-page boundary: refused before the kernel
   }
 }
 

@@ -177,7 +177,8 @@ TEST(TransceiverDecode, PassiveCopperHasIdentityAndNoData) {
     SCOPED_TRACE(int{identifier});
     ModuleParams p = sim::passiveCopperCable("SN-DAC-1");
     p.identifier = identifier;
-    p.flags = {{ModuleQuantity::kTemperature, ModuleLevel::kHighAlarm, 0}};  // flags without monitors
+    p.flags = {
+        {ModuleQuantity::kTemperature, ModuleLevel::kHighAlarm, 0}};  // flags without monitors
     const auto [id, d] = decode(sim::buildModuleImage(p));
     EXPECT_EQ(id.media, "passive_copper");
     EXPECT_FALSE(id.dom());
@@ -220,7 +221,8 @@ TEST(TransceiverDecode, UnknownIdentifierAndEmptyCageAreErrors) {
 }
 
 TEST(TransceiverDecode, TruncatedImagesNeverCrashAndLackWhatIsCut) {
-  for (const auto& p : {sim::qsfp28Module("a"), sim::sfp28Module("b"), sim::cmis400gModule("c", true)}) {
+  for (const auto& p :
+       {sim::qsfp28Module("a"), sim::sfp28Module("b"), sim::cmis400gModule("c", true)}) {
     const std::vector<uint8_t> full = sim::buildModuleImage(p);
     for (size_t n = 0; n <= full.size(); n += 7) {
       const std::vector<uint8_t> cut(full.begin(), full.begin() + static_cast<long>(n));
@@ -262,7 +264,8 @@ TEST(TransceiverDecode, RandomBytesNeverCrashAndStayInDomain) {
         for (const double v : *t) EXPECT_TRUE(std::isfinite(v)) << v;
       }
     }
-    if (d.temperatureCelsius) EXPECT_TRUE(*d.temperatureCelsius >= -128 && *d.temperatureCelsius <= 128);
+    if (d.temperatureCelsius)
+      EXPECT_TRUE(*d.temperatureCelsius >= -128 && *d.temperatureCelsius <= 128);
     for (const char c : id->vendor + id->serialNumber + id->partNumber) {
       EXPECT_TRUE(c >= 0x20 && c < 0x7f && c != '"' && c != '\\');
     }

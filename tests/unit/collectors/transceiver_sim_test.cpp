@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <set>
 #include <fstream>
+#include <set>
 
 #include "collectors/sources/module_eeprom_source.hpp"
 #include "collectors/transceiver_decode.hpp"
@@ -64,7 +64,8 @@ TEST(SimulatorModules, EveryPortHasTheModuleItsSpeedCallsFor) {
       ASSERT_EQ(r.d.rxPowerWatts.size(), 4u) << p.interface;
     }
   }
-  EXPECT_EQ(specs, (std::set<std::string>{"cmis/optical", "cmis/passive_copper", "sff8472/optical", "sff8636/optical"}));
+  EXPECT_EQ(specs, (std::set<std::string>{"cmis/optical", "cmis/passive_copper", "sff8472/optical",
+                                          "sff8636/optical"}));
 }
 
 TEST(SimulatorModules, OpticDegradingSinksLaneOneBelowItsLowWarningThenFlaps) {
@@ -76,11 +77,13 @@ TEST(SimulatorModules, OpticDegradingSinksLaneOneBelowItsLowWarningThenFlaps) {
   ASSERT_TRUE(s.init().ok());
   const std::string ifname = s.affected().at(0).interface;
   const Read start = readModule(s.moduleEepromDir(), ifname);
-  const double lowWarning = (*start.d.thresholds[static_cast<size_t>(Quantity::kRxPower)])[static_cast<size_t>(Level::kLowWarning)];
+  const double lowWarning = (*start.d.thresholds[static_cast<size_t>(
+      Quantity::kRxPower)])[static_cast<size_t>(Level::kLowWarning)];
   ASSERT_GT(*start.d.rxPowerWatts[0], lowWarning * 4);
   ASSERT_TRUE(s.tick(std::chrono::seconds(70)).ok());  // mid-way: sinking, still above
   const Read mid = readModule(s.moduleEepromDir(), ifname);
-  EXPECT_NEAR(dbm(*mid.d.rxPowerWatts[0]), dbm(*start.d.rxPowerWatts[0]) - sim::opticsDrift(70), 0.01);
+  EXPECT_NEAR(dbm(*mid.d.rxPowerWatts[0]), dbm(*start.d.rxPowerWatts[0]) - sim::opticsDrift(70),
+              0.01);
   EXPECT_GT(*mid.d.rxPowerWatts[0], lowWarning);
   ASSERT_TRUE(s.tick(std::chrono::seconds(50)).ok());  // t = 120
   const Read late = readModule(s.moduleEepromDir(), ifname);
@@ -111,7 +114,8 @@ TEST(SimulatorModules, HotModulePassesItsHighWarningAndSwapChangesOnlyTheSerial)
   ASSERT_TRUE(hot.tick(std::chrono::seconds(131)).ok());
   const Read r = readModule(hot.moduleEepromDir(), ifname);
   EXPECT_GT(*r.d.temperatureCelsius,
-            (*r.d.thresholds[static_cast<size_t>(Quantity::kTemperature)])[static_cast<size_t>(Level::kHighWarning)]);
+            (*r.d.thresholds[static_cast<size_t>(Quantity::kTemperature)])[static_cast<size_t>(
+                Level::kHighWarning)]);
 
   testing::TempDir dir2("fabricmon-simxcvr");
   o.root = dir2.path();

@@ -1,13 +1,14 @@
 // optics_degraded (watchdog/rules/optics_degraded.cpp) over hand-set transceiver series, one
 // reading per 60 s tick as the transceiver collector publishes them: each reason fires on its
 // condition with the worst lane named, and the look-alikes stay silent.
+#include "watchdog/rules/optics_degraded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 
 #include "tests/unit/watchdog/test_node.hpp"
-#include "watchdog/rules/optics_degraded.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -15,7 +16,8 @@ namespace {
 double dbm(double d) { return 1e-3 * std::pow(10.0, d / 10.0); }
 
 /// A QSFP28-style module in eth0's cage: 4 lanes, Rx/Tx thresholds +5/+3/-10/-13 dBm.
-void module(TestNode& n, const std::string& iface = "eth0", std::vector<double> rxDbm = {-2, -2, -2, -2}) {
+void module(TestNode& n, const std::string& iface = "eth0",
+            std::vector<double> rxDbm = {-2, -2, -2, -2}) {
   auto lv = [&](const char* fam, const std::string& level, double v) {
     n.set("transceiver", fam, {{"interface", iface}, {"level", level}}, v);
   };
@@ -38,7 +40,11 @@ void module(TestNode& n, const std::string& iface = "eth0", std::vector<double> 
     for (const char* q : {"tx_power", "rx_power", "tx_bias"}) {
       for (const char* level : {"high_alarm", "low_alarm", "high_warning", "low_warning"}) {
         n.set("transceiver", "fabricmon_transceiver_flag",
-              {{"interface", iface}, {"quantity", q}, {"level", level}, {"lane", std::to_string(lane)}}, 0);
+              {{"interface", iface},
+               {"quantity", q},
+               {"level", level},
+               {"lane", std::to_string(lane)}},
+              0);
       }
     }
   }
@@ -46,8 +52,8 @@ void module(TestNode& n, const std::string& iface = "eth0", std::vector<double> 
 }
 
 void setRx(TestNode& n, int lane, double d, const std::string& iface = "eth0") {
-  n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", iface}, {"lane", std::to_string(lane)}},
-        dbm(d));
+  n.set("transceiver", "fabricmon_transceiver_rx_power_watts",
+        {{"interface", iface}, {"lane", std::to_string(lane)}}, dbm(d));
 }
 
 std::vector<std::string> run(TestNode& n, int readings) {
@@ -85,12 +91,14 @@ TEST(OpticsDegraded, RxPowerAtTheLowWarningFiresAfterTwoReadingsNamingTheWorstLa
   // Below the low alarm: the module latches its alarm flag, the critical finding.
   setRx(n, 3, -14);
   n.set("transceiver", "fabricmon_transceiver_flag",
-        {{"interface", "eth0"}, {"quantity", "rx_power"}, {"level", "low_alarm"}, {"lane", "3"}}, 1);
+        {{"interface", "eth0"}, {"quantity", "rx_power"}, {"level", "low_alarm"}, {"lane", "3"}},
+        1);
   run(n, 1);
   ASSERT_NE(finding(n.findings(), "alarm_flag"), nullptr);
   EXPECT_EQ(finding(n.findings(), "alarm_flag")->severity, Severity::kCritical);
   n.set("transceiver", "fabricmon_transceiver_flag",
-        {{"interface", "eth0"}, {"quantity", "rx_power"}, {"level", "low_alarm"}, {"lane", "3"}}, 0);
+        {{"interface", "eth0"}, {"quantity", "rx_power"}, {"level", "low_alarm"}, {"lane", "3"}},
+        0);
   // Back up, above the hysteresis: clears after clear_after (5 min).
   setRx(n, 3, -3);
   setRx(n, 2, -3);
@@ -128,9 +136,11 @@ TEST(OpticsDegraded, TemperatureBiasAndAlarmFlags) {
   module(n);
   run(n, 2);
   n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 71);
-  n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes", {{"interface", "eth0"}, {"lane", "2"}}, 0.0125);
+  n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes",
+        {{"interface", "eth0"}, {"lane", "2"}}, 0.0125);
   n.set("transceiver", "fabricmon_transceiver_flag",
-        {{"interface", "eth0"}, {"quantity", "tx_power"}, {"level", "low_alarm"}, {"lane", "4"}}, 1);
+        {{"interface", "eth0"}, {"quantity", "tx_power"}, {"level", "low_alarm"}, {"lane", "4"}},
+        1);
   n.tick(60);
   const Finding* flag = finding(n.findings(), "alarm_flag");
   ASSERT_NE(flag, nullptr) << "an alarm flag fires at its first reading";
@@ -153,14 +163,20 @@ TEST(OpticsDegraded, ModuleWithoutDomAndDownLinksAreSilent) {
   module(n, "eth2", {-40, -40, -40, -40});
   n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth2"}}, 0);
   // Thresholds unsupported (none exported): values alone are not judged.
-  n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", "eth3"}, {"lane", "1"}}, 0.0);
+  n.set("transceiver", "fabricmon_transceiver_rx_power_watts",
+        {{"interface", "eth3"}, {"lane", "1"}}, 0.0);
   EXPECT_TRUE(run(n, 5).empty());
 }
 
 TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
   TestNode n;
   n.set("port_topology", "fabricmon_port_topology_info",
-        {{"device", "mlx5_9"}, {"port", "1"}, {"interface", "eno1"}, {"role", "management"}, {"rail", ""}}, 1);
+        {{"device", "mlx5_9"},
+         {"port", "1"},
+         {"interface", "eno1"},
+         {"role", "management"},
+         {"rail", ""}},
+        1);
   module(n, "eno1", {-20, -20, -20, -20});
   EXPECT_TRUE(run(n, 4).empty());
 }
