@@ -192,9 +192,8 @@ int main(int argc, char** argv) {
               sim.ports().size(), root.c_str());
   std::printf("  %s NICs, counters refreshed every %g s (0 = every tick)\n",
               options.vendor.c_str(), sim.counterRefresh());
-  std::printf("  fabricmon --sysfs-root %s/sys --ethtool-dir %s/ethtool --dcb-dir %s/dcb --module-eeprom-dir %s/module_eeprom --fec-dir %s/fec
-",
-              root.c_str(), root.c_str(), root.c_str(), root.c_str());
+  std::printf("  fabricmon --sysfs-root %s/sys --ethtool-dir %s/ethtool --dcb-dir %s/dcb --module-eeprom-dir %s/module_eeprom --fec-dir %s/fec\n",
+              root.c_str(), root.c_str(), root.c_str(), root.c_str(), root.c_str());
   for (const auto& t : sim.affected()) {
     std::printf("  affected: %s port %u (%s)%s\n", t.device.c_str(), t.port, t.interface.c_str(),
                 t.priority ? (" priority " + std::to_string(*t.priority)).c_str() : "");
