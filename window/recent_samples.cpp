@@ -18,7 +18,7 @@ namespace {
 
 // What triage walks (docs/runbook.md, "Triage") and the status page charts, by the families'
 // definitions (model/families/).
-constexpr std::array<const FamilyDef*, 42> kKept{
+constexpr std::array<const FamilyDef*, 44> kKept{
     // step 1: PFC pause and storm events
     &families::ethtool::kPfcPauseSeconds,
     &families::ethtool::kPfcPauseRx,
@@ -49,6 +49,8 @@ constexpr std::array<const FamilyDef*, 42> kKept{
     &families::fec::kCorrectedBlocks,
     &families::fec::kUncorrectableBlocks,
     &families::transceiver::kRxPower,
+    &families::transceiver::kRxPowerThreshold,
+    &families::transceiver::kTemperature,
     &families::ethtool::kPhySymbol,
     &families::ethtool::kPhyCrc,
     &families::ethtool::kPhyPcsSymbol,
