@@ -73,7 +73,7 @@ struct RunningCollector {
 /// The simulated node, the collectors over it and the file list of the floor. Built once.
 struct Rig {
   fs::path dir;                ///< removed at exit (a tree made here)
-  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile, moduleEepromDir;
+  fs::path sysRoot, ethtoolDir, dcbDir, lldpFile, moduleEepromDir, fecDir, kmsgFile;
   std::unique_ptr<sim::Simulator> sim;
   Config config;
   Sources sources;
@@ -217,6 +217,8 @@ bool setUp(Rig& rig) {
     rig.dcbDir = fs::path(tree) / "dcb";
     rig.lldpFile = fs::path(tree) / "lldp/neighbors.json";
     rig.moduleEepromDir = fs::path(tree) / "module_eeprom";
+    rig.fecDir = fs::path(tree) / "fec";
+    rig.kmsgFile = fs::path(tree) / "kmsg";
   } else {
     const char* base = std::getenv("FABRICMON_BENCH_DIR");
     fs::path parent = base != nullptr ? fs::path(base)
@@ -242,6 +244,8 @@ bool setUp(Rig& rig) {
     rig.dcbDir = rig.sim->dcbDir();
     rig.lldpFile = rig.dir / "lldp/neighbors.json";
     rig.moduleEepromDir = rig.sim->moduleEepromDir();
+    rig.fecDir = rig.sim->fecDir();
+    rig.kmsgFile = rig.sim->kmsgFile();
   }
 
   rig.config.sources.sysfsRoot = rig.sysRoot.string();
@@ -249,6 +253,8 @@ bool setUp(Rig& rig) {
   rig.config.sources.dcbDir = rig.dcbDir.string();
   rig.config.sources.lldpFile = rig.lldpFile.string();
   rig.config.sources.moduleEepromDir = rig.moduleEepromDir.string();
+  if (fs::is_directory(rig.fecDir)) rig.config.sources.fecDir = rig.fecDir.string();
+  if (fs::exists(rig.kmsgFile)) rig.config.sources.kmsgFile = rig.kmsgFile.string();
   rig.sources = makeSources(rig.config.sources);
   TopologyDiscovery discovery(rig.sources.sysfs, rig.config.devices, rig.config.netdev);
   auto topo = discovery.scan();
@@ -266,6 +272,11 @@ bool setUp(Rig& rig) {
   for (const auto& entry : collectorRegistry()) {
     // peer_port reads MADs, not the simulated node's files: its cost needs a fabric (ibsim).
     if (entry.name == "peer_port") continue;
+    // slurm_jobs reads slurmd's spool and the job cgroups: the simulated node runs no jobs.
+    if (entry.name == "slurm_jobs") continue;
+    // A tree written before the simulator had FEC files or a kernel log has nothing for these.
+    if (entry.name == "fec" && !fs::is_directory(rig.fecDir)) continue;
+    if (entry.name == "nic_driver_log" && !fs::exists(rig.kmsgFile)) continue;
     // A tree written without LLDP neighbours (fabricsim without --lldp-pod) has nothing to read.
     if (entry.name == "lldp_neighbors" && !fs::exists(rig.lldpFile)) continue;
     // Likewise a tree written before the simulator had modules.

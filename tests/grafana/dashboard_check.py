@@ -287,6 +287,16 @@ def summarise(result):
     return max(values) if values else float("nan")
 
 
+# Series a short demo run cannot have: link_ber's baseline is the median of the parts of a day
+# (docs/rules.md, "link_ber"), so its first value comes hours after the start. Their queries must
+# still run without error; they are not required to return data.
+LEARNED_SLOWLY = ("fabricmon_link_pre_fec_ber_baseline",)
+
+
+def learned_slowly(exprs):
+    return any(m in e for e in exprs for m in LEARNED_SLOWLY)
+
+
 def query(url, instances, timeout, paths, rows=None, skip_rows=None):
     deadline = time.monotonic() + timeout
     jobs = []
@@ -321,17 +331,21 @@ def query(url, instances, timeout, paths, rows=None, skip_rows=None):
                 if result and (mine[0] > best[0] or (mine[0] == best[0] and mine[1] > best[1])
                                or best[0] != best[0]):
                     j["count"], j["max"] = len(result), mine[0]
-        pending = [j for j in jobs if j["status"] == "success" and j["count"] == 0]
+        pending = [j for j in jobs if j["status"] == "success" and j["count"] == 0
+                   and not learned_slowly(j["exprs"])]
         if not pending or time.monotonic() >= deadline:
             break
         time.sleep(2)
 
     bad = 0
     for j in jobs:
-        ok = j["status"] == "success" and j["count"] > 0
+        slow = j["status"] == "success" and j["count"] == 0 and learned_slowly(j["exprs"])
+        ok = j["status"] == "success" and (j["count"] > 0 or slow)
         bad += not ok
         verdict = "ok  " if ok else "FAIL"
         detail = j["error"] or ("no data: " + j["exprs"][0] if not j["count"] else f"max {j['max']:.4g}")
+        if slow:
+            detail = "no data yet (learned over hours; the query runs): " + j["exprs"][0]
         print(f"{verdict} {j['dash']} | {j['panel']} [{j['ref']}]: {j['count']} series, {detail}")
     print(f"query: {len(jobs)} queries, {len(jobs) - bad} accepted with data, {bad} failed")
     return 1 if bad or not jobs else 0
