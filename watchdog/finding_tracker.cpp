@@ -83,7 +83,7 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
   auto it = states_.find(scratch_);
   if (it == states_.end()) {
     // Subjects are only remembered once they have something to remember.
-    if (!v.judged || !v.fire) return;
+    if (!v.judged || (!v.fire && !v.undecided)) return;
     it = states_.emplace(scratch_, State{}).first;
     State& st = it->second;
     if (auto restored = restoredStarts_.find(scratch_); restored != restoredStarts_.end()) {
@@ -111,15 +111,21 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
 
   if (!st.active) {
     if (!v.fire) {
+      if (v.undecided) {  // the run waits for evidence that decides
+        ++st.undecided;
+        return;
+      }
       if (!st.gauge) {
         states_.erase(it);  // never started: nothing to show, nothing to keep
         return;
       }
       st.hits = 0;
+      st.undecided = 0;
       st.condSince = kNever;
       return;
     }
-    ++st.hits;
+    st.hits += 1 + (v.confirmsUndecided ? st.undecided : 0);
+    st.undecided = 0;
     if (st.condSince == kNever) st.condSince = v.stamp;
     if (st.hits >= std::max(1u, policy.forSamples) && v.stamp - st.condSince >= policy.forDuration) {
       start(st, v);

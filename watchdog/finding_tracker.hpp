@@ -35,6 +35,13 @@ struct Verdict {
   bool judged = false;         ///< false: too little data; the state is held as it is
   bool fire = false;           ///< the start condition holds
   bool clear = false;          ///< the clear condition holds (may differ from !fire: hysteresis)
+  /// Not firing, but the evidence is incomplete (a NIC that latched a little early reads a storm
+  /// interval just under its threshold): the run of firing evaluations is neither extended nor
+  /// reset. Only read while the finding is not active.
+  bool undecided = false;
+  /// A firing verdict that also decides the undecided ones right before it (it read late what they
+  /// missed): they count as firing evaluations too.
+  bool confirmsUndecided = false;
   Nanos clearFrom = kNever;    ///< when the clear condition began to hold (default: stamp)
   Evidence evidence;
   std::string summary;         ///< only needed when fire is true
@@ -104,6 +111,7 @@ class FindingTracker {
     bool seen = false;
     Nanos lastStamp = kNever;
     unsigned hits = 0;
+    unsigned undecided = 0;  ///< undecided verdicts since the last firing one
     Nanos condSince = kNever;
     Nanos clearSince = kNever;
     std::deque<Nanos> starts;  ///< stamps of recent starts, at most recurrenceCount_ of them

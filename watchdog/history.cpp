@@ -333,6 +333,7 @@ void History::update(Tracked& s, Nanos t, double v) {
 //    reset and not garbage: the NIC latched late, and the excess is carried into the next interval.
 void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool reset) {
   const auto& def = inputFamily(s.fam);
+  const Nanos changedBefore = s.lastChangeT;
   if (changed) {
     if (s.lastChangeT != kNever) {
       s.gaps[s.gapNext] = static_cast<float>(double(t - s.lastChangeT) / kSecond);
@@ -359,7 +360,11 @@ void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool re
   const double seconds = double(span) / kSecond;
   // A carried increase was counted before this span began: whatever else is judged alongside it
   // (did the paused side move?) must look back to where it came from.
-  const Nanos from = s.carry > 0 ? s.carryFromT : t - span;
+  // A latched source's new value is what the NIC counted since the sample that showed its previous
+  // value: another series of the same read that moved at that sample moved before this span.
+  Nanos from = t - span;
+  if (latched && changed && changedBefore != kNever) from = std::max(from, changedBefore);
+  if (s.carry > 0) from = s.carryFromT;
   s.carry = 0;
   if (def.maxPerSecond > 0) {
     const double cap = def.maxPerSecond * seconds;
@@ -374,6 +379,9 @@ void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool re
       increase = cap;
     }
   }
+  s.prevRateIncrease = s.rateIncrease;
+  s.prevRateSeconds = s.rateSeconds;
+  s.prevRateFromT = s.rateFromT;
   s.rate = increase / seconds;
   s.rateIncrease = increase;
   s.rateSeconds = seconds;

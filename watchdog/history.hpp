@@ -119,6 +119,9 @@ struct Tracked {
   Nanos rateT = kNever;          ///< sample time of the latest judgement; unchanged = nothing new to judge
   Nanos rateFromT = kNever;      ///< where the increase behind `rate` began (earlier than the span when it
                                  ///< includes a carried excess)
+  double prevRateIncrease = 0;   ///< the judgement before the latest one (kNever: none)
+  double prevRateSeconds = 0;
+  Nanos prevRateFromT = kNever;
   double carry = 0;              ///< increase above the physical maximum, spread into the next interval
   Nanos carryFromT = kNever;     ///< where the carried increase began
 

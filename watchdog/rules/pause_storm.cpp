@@ -17,6 +17,8 @@ struct Direction {
   bool judged = false;
   bool storming = false;
   bool quiet = true;
+  bool undecided = false;  ///< just under the threshold with no progress: see kLatchSlack
+  bool confirms = false;   ///< it read late what the undecided interval before it missed
   bool frames = false;     ///< judged from pause frame counts (no pause-time counter)
   double fraction = 0;     ///< pause time / interval, at most 1 (duration detector)
   double frameCount = 0;   ///< pause frames in the interval (frame detector)
@@ -45,6 +47,35 @@ void fill(Direction& d, const Tracked* s) {
   d.refresh = double(s->refresh) / kSecond;
 }
 
+// A NIC latches its counters on its own clock (every 50 ms for fresh mlx5 ethtool stats, up to a
+// refresh period for slow ones), so an interval of nothing but storm reads short by whatever the NIC
+// latched late at its end, and the next one reads long by the same amount (History carries it). Up
+// to this share under the threshold, with nothing moving on the paused side, an interval neither
+// extends nor breaks a run of storm intervals; when the next one shows the missing part (the two
+// together reach the threshold), both count. A true gap in the storm (traffic moved, or the pause
+// stopped for longer than a latch lag) still breaks the run.
+constexpr double kLatchSlack = 0.15;
+
+void judgeIncomplete(const RuleContext& ctx, Direction& d, const Tracked* pause, Fam progressFam, bool linkDown,
+                     double threshold) {
+  if (linkDown || d.progress > 0) return;
+  if (!d.storming) {
+    d.undecided = d.fraction >= threshold - kLatchSlack;
+    return;
+  }
+  if (pause->prevRateFromT == kNever || pause->prevRateSeconds <= 0) return;
+  const double before = pause->prevRateIncrease / pause->prevRateSeconds;
+  if (before >= threshold || before < threshold - kLatchSlack) return;  // counted already, or a real gap
+  const double both = (pause->prevRateIncrease + pause->rateIncrease + pause->carry) /
+                      (pause->prevRateSeconds + pause->rateSeconds);
+  if (both < threshold) return;
+  if (progressIn(ctx, progressFam, pause->label("interface"), pause->label("priority"), pause->prevRateFromT,
+                 d.stamp) > 0) {
+    return;
+  }
+  d.confirms = true;
+}
+
 // rx: we received pause, so our transmit on that priority is the paused side.
 // tx: we sent it, so the peer's transmit (our receive) is the paused side.
 Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressFam, bool linkDown) {
@@ -53,11 +84,18 @@ Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressF
   fill(d, pause);
   // The history spreads a batched jump over the NIC's refresh interval: above 1 only by rounding.
   d.fraction = std::clamp(pause->rate, 0.0, 1.0);
+  // A source that refreshes about once per poll shows one refresh period's worth in a poll that
+  // came a little late: judged over the poll it would read short by the lateness.
+  const double refresh = double(pause->refresh) / kSecond;
+  if (refresh > 0 && pause->rateSeconds > refresh && pause->rateSeconds < 1.5 * refresh) {
+    d.fraction = std::clamp(pause->rateIncrease / refresh, 0.0, 1.0);
+  }
   d.progress = progressIn(ctx, progressFam, pause->label("interface"), pause->label("priority"), d.from, d.stamp);
   const auto& rule = ctx.settings<PauseStormRule>();
   // A link that is down pauses nothing: a storm that outlives its link is over.
   d.storming = !linkDown && d.fraction >= rule.pauseFraction && d.progress <= 0;
   d.quiet = linkDown || d.fraction < rule.clearFraction;
+  judgeIncomplete(ctx, d, pause, progressFam, linkDown, rule.pauseFraction);
   return d;
 }
 
@@ -124,6 +162,8 @@ void stormDetector(RuleContext& ctx, std::string_view interface, std::string_vie
   v.judged = rx.judged || tx.judged;
   v.stamp = std::max(rx.stamp, tx.stamp);
   v.fire = rx.storming || tx.storming;
+  v.undecided = !v.fire && (rx.undecided || tx.undecided);
+  v.confirmsUndecided = (rx.storming && rx.confirms) || (tx.storming && tx.confirms);
   v.clear = (!rx.judged || rx.quiet) && (!tx.judged || tx.quiet);
   // The quiet interval began where the judged interval began.
   v.clearFrom = std::max(rx.judged ? rx.from : kNever, tx.judged ? tx.from : kNever);

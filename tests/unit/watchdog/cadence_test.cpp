@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -35,11 +38,12 @@ class LatchedNic {
   /// Runs `seconds` of time with `truth`; returns the first poll time at which `rule` was active.
   std::optional<double> run(double seconds, const Truth& truth, std::string_view rule = "pause_storm") {
     std::optional<double> seen;
+    truth_ = truth;
     const double end = now_ + seconds;
     while (now_ + 1e-9 < end) {
       // Deterministic jitter of ±4 % around the poll interval, as a loaded timer shows.
       const double dt = poll_ * (1.0 + 0.04 * std::sin(double(polls_++) * 1.7));
-      advanceTruth(truth, dt);
+      advanceTruth(dt);
       publishLatched();
       node_.tick(dt);
       peak_ = std::max(peak_, peakGauge());
@@ -50,6 +54,21 @@ class LatchedNic {
     }
     return seen;
   }
+  /// Runs `seconds` of `before`, switching to `after` `phase` of a poll interval after the next poll
+  /// (the onset falls anywhere between two polls, not on one). Returns the first poll time at which
+  /// `rule` was active; `onset()` and `shown()` say when `after` began and when the NIC first
+  /// latched a value from after it.
+  std::optional<double> runWithOnset(double seconds, const Truth& before, const Truth& after, double phase,
+                                     std::string_view rule = "pause_storm") {
+    onset_ = now_ + phase * poll_;
+    onsetAt_ = *onset_;
+    shownAt_.reset();
+    next_ = after;
+    auto seen = run(seconds, before, rule);
+    return seen;
+  }
+  double onset() const { return onsetAt_; }
+  double shown() const { return shownAt_.value_or(-1); }
   /// The driver reloads: every counter restarts from 0.
   void reset() {
     real_ = {};
@@ -58,7 +77,8 @@ class LatchedNic {
   /// The next poll comes `factor` times late.
   void delayNextPoll(double factor, const Truth& truth) {
     const double dt = poll_ * factor;
-    advanceTruth(truth, dt);
+    truth_ = truth;
+    advanceTruth(dt);
     publishLatched();
     node_.tick(dt);
   }
@@ -75,20 +95,28 @@ class LatchedNic {
     double rxPause = 0, txPause = 0, txPackets = 0, rxPackets = 0;
   };
 
-  void advanceTruth(const Truth& truth, double dt) {
+  void advanceTruth(double dt) {
     // Integrate in small steps so a latch inside the poll interval sees the value at its own time.
     const double step = std::min(0.01, dt);
     for (double done = 0; done + 1e-12 < dt; done += step) {
       const double h = std::min(step, dt - done);
+      if (onset_ && now_ + 1e-9 >= *onset_) {
+        truth_ = next_;
+        onset_.reset();
+      }
+      const Truth& truth = truth_;
       now_ += h;
       real_.rxPause += truth.rxPauseFraction * h;
       real_.txPackets += truth.txPacketsPerSecond * h;
       real_.rxPackets += truth.rxPacketsPerSecond * h;
-      if (refresh_ <= 0) {
-        latched_ = real_;
-      } else if (std::floor((now_ - phase_ * refresh_) / refresh_) != lastLatch_) {
+      bool latch = refresh_ <= 0;
+      if (!latch && std::floor((now_ - phase_ * refresh_) / refresh_) != lastLatch_) {
         lastLatch_ = std::floor((now_ - phase_ * refresh_) / refresh_);
+        latch = true;
+      }
+      if (latch) {
         latched_ = real_;
+        if (!shownAt_ && !onset_ && onsetAt_ >= 0 && now_ > onsetAt_ + 1e-9) shownAt_ = now_;
       }
     }
   }
@@ -118,6 +146,10 @@ class LatchedNic {
   double peak_ = 0;
   bool ecn_ = true;
   std::vector<std::string> unexpected_;
+  Truth truth_, next_;
+  std::optional<double> onset_;    ///< when `next_` takes over (pending)
+  double onsetAt_ = -1;
+  std::optional<double> shownAt_;  ///< first latch after the onset
 };
 
 Truth healthy() { return Truth{0.005, 1e5, 1e5}; }
@@ -204,6 +236,70 @@ INSTANTIATE_TEST_SUITE_P(RefreshTimesPoll, CadenceMatrix,
                          ::testing::Values(Cadence{0, 0.25}, Cadence{0, 1}, Cadence{0.2, 0.25}, Cadence{0.2, 1},
                                            Cadence{1, 0.25}, Cadence{1, 1}, Cadence{2, 0.25}, Cadence{2, 1}),
                          nameOf);
+
+// A storm after a quiet period (no pause at all: the pause counters stand still) starts anywhere
+// between two polls, not on one. Wherever it starts it is flagged within
+// 2 x max(refresh, poll) + 2 s of the first NIC refresh that shows it (issue: with fresh counters
+// quantised to 50 ms refreshes and 1 s polls, an all-storm poll reads 95-99 % paused and the
+// storm was flagged one or two polls late at some phases).
+struct PhasedCadence {
+  double refresh;
+  double poll;
+  double phase;  ///< where in the poll interval the storm begins (0 = right after a poll)
+};
+
+class StormPhase : public ::testing::TestWithParam<PhasedCadence> {};
+
+Truth quiet() { return Truth{0, 1e5, 1e5}; }
+
+TEST_P(StormPhase, StormAfterQuietCaughtInTimeAtEveryPhase) {
+  const PhasedCadence c = GetParam();
+  // The latch phase of the NIC's own clock also varies with the storm's phase of the poll.
+  LatchedNic nic(c.refresh, c.poll, 0.37 + c.phase / 3);
+  EXPECT_FALSE(nic.run(30, quiet())) << "quiet baseline";
+  auto seen = nic.runWithOnset(20, quiet(), storm(), c.phase);
+  ASSERT_TRUE(seen) << "storm never flagged";
+  ASSERT_GE(nic.shown(), nic.onset());
+  const double budget = 2 * std::max(c.refresh, c.poll) + 2;
+  const double latency = *seen - nic.shown();
+  RecordProperty("detection_seconds", std::to_string(latency));
+  std::printf("refresh %.2f s poll %.2f s phase %.2f: flagged %.2f s after the storm showed (%.2f s after onset)\n",
+              c.refresh, c.poll, c.phase, latency, *seen - nic.onset());
+  EXPECT_LE(latency, budget) << "flagged " << latency << " s after the storm showed";
+  EXPECT_GE(*seen, nic.onset());
+  nic.run(15, quiet());
+  EXPECT_TRUE(nic.node().findings().empty());
+  EXPECT_TRUE(nic.unexpected().empty()) << nic.unexpected().front();
+}
+
+// A busy port (half the time paused, traffic moving) after the same quiet period, from every phase:
+// the undecided first interval must not turn a look-alike into a storm.
+TEST_P(StormPhase, BusyAfterQuietIsNoStormAtEveryPhase) {
+  const PhasedCadence c = GetParam();
+  LatchedNic nic(c.refresh, c.poll, 0.37 + c.phase / 3);
+  nic.run(30, quiet());
+  EXPECT_FALSE(nic.runWithOnset(30, quiet(), busy(), c.phase));
+  // Nearly a storm: 97 % paused with traffic still moving is congestion, not a stall.
+  EXPECT_FALSE(nic.runWithOnset(30, busy(), Truth{0.97, 3e3, 1e5}, c.phase));
+  EXPECT_TRUE(nic.unexpected().empty()) << nic.unexpected().front();
+}
+
+std::vector<PhasedCadence> phasedCadences() {
+  std::vector<PhasedCadence> out;
+  // 50 ms refreshes at 1 s polls (the reported case), fresh counters, and slow NICs whose first
+  // refresh after the onset is what shows the storm.
+  for (auto [refresh, poll] : {std::pair{0.05, 1.0}, {0.0, 1.0}, {0.05, 0.25}, {1.0, 1.0}, {2.0, 1.0}, {2.0, 0.25}}) {
+    for (double phase : {0.0, 0.25, 0.5, 0.75}) out.push_back({refresh, poll, phase});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(RefreshPollPhase, StormPhase, ::testing::ValuesIn(phasedCadences()),
+                         [](const auto& info) {
+                           auto ms = [](double s) { return std::to_string(static_cast<int>(std::lround(s * 1000))); };
+                           return "refresh" + ms(info.param.refresh) + "ms_poll" + ms(info.param.poll) + "ms_phase" +
+                                  ms(info.param.phase);
+                         });
 
 /// fabricmon_counter_refresh_seconds of eth0's ethtool stats; -1 when absent.
 double learnedRefresh(TestNode& node) {
