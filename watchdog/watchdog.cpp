@@ -10,8 +10,6 @@
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
-#include "watchdog/rules/link_ber.hpp"
-#include "watchdog/rules/port_down.hpp"
 #include "watchdog/state_file.hpp"
 #include "watchdog/rules/rules.hpp"
 
@@ -46,12 +44,11 @@ const FamilyDef kCnpHandledRatePeak{
 const FamilyDef* const kFamilies[] = {&FindingTracker::kActiveFamily, &FindingTracker::kTransitionsFamily,
                                       &FindingTracker::kRecurringFamily, &History::kRefreshFamily,
                                       &kPauseFractionPeak,               &kEcnMarkedRatePeak,
-                                      &kCnpSentRatePeak,                 &kCnpHandledRatePeak,
-                                      &kPortIgnoredFamily};
+                                      &kCnpSentRatePeak,                 &kCnpHandledRatePeak};
 
 std::vector<const FamilyDef*> allFamilies() {
   std::vector<const FamilyDef*> out(std::begin(kFamilies), std::end(kFamilies));
-  for (const FamilyDef* f : linkBerFamilies()) out.push_back(f);
+  for (const RuleDef* rule : ruleTable()) out.insert(out.end(), rule->families.begin(), rule->families.end());
   return out;
 }
 
@@ -93,7 +90,10 @@ std::vector<std::string_view> ruleNames() {
 /// Everything the watchdog remembers; used on the evaluating thread only.
 class Engine {
  public:
-  Engine(WatchdogConfig config, QosConfig qos) { configure(std::move(config), std::move(qos)); }
+  Engine(WatchdogConfig config, QosConfig qos) {
+    for (const RuleDef* rule : ruleTable()) memories_.push_back(rule->makeMemory ? rule->makeMemory() : nullptr);
+    configure(std::move(config), std::move(qos));
+  }
 
   void configure(WatchdogConfig config, QosConfig qos) {
     config_ = std::move(config);
@@ -102,10 +102,11 @@ class Engine {
     history_.setPlan(plan.history);
     storms_.setWindow(plan.stormWindow);
     tracker_.setRecurrence(config_.recurrence.count, toNanos(config_.recurrence.window));
-    if (!config_.rules.get<PortDownRule>().enabled) memory_.ports.clear();
     const auto rules = ruleTable();
     for (size_t i = 0; i < rules.size(); ++i) {
-      if (!rules[i]->enabled(config_.rules)) tracker_.clearRule(i);
+      if (rules[i]->enabled(config_.rules)) continue;
+      tracker_.clearRule(i);
+      if (memories_[i]) memories_[i]->disabled();
     }
   }
 
@@ -141,10 +142,8 @@ class Engine {
                     join_,
                     tracker_,
                     storms_,
-                    portBestRate_,
                     std::to_string(qos_.rocePriority),
                     std::to_string(qos_.cnpPriority),
-                    memory_,
                     now};
     ctx.wallNow = wallNow;
     tracker_.beginRound(wallNow, jobsOf(snapshot));
@@ -152,6 +151,7 @@ class Engine {
     for (size_t i = 0; i < rules.size(); ++i) {
       if (!rules[i]->enabled(config_.rules)) continue;
       ctx.rule = i;
+      ctx.memory = memories_[i].get();
       rules[i]->evaluate(ctx);
     }
     tracker_.endRound();
@@ -159,8 +159,10 @@ class Engine {
 
   void appendSamples(std::vector<Sample>& out, Nanos now) {
     tracker_.appendSamples(out);
-    if (config_.rules.get<PortDownRule>().enabled) appendPortIgnored(memory_, out);
-    appendLinkBerSamples(memory_, out);
+    const auto rules = ruleTable();
+    for (size_t i = 0; i < rules.size(); ++i) {
+      if (memories_[i] && rules[i]->enabled(config_.rules)) memories_[i]->appendSamples(out);
+    }
     for (const auto& g : history_.groups()) {
       if (g.live && g.refresh > 0) out.push_back(Sample{g.gauge, double(g.refresh) / kSecond});
     }
@@ -184,11 +186,10 @@ class Engine {
     nlohmann::json doc = nlohmann::json::object();
     doc["written_unix_seconds"] = std::chrono::duration<double>(wallNow.time_since_epoch()).count();
     nlohmann::json rules = nlohmann::json::object();
-    for (const RuleDef* rule : ruleTable()) {
-      if (rule->saveState == nullptr) continue;
+    const auto table = ruleTable();
+    for (size_t i = 0; i < table.size(); ++i) {
       nlohmann::json one;
-      rule->saveState(memory_, one);
-      rules[std::string(rule->name)] = std::move(one);
+      if (memories_[i] && memories_[i]->save(one)) rules[std::string(table[i]->name)] = std::move(one);
     }
     doc["rules"] = std::move(rules);
     tracker_.saveRecurrence(doc["recurrence"], now, wallNow);
@@ -197,9 +198,10 @@ class Engine {
 
   void restoreState(const nlohmann::json& doc, Nanos now, std::chrono::system_clock::time_point wallNow) {
     if (auto rules = doc.find("rules"); rules != doc.end() && rules->is_object()) {
-      for (const RuleDef* rule : ruleTable()) {
-        auto it = rules->find(std::string(rule->name));
-        if (rule->restoreState != nullptr && it != rules->end()) rule->restoreState(memory_, *it);
+      const auto table = ruleTable();
+      for (size_t i = 0; i < table.size(); ++i) {
+        auto it = rules->find(std::string(table[i]->name));
+        if (memories_[i] && it != rules->end()) memories_[i]->restore(*it);
       }
     }
     if (auto rec = doc.find("recurrence"); rec != doc.end()) tracker_.restoreRecurrence(*rec, now, wallNow);
@@ -213,8 +215,7 @@ class Engine {
   PortJoin join_;
   FindingTracker tracker_{ruleNames()};
   StormLedger storms_;
-  std::map<std::string, double, std::less<>> portBestRate_;
-  RuleMemory memory_;
+  std::vector<std::unique_ptr<RuleState>> memories_;  ///< each rule's RuleDef::makeMemory, by table index
 };
 
 }  // namespace watchdog

@@ -5,6 +5,7 @@
 // fabricmon_port_state is. Absence only counts after `grace`, so a driver reload or firmware reset
 // that empties /sys/class/infiniband for a few seconds raises nothing.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -25,6 +26,19 @@ std::string DeviceMissingRule::checkDeviceName(const std::string& text) {
 
 namespace fabricmon::watchdog {
 namespace {
+
+/// When one device or port was last seen.
+struct PresenceMemory {
+  Nanos lastSeen = kNever;
+  bool present = false;
+};
+
+/// What outlives the series of a vanished device: how it is noticed at all.
+struct DeviceMissingMemory : RuleState {
+  Nanos startedAt = kNever;  ///< time of the first evaluation
+  std::map<std::string, PresenceMemory, std::less<>> devices;      ///< by device name
+  std::map<std::string, PresenceMemory, std::less<>> devicePorts;  ///< by "device/port"
+};
 
 /// One device or port: present now, or absent since `since`.
 void judgePresence(RuleContext& ctx, std::string_view reason, const Subject& subject, bool present, Nanos since,
@@ -71,7 +85,7 @@ void judgeCount(RuleContext& ctx, std::string_view reason, size_t present, std::
 
 void evaluateDeviceMissing(RuleContext& ctx, const DeviceMissingRule& /*rule*/) {
   const auto& rule = ctx.settings<DeviceMissingRule>();
-  RuleMemory& mem = ctx.memory;
+  auto& mem = ctx.remembered<DeviceMissingMemory>();
   if (mem.startedAt == kNever) mem.startedAt = ctx.now;
 
   std::set<std::string_view> devices;
@@ -137,8 +151,7 @@ void planDeviceMissing(const DeviceMissingRule& /*rule*/, EnginePlan& /*plan*/) 
 
 }  // namespace
 
-const RuleDef kDeviceMissingRule =
-    defineRule<DeviceMissingRule, planDeviceMissing, evaluateDeviceMissing>("device_missing",
-                                                                            "link");
+const RuleDef kDeviceMissingRule = withMemory<DeviceMissingMemory>(
+    defineRule<DeviceMissingRule, planDeviceMissing, evaluateDeviceMissing>("device_missing", "link"));
 
 }  // namespace fabricmon::watchdog

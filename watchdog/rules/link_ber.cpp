@@ -3,6 +3,8 @@
 // codewords (post-FEC errors: frames lost), and the BER climbing against the port's own baseline
 // of the last day. docs/rules.md ("link_ber") argues every default.
 #include <algorithm>
+#include <array>
+#include <map>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -15,6 +17,34 @@
 
 namespace fabricmon::watchdog {
 namespace {
+
+/// link_ber's memory of one interface: the pre-FEC BER baseline, kept in the state file (it takes
+/// a day to learn; docs/rules.md "link_ber").
+struct BerBaseline {
+  static constexpr size_t kParts = 24;
+  struct Part {
+    int64_t index = INT64_MIN;  ///< wall-clock seconds / part width: which part of the day
+    double errors = 0;          ///< corrected bits counted in it
+    double bits = 0;            ///< bits received in it
+  };
+  std::array<Part, kParts> parts{};
+  int64_t partSeconds = 0;      ///< the width the parts were cut with (a new width starts over)
+  double lastErrors = -1;       ///< running totals (Tracked::total) at the last evaluation
+  double lastBits = -1;
+  Nanos lastT = kNever;
+  bool live = false;            ///< judged in the latest evaluation: its gauges are exported
+  SeriesPtr berGauge, baselineGauge, levelGauge;
+  double ber = -1, baseline = -1, level = -1;  ///< the gauges' values (< 0: not exported)
+};
+
+/// Every interface's baseline, by interface.
+struct LinkBerMemory : RuleState {
+  std::map<std::string, BerBaseline, std::less<>> berBaselines;
+
+  bool save(nlohmann::json& out) const override;
+  void restore(const nlohmann::json& in) override;
+  void appendSamples(std::vector<Sample>& out) override;
+};
 
 constexpr double kBitsPerByte = 8;
 
@@ -223,7 +253,7 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
   Subject subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, iface, {}};
   const Nanos window = toNanos(rule.window);
   const Fec fec = fecOf(ctx, rule, iface, port);
-  auto [it, inserted] = ctx.memory.berBaselines.try_emplace(std::string(iface));
+  auto [it, inserted] = ctx.remembered<LinkBerMemory>().berBaselines.try_emplace(std::string(iface));
   BerBaseline& memory = it->second;
 
   // A link that is down has no BER: hold every verdict as it is.
@@ -317,7 +347,8 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
 }
 
 void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
-  for (auto& [iface, m] : ctx.memory.berBaselines) m.live = false;
+  auto& memory = ctx.remembered<LinkBerMemory>();
+  for (auto& [iface, m] : memory.berBaselines) m.live = false;
   std::vector<std::string_view> interfaces;
   for (Fam fam : {Fam::kPhyCorrectedBits, Fam::kFecCorrectedBlocks, Fam::kFecUncorrectable}) {
     for (const Tracked* s : ctx.history.family(fam)) interfaces.push_back(s->label("interface"));
@@ -327,7 +358,7 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   for (std::string_view iface : interfaces) evaluateInterface(ctx, rule, iface);
   // A baseline whose every part is older than the window has nothing left to say.
   const int64_t now = wallSeconds(ctx);
-  std::erase_if(ctx.memory.berBaselines, [&](const auto& kv) {
+  std::erase_if(memory.berBaselines, [&](const auto& kv) {
     const auto& m = kv.second;
     if (m.live || m.partSeconds <= 0) return !m.live && m.partSeconds <= 0;
     const int64_t current = now / m.partSeconds;
@@ -346,9 +377,9 @@ void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
 
 // ---- the state file: parts of each interface's baseline ----
 
-void saveLinkBer(const RuleMemory& memory, nlohmann::json& out) {
+bool LinkBerMemory::save(nlohmann::json& out) const {
   out = nlohmann::json::object();
-  for (const auto& [iface, m] : memory.berBaselines) {
+  for (const auto& [iface, m] : berBaselines) {
     nlohmann::json parts = nlohmann::json::array();
     for (const auto& p : m.parts) {
       if (p.index != INT64_MIN) parts.push_back({p.index, p.errors, p.bits});
@@ -356,9 +387,10 @@ void saveLinkBer(const RuleMemory& memory, nlohmann::json& out) {
     if (parts.empty()) continue;
     out[iface] = {{"part_seconds", m.partSeconds}, {"parts", std::move(parts)}};
   }
+  return true;
 }
 
-void restoreLinkBer(RuleMemory& memory, const nlohmann::json& in) {
+void LinkBerMemory::restore(const nlohmann::json& in) {
   if (!in.is_object()) return;
   for (const auto& [iface, doc] : in.items()) {
     if (!doc.is_object() || !doc.contains("part_seconds") || !doc["part_seconds"].is_number_integer() ||
@@ -376,7 +408,7 @@ void restoreLinkBer(RuleMemory& memory, const nlohmann::json& in) {
       const int64_t n = BerBaseline::kParts;
       m.parts[static_cast<size_t>(((part.index % n) + n) % n)] = part;
     }
-    memory.berBaselines[iface] = std::move(m);
+    berBaselines[iface] = std::move(m);
   }
 }
 
@@ -398,15 +430,11 @@ const FamilyDef* gaugeFamily(int which) {
   return kAll[which];
 }
 
-}  // namespace
 
-std::span<const FamilyDef* const> linkBerFamilies() {
-  static const FamilyDef* const kAll[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
-  return kAll;
-}
+const FamilyDef* const kLinkBerFamilies[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
 
-void appendLinkBerSamples(const RuleMemory& memory, std::vector<Sample>& out) {
-  for (const auto& [iface, m] : memory.berBaselines) {
+void LinkBerMemory::appendSamples(std::vector<Sample>& out) {
+  for (const auto& [iface, m] : berBaselines) {
     if (!m.live || !m.berGauge) continue;
     if (m.ber >= 0) out.push_back(Sample{m.berGauge, m.ber});
     if (m.baseline >= 0) out.push_back(Sample{m.baselineGauge, m.baseline});
@@ -414,7 +442,9 @@ void appendLinkBerSamples(const RuleMemory& memory, std::vector<Sample>& out) {
   }
 }
 
-const RuleDef kLinkBerRule = withState(defineRule<LinkBerRule, planLinkBer, evaluateLinkBer>("link_ber", "physical"),
-                                       &saveLinkBer, &restoreLinkBer);
+}  // namespace
+
+const RuleDef kLinkBerRule = withMemory<LinkBerMemory>(
+    defineRule<LinkBerRule, planLinkBer, evaluateLinkBer>("link_ber", "physical"), kLinkBerFamilies);
 
 }  // namespace fabricmon::watchdog

@@ -58,10 +58,6 @@ struct LinkBerRule {
 
 namespace watchdog {
 extern const RuleDef kLinkBerRule;
-struct RuleMemory;
-/// The gauges link_ber exports (pre-FEC BER, baseline, warning level per interface).
-std::span<const FamilyDef* const> linkBerFamilies();
-void appendLinkBerSamples(const RuleMemory& memory, std::vector<Sample>& out);
 }  // namespace watchdog
 
 }  // namespace fabricmon

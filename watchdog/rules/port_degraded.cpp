@@ -179,7 +179,13 @@ void belowEnabled(RuleContext& ctx, const PortDegradedRule& rule, const PortRef&
   ctx.observe(reason, Severity::kWarning, subject, Policy{1, toNanos(rule.notActiveFor), 0}, v);
 }
 
+/// The best rate each port ("device/port") ran at while up, since start.
+struct PortDegradedMemory : RuleState {
+  std::map<std::string, double, std::less<>> bestRate;
+};
+
 void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
+  auto& memory = ctx.remembered<PortDegradedMemory>();
   const auto models = modelRates(ctx);
   std::map<std::string, double, std::less<>> best;
   for (const PortRef& p : ctx.join.ports()) {
@@ -190,7 +196,7 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
     // flap at 2X instead of 4X, or HDR instead of NDR, is below it.
     const std::string key = fmt::format("{}/{}", p.device, p.port);
     double own = 0;
-    if (auto it = ctx.portBestRate.find(key); it != ctx.portBestRate.end()) own = it->second;
+    if (auto it = memory.bestRate.find(key); it != memory.bestRate.end()) own = it->second;
     const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
     if (rate != nullptr && upAndActive(ctx, p) && rate->raw > own) own = rate->raw;
     best[key] = own;
@@ -211,14 +217,14 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
                    Fam::kPeerSpeedEnabled, "lane speed (bytes/s)");
     }
   }
-  ctx.portBestRate = std::move(best);
+  memory.bestRate = std::move(best);
 }
 
 void planPortDegraded(const PortDegradedRule& /*rule*/, EnginePlan& /*plan*/) {}
 
 }  // namespace
 
-const RuleDef kPortDegradedRule =
-    defineRule<PortDegradedRule, planPortDegraded, evaluatePortDegraded>("port_degraded", "link");
+const RuleDef kPortDegradedRule = withMemory<PortDegradedMemory>(
+    defineRule<PortDegradedRule, planPortDegraded, evaluatePortDegraded>("port_degraded", "link"));
 
 }  // namespace fabricmon::watchdog

@@ -7,6 +7,7 @@
 // excluded ports are not judged; they are listed in fabricmon_watchdog_port_ignored_info instead.
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <regex>
 
 #include <fmt/format.h>
@@ -34,6 +35,9 @@ std::string PortDownRule::checkPortName(const std::string& text) {
 
 namespace fabricmon::watchdog {
 
+namespace {
+
+/// The info series of the ports port_down does not judge.
 const FamilyDef kPortIgnoredFamily{"fabricmon_watchdog_port_ignored_info",
                                    "1 for each RDMA port the port_down rule does not judge, and "
                                    "why: never_active (not ACTIVE since "
@@ -41,8 +45,21 @@ const FamilyDef kPortIgnoredFamily{"fabricmon_watchdog_port_ignored_info",
                                    "(physical state Disabled: down on purpose), "
                                    "excluded (port_down.exclude).",
                                    MetricType::kGauge, "1", "device,port,why"};
+const FamilyDef* const kPortDownFamilies[] = {&kPortIgnoredFamily};
 
-namespace {
+/// port_down's memory of one port ("device/port"); it outlives the port's series (a driver reload).
+struct PortUpMemory {
+  bool everActive = false;  ///< seen ACTIVE at least once since start
+  std::string ignored;      ///< why the port is not judged now ("" = judged): never_active, disabled, excluded
+  SeriesPtr ignoredSeries;  ///< fabricmon_watchdog_port_ignored_info while `ignored` stays the same
+};
+
+struct PortDownMemory : RuleState {
+  std::map<std::string, PortUpMemory, std::less<>> ports;
+
+  void appendSamples(std::vector<Sample>& out) override;
+  void disabled() override { ports.clear(); }
+};
 
 bool listed(const std::vector<std::string>& names, std::string_view key) {
   return std::find(names.begin(), names.end(), key) != names.end();
@@ -70,18 +87,18 @@ std::string_view physName(double v) {
   }
 }
 
-}  // namespace
 
 void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
   const auto& rule = ctx.settings<PortDownRule>();
   const Nanos hold = toNanos(rule.hold);
-  for (auto& [key, mem] : ctx.memory.ports) mem.ignored.clear();
+  auto& memory = ctx.remembered<PortDownMemory>();
+  for (auto& [key, mem] : memory.ports) mem.ignored.clear();
   for (const PortRef& p : ctx.join.ports()) {
     const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
     if (!ctx.ready(state)) continue;
     const Tracked* phys = ctx.history.find(Fam::kPortPhysState, p.device, p.port);
     const std::string key = fmt::format("{}/{}", p.device, p.port);
-    PortUpMemory& mem = ctx.memory.ports[key];
+    PortUpMemory& mem = memory.ports[key];
     const bool active = state->raw == kPortActive;
     if (active) mem.everActive = true;
 
@@ -115,13 +132,13 @@ void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
   }
   // Ports whose series vanished with their device are device_missing's: forget their info series
   // but keep `everActive`, so a port that comes back from a driver reload is judged again.
-  for (auto& [key, mem] : ctx.memory.ports) {
+  for (auto& [key, mem] : memory.ports) {
     if (mem.ignored.empty()) mem.ignoredSeries.reset();
   }
 }
 
-void appendPortIgnored(RuleMemory& memory, std::vector<Sample>& out) {
-  for (auto& [key, mem] : memory.ports) {
+void PortDownMemory::appendSamples(std::vector<Sample>& out) {
+  for (auto& [key, mem] : ports) {
     if (mem.ignored.empty()) continue;
     const std::string_view why = mem.ignored;
     if (!mem.ignoredSeries || mem.ignoredSeries->label("why") != why) {
@@ -134,14 +151,12 @@ void appendPortIgnored(RuleMemory& memory, std::vector<Sample>& out) {
   }
 }
 
-namespace {
-
 void planPortDown(const PortDownRule& /*rule*/, EnginePlan& /*plan*/) {
 }
 
 }  // namespace
 
-const RuleDef kPortDownRule =
-    defineRule<PortDownRule, planPortDown, evaluatePortDown>("port_down", "link");
+const RuleDef kPortDownRule = withMemory<PortDownMemory>(
+    defineRule<PortDownRule, planPortDown, evaluatePortDown>("port_down", "link"), kPortDownFamilies);
 
 }  // namespace fabricmon::watchdog

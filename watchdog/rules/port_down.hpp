@@ -9,7 +9,6 @@
 #include "config/config.hpp"
 #include "model/sample.hpp"
 #include "watchdog/rules/rule.hpp"
-#include "watchdog/rules/rule_memory.hpp"
 
 namespace fabricmon {
 
@@ -38,10 +37,6 @@ struct PortDownRule {
 
 namespace watchdog {
 extern const RuleDef kPortDownRule;
-
-/// The info series of the ports port_down does not judge (fabricmon_watchdog_port_ignored_info).
-extern const FamilyDef kPortIgnoredFamily;
-void appendPortIgnored(RuleMemory& memory, std::vector<Sample>& out);
 }  // namespace watchdog
 
 }  // namespace fabricmon

@@ -4,8 +4,10 @@
 // entry in rule_table.cpp. Everything else that needs a rule's name or keys (the config loader,
 // check-config, the finding tracker, the docs test) derives it from that table.
 
+#include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -16,7 +18,24 @@
 namespace fabricmon::watchdog {
 
 struct RuleContext;
-struct RuleMemory;
+
+/// What a rule remembers beyond the History's series, which vanish with their device (ports ever
+/// ACTIVE, devices last seen, a BER baseline that takes a day to learn). A rule that needs memory
+/// declares its type in its RuleDef (withMemory()); the engine keeps one per rule, across SIGHUP,
+/// and the rule reads it as ctx.remembered<T>().
+struct RuleState {
+  virtual ~RuleState() = default;
+  /// What must outlive a restart or upgrade, as JSON; false: nothing to keep. The watchdog keeps
+  /// every rule's document in the state file (watchdog/state_file.hpp, docs/deployment.md "State
+  /// directory").
+  virtual bool save(nlohmann::json& /*out*/) const { return false; }
+  /// Takes back what save() wrote. Must accept anything: the file may be from another version.
+  virtual void restore(const nlohmann::json& /*in*/) {}
+  /// The rule's own series (RuleDef::families) for the watchdog's batch, while the rule is enabled.
+  virtual void appendSamples(std::vector<Sample>& /*out*/) {}
+  /// The rule was switched off (SIGHUP).
+  virtual void disabled() {}
+};
 
 /// What the engine prepares for the rules, filled by each enabled rule's plan().
 struct EnginePlan {
@@ -33,13 +52,10 @@ struct RuleDef {
   bool (*enabled)(const RuleSettingsSet& settings);
   void (*plan)(const WatchdogConfig& config, EnginePlan& plan);     ///< the history windows it reads
   void (*evaluate)(RuleContext& ctx);
-  /// A rule whose memory must outlive a restart or upgrade (a baseline that takes a day to learn)
-  /// declares it here: what it keeps, as JSON, and how it takes it back. The watchdog keeps every
-  /// rule's document in the state file (watchdog/state_file.hpp, docs/deployment.md "State
-  /// directory"). nullptr: nothing to keep. `restoreState` must accept anything: the file may be
-  /// from another version.
-  void (*saveState)(const RuleMemory& memory, nlohmann::json& out) = nullptr;
-  void (*restoreState)(RuleMemory& memory, const nlohmann::json& in) = nullptr;
+  /// The rule's memory (RuleState), made once per engine; nullptr: the rule remembers nothing.
+  std::unique_ptr<RuleState> (*makeMemory)() = nullptr;
+  /// The families of the rule's own series (RuleState::appendSamples), beyond findings.
+  std::span<const FamilyDef* const> families = {};
 
   RuleSchema schema() const { return RuleSchema{name, bind}; }
 };

@@ -13,7 +13,6 @@
 #include "watchdog/history.hpp"
 #include "watchdog/port_join.hpp"
 #include "watchdog/rules/rule.hpp"
-#include "watchdog/rules/rule_memory.hpp"
 #include "watchdog/storm_ledger.hpp"
 
 namespace fabricmon::watchdog {
@@ -27,16 +26,19 @@ struct RuleContext {
   const PortJoin& join;
   FindingTracker& tracker;
   StormLedger& storms;
-  /// port_degraded: the best rate each port ("device/port") ran at while up, since start.
-  std::map<std::string, double, std::less<>>& portBestRate;
   std::string rocePriority;  ///< qos.rocePriority as a label value
   std::string cnpPriority;
-  /// port_down and device_missing: what outlives a series (ports ever ACTIVE, devices last seen).
-  RuleMemory& memory;
   Nanos now = kNever;        ///< time of this evaluation (the snapshot's)
   /// Wall-clock time of this evaluation: what outlives a restart (the state file) is dated by it.
   std::chrono::system_clock::time_point wallNow{};
   size_t rule = 0;           ///< index in ruleTable() of the rule being evaluated
+  RuleState* memory = nullptr;  ///< the memory of the rule being evaluated (RuleDef::makeMemory)
+
+  /// The memory of the rule being evaluated, as the type its RuleDef declares (withMemory<T>).
+  template <class T>
+  T& remembered() const {
+    return static_cast<T&>(*memory);
+  }
 
   /// The settings of a rule (its own, or another's it depends on).
   template <class S>
@@ -82,11 +84,11 @@ constexpr RuleDef defineRule(std::string_view name, std::string_view triageStep)
   };
 }
 
-/// `def` with persistent state (RuleDef::saveState / restoreState).
-constexpr RuleDef withState(RuleDef def, void (*save)(const RuleMemory&, nlohmann::json&),
-                            void (*restore)(RuleMemory&, const nlohmann::json&)) {
-  def.saveState = save;
-  def.restoreState = restore;
+/// `def` with a memory of type T (a RuleState) and the families of its own series.
+template <class T>
+constexpr RuleDef withMemory(RuleDef def, std::span<const FamilyDef* const> families = {}) {
+  def.makeMemory = []() -> std::unique_ptr<RuleState> { return std::make_unique<T>(); };
+  def.families = families;
   return def;
 }
 
