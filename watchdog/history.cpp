@@ -146,19 +146,61 @@ void History::shape(Tracked& s) const {
   }
 }
 
-void History::buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c,
-                       std::string_view d) {
+// ---- keys ----
+
+namespace {
+
+// FNV-1a over the bytes of the joined key, fed piece by piece: a key and its pieces hash alike.
+constexpr uint64_t kFnvBasis = 14695981039346656037ull, kFnvPrime = 1099511628211ull;
+inline uint64_t fnv(uint64_t h, std::string_view bytes) {
+  for (unsigned char c : bytes) h = (h ^ c) * kFnvPrime;
+  return h;
+}
+inline uint64_t fnv(uint64_t h, char c) { return (h ^ static_cast<unsigned char>(c)) * kFnvPrime; }
+
+}  // namespace
+
+void KeyParts::appendTo(std::string& out) const {
   out.clear();
-  out.push_back(static_cast<char>('A' + static_cast<int>(fam)));
-  out.append(a);
-  out.push_back('\x1f');
-  out.append(b);
-  out.push_back('\x1f');
-  out.append(c);
-  if (!d.empty()) {
-    out.push_back('\x1f');
-    out.append(d);
+  if (tag != 0) out.push_back(tag);
+  for (uint8_t i = 0; i < count; ++i) {
+    if (i > 0) out.push_back('\x1f');
+    out.append(parts[i]);
   }
+}
+
+size_t KeyHash::operator()(std::string_view key) const { return fnv(kFnvBasis, key); }
+
+size_t KeyHash::operator()(const KeyParts& key) const {
+  uint64_t h = kFnvBasis;
+  if (key.tag != 0) h = fnv(h, key.tag);
+  for (uint8_t i = 0; i < key.count; ++i) {
+    if (i > 0) h = fnv(h, '\x1f');
+    h = fnv(h, key.parts[i]);
+  }
+  return h;
+}
+
+bool KeyEqual::operator()(const KeyParts& a, std::string_view b) const {
+  if (a.tag != 0) {
+    if (b.empty() || b[0] != a.tag) return false;
+    b.remove_prefix(1);
+  }
+  for (uint8_t i = 0; i < a.count; ++i) {
+    if (i > 0) {
+      if (b.empty() || b[0] != '\x1f') return false;
+      b.remove_prefix(1);
+    }
+    if (b.substr(0, a.parts[i].size()) != a.parts[i]) return false;
+    b.remove_prefix(a.parts[i].size());
+  }
+  return b.empty();
+}
+
+KeyParts History::keyOf(Fam fam, std::string_view a, std::string_view b, std::string_view c, std::string_view d) {
+  KeyParts k{static_cast<char>('A' + static_cast<int>(fam)), {a, b, c, d}, 3};
+  if (!d.empty()) k.count = 4;
+  return k;
 }
 
 bool History::ingest(const Snapshot& snapshot) {
@@ -167,6 +209,7 @@ bool History::ingest(const Snapshot& snapshot) {
   if (!plan_.judgeManagement && management_.update(snapshot)) {
     series_.clear();
     byId_.clear();
+    for (auto& v : byFamily_) v.clear();
     indexDirty_ = true;
     changed = true;
     for (auto& c : collectors_) c.last.reset();  // re-read every batch under the new decision
@@ -190,32 +233,33 @@ bool History::ingest(const Snapshot& snapshot) {
     changed = true;
   }
   // A series its collector no longer reports (device vanished) or whose collector left the snapshot
-  // (stale) is forgotten: no history is kept, and no rule can judge it.
-  bool erased = false;
-  for (auto it = series_.begin(); it != series_.end();) {
-    const auto& c = collectors_[it->second.collector];
-    bool gone = !c.present ||
-                (std::find(fresh.begin(), fresh.end(), it->second.collector) != fresh.end() &&
-                 it->second.seenEpoch != c.epoch);
-    if (gone) {
-      it = series_.erase(it);
-      indexDirty_ = true;
-      changed = true;
-      erased = true;
-    } else {
-      ++it;
+  // (stale) is forgotten: no history is kept, and no rule can judge it. The family index still
+  // lists every series but those created in this pass, which were just seen.
+  std::vector<bool> isFresh(collectors_.size(), false);
+  for (uint16_t c : fresh) isFresh[c] = true;
+  std::vector<std::string_view> gone;
+  for (const auto& members : byFamily_) {
+    for (const Tracked* s : members) {
+      const auto& c = collectors_[s->collector];
+      if (!c.present || (isFresh[s->collector] && s->seenEpoch != c.epoch)) gone.push_back(s->key);
     }
+  }
+  for (std::string_view key : gone) series_.erase(series_.find(key));
+  const bool erased = !gone.empty();
+  if (erased) {
+    indexDirty_ = true;
+    changed = true;
   }
   if (erased || ++passesSinceIdSweep_ >= 64) forgetStaleIds(fresh);
   for (auto& c : collectors_) {
     if (!c.present) c.last.reset();
   }
-  if (changed) learnRefresh();
   if (indexDirty_) {
     for (auto& v : byFamily_) v.clear();
     for (auto& [key, s] : series_) byFamily_[static_cast<size_t>(s.fam)].push_back(&s);
     indexDirty_ = false;
   }
+  if (changed) learnRefresh();
   return changed;
 }
 
@@ -246,10 +290,16 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     }
     double saturatesAt = 0;
     if (!wanted(*fam, l[2], &saturatesAt)) continue;
-    buildKey(scratch_, *fam, l[0], l[1], l[2], l[3]);
-    auto [it, inserted] = series_.try_emplace(scratch_);
+    const KeyParts key = keyOf(*fam, l[0], l[1], l[2], l[3]);
+    auto it = series_.find(key);
+    const bool inserted = it == series_.end();
+    if (inserted) {
+      key.appendTo(scratch_);
+      it = series_.try_emplace(scratch_).first;
+    }
     Tracked& s = it->second;
     if (inserted) {
+      s.key = it->first;
       s.fam = *fam;
       s.saturatesAt = saturatesAt;
       if (def.counter()) s.group = groupOf(*sample.series, collectors_[collector].name);
@@ -395,13 +445,11 @@ void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool re
 uint32_t History::groupOf(const Series& series, std::string_view collector) {
   std::string_view interface = series.label("interface"), device = series.label("device"),
                    port = series.label("port");
-  std::string key(collector);
-  for (std::string_view part : {interface, device, port}) {
-    key.push_back('\x1f');
-    key.append(part);
-  }
-  auto [it, inserted] = groupIds_.try_emplace(std::move(key), static_cast<uint32_t>(groups_.size()));
-  if (inserted) {
+  const KeyParts key{0, {collector, interface, device, port}, 4};
+  auto it = groupIds_.find(key);
+  if (it == groupIds_.end()) {
+    key.appendTo(scratch_);
+    it = groupIds_.try_emplace(scratch_, static_cast<uint32_t>(groups_.size())).first;
     Group g;
     g.gauge = makeSeries(kRefreshFamily, {{"collector", std::string(collector)},
                                           {"device", std::string(device)},
@@ -420,15 +468,18 @@ void History::learnRefresh() {
     g.live = false;
   }
   size_t live = 0;
-  for (auto& [key, s] : series_) {
-    if (!inputFamily(s.fam).counter()) continue;
-    Group& g = groups_[s.group];
-    live += g.live ? 0 : 1;
-    g.live = true;
-    if (s.gapCount >= 2 && (g.refresh == 0 || s.ownRefresh < g.refresh)) g.refresh = s.ownRefresh;
+  for (size_t f = 0; f < kFamCount; ++f) {
+    if (byFamily_[f].empty() || !inputFamily(static_cast<Fam>(f)).counter()) continue;
+    for (const Tracked* s : byFamily_[f]) {
+      Group& g = groups_[s->group];
+      live += g.live ? 0 : 1;
+      g.live = true;
+      if (s->gapCount >= 2 && (g.refresh == 0 || s->ownRefresh < g.refresh)) g.refresh = s->ownRefresh;
+    }
   }
-  for (auto& [key, s] : series_) {
-    if (inputFamily(s.fam).counter()) s.refresh = groups_[s.group].refresh;
+  for (size_t f = 0; f < kFamCount; ++f) {
+    if (byFamily_[f].empty() || !inputFamily(static_cast<Fam>(f)).counter()) continue;
+    for (Tracked* s : byFamily_[f]) s->refresh = groups_[s->group].refresh;
   }
   // Devices that come and go under new names (VFs, re-created devices) leave groups behind: drop
   // them once they outnumber the live ones, so memory follows the node, not its history.
@@ -461,8 +512,7 @@ std::span<Tracked* const> History::family(Fam fam) const { return byFamily_[stat
 
 const Tracked* History::find(Fam fam, std::string_view a, std::string_view b, std::string_view c,
                              std::string_view d) const {
-  buildKey(scratch_, fam, a, b, c, d);
-  auto it = series_.find(scratch_);
+  auto it = series_.find(keyOf(fam, a, b, c, d));
   return it == series_.end() ? nullptr : &it->second;
 }
 

@@ -86,6 +86,7 @@ inline constexpr size_t kGapSlots = 8;
 /// One series the rules read.
 struct Tracked {
   SeriesPtr series;
+  std::string_view key;        ///< its key in History's table (the table's own string)
   Fam fam;
   bool saturated = false;      ///< a narrow PMA counter sitting at its maximum (its rate is unknown)
   uint16_t collector = 0;      ///< index into History's collector names
@@ -161,6 +162,26 @@ struct HistoryPlan {
   bool judgeManagement = false;  ///< watchdog.judge_management: management ports are rules' inputs too
 };
 
+/// A key of History's tables as the pieces it is made of: "<tag><p0>\x1f<p1>...". Looked up
+/// without building the string (the tables hash and compare the pieces as if joined).
+struct KeyParts {
+  char tag = 0;  ///< 0 = none
+  std::array<std::string_view, 4> parts{};
+  uint8_t count = 0;
+  void appendTo(std::string& out) const;
+};
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const;
+  size_t operator()(const KeyParts& key) const;
+};
+struct KeyEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  bool operator()(const KeyParts& a, std::string_view b) const;
+  bool operator()(std::string_view a, const KeyParts& b) const { return (*this)(b, a); }
+};
+
 class History {
  public:
   static constexpr uint16_t kCoarseSlots = 60;
@@ -202,13 +223,12 @@ class History {
   void compactGroups();
   uint32_t groupOf(const Series& series, std::string_view collector);
   void shape(Tracked& s) const;
-  static void buildKey(std::string& out, Fam fam, std::string_view a, std::string_view b, std::string_view c,
-                       std::string_view d = {});
+  static KeyParts keyOf(Fam fam, std::string_view a, std::string_view b, std::string_view c, std::string_view d = {});
 
   void forgetStaleIds(const std::vector<uint16_t>& fresh);
 
   HistoryPlan plan_;
-  std::unordered_map<std::string, Tracked> series_;
+  std::unordered_map<std::string, Tracked, KeyHash, KeyEqual> series_;
   /// Series objects seen, by Series::id: the Tracked each feeds (nullptr: not an input of any rule),
   /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
   struct SeenSeries {
@@ -228,9 +248,9 @@ class History {
   };
   std::vector<CollectorSeen> collectors_;
   std::vector<Group> groups_;
-  std::unordered_map<std::string, uint32_t> groupIds_;
+  std::unordered_map<std::string, uint32_t, KeyHash, KeyEqual> groupIds_;
   ManagementPorts management_;
-  mutable std::string scratch_;
+  std::string scratch_;
 };
 
 }  // namespace fabricmon::watchdog
