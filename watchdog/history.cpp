@@ -18,36 +18,49 @@ Nanos nanos(std::chrono::steady_clock::time_point tp) {
 // ---- CoarseRing ----
 
 CoarseRing::CoarseRing(Nanos width, uint16_t capacity)
-    : points_(new Point[capacity]), width_(width), capacity_(capacity) {}
+    : ms_(new uint32_t[capacity]), totals_(new double[capacity]), width_(width), capacity_(capacity) {}
+
+void CoarseRing::put(uint16_t s, Nanos t, double total) {
+  if (origin_ == kNever) origin_ = t;  // times only grow (History::update drops older samples)
+  if ((t - origin_) / kMilli > Nanos(UINT32_MAX)) {
+    // 49 days past the origin: move it to the oldest point kept (the ring spans far less).
+    const Nanos oldest = size_ > 0 ? timeAt(0) : t;
+    const auto shift = static_cast<uint32_t>((oldest - origin_) / kMilli);
+    for (uint16_t i = 0; i < size_; ++i) ms_[slot(i)] -= shift;
+    origin_ += Nanos(shift) * kMilli;
+  }
+  ms_[s] = static_cast<uint32_t>((t - origin_) / kMilli);
+  totals_[s] = total;
+}
 
 void CoarseRing::push(Nanos t, double total) {
-  if (size_ > 0 && t - at(size_ - 1).t < width_) return;
+  if (size_ > 0 && t - timeAt(static_cast<uint16_t>(size_ - 1)) < width_) return;
   if (size_ < capacity_) {
-    points_[(head_ + size_) % capacity_] = Point{t, total};
+    put(slot(size_), t, total);
     ++size_;
   } else {
-    points_[head_] = Point{t, total};
+    put(head_, t, total);
     head_ = static_cast<uint16_t>((head_ + 1) % capacity_);
   }
 }
 
 void CoarseRing::reshape(Nanos width, uint16_t capacity) {
-  std::unique_ptr<Point[]> next(new Point[capacity]);
-  uint16_t keep = std::min(size_, capacity);
-  for (uint16_t i = 0; i < keep; ++i) next[i] = at(static_cast<uint16_t>(size_ - keep + i));
-  points_ = std::move(next);
-  width_ = width;
-  capacity_ = capacity;
-  head_ = 0;
-  size_ = keep;
+  CoarseRing next(width, capacity);
+  const uint16_t keep = std::min(size_, capacity);
+  for (uint16_t i = 0; i < keep; ++i) {
+    const Point p = at(static_cast<uint16_t>(size_ - keep + i));
+    next.put(i, p.t, p.total);
+    ++next.size_;
+  }
+  *this = std::move(next);
 }
 
-const CoarseRing::Point* CoarseRing::baseFor(Nanos t) const {
-  if (size_ == 0) return nullptr;
+std::optional<CoarseRing::Point> CoarseRing::baseFor(Nanos t) const {
+  if (size_ == 0) return std::nullopt;
   for (uint16_t i = size_; i-- > 0;) {
-    if (at(i).t <= t) return &at(i);
+    if (timeAt(i) <= t) return at(i);
   }
-  return &at(0);
+  return at(0);
 }
 
 // ---- PeakBuckets ----
@@ -97,8 +110,8 @@ void PeakBuckets::setWindow(Nanos window) {
 Tracked::Window Tracked::over(Nanos window) const {
   Window w;
   if (!ring || samples < 2) return w;
-  const auto* base = ring->baseFor(t - window);
-  if (base == nullptr || base->t >= t) return w;
+  const auto base = ring->baseFor(t - window);
+  if (!base || base->t >= t) return w;
   w.increase = total - base->total;
   w.seconds = double(t - base->t) / kSecond;
   w.full = base->t <= t - window;

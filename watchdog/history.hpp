@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,7 +25,9 @@ using Nanos = int64_t;  ///< steady_clock time since its epoch, in ns
 inline constexpr Nanos kNever = INT64_MIN;
 inline constexpr Nanos kSecond = 1'000'000'000;
 
-/// A fixed ring of (time, running total) points spaced at least `width` apart.
+/// A fixed ring of (time, running total) points spaced at least `width` apart. Times are kept as
+/// milliseconds since the ring's origin (12 bytes a point, not 16: the rings are most of the
+/// history's memory); a point's time reads at most 1 ms early.
 class CoarseRing {
  public:
   struct Point {
@@ -37,11 +40,17 @@ class CoarseRing {
   void reshape(Nanos width, uint16_t capacity);
   Nanos width() const { return width_; }
   /// The newest point at or before `t`; when there is none, the oldest point (partial coverage).
-  const Point* baseFor(Nanos t) const;
+  std::optional<Point> baseFor(Nanos t) const;
 
  private:
-  const Point& at(uint16_t i) const { return points_[(head_ + i) % capacity_]; }  // 0 = oldest
-  std::unique_ptr<Point[]> points_;
+  static constexpr Nanos kMilli = 1'000'000;
+  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((head_ + i) % capacity_); }  // 0 = oldest
+  Nanos timeAt(uint16_t i) const { return origin_ + Nanos(ms_[slot(i)]) * kMilli; }
+  Point at(uint16_t i) const { return Point{timeAt(i), totals_[slot(i)]}; }
+  void put(uint16_t s, Nanos t, double total);
+  std::unique_ptr<uint32_t[]> ms_;
+  std::unique_ptr<double[]> totals_;
+  Nanos origin_ = kNever;
   Nanos width_;
   uint16_t capacity_;
   uint16_t head_ = 0;
