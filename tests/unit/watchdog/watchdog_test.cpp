@@ -234,6 +234,20 @@ TEST(CoarseRing, KeepsOnePointPerWidthAndTheNewestOnes) {
   EXPECT_EQ(ring.baseFor(99 * kSecond)->t, 90 * kSecond);
 }
 
+// Times are milliseconds since the ring's origin (32 bits: 49 days); a daemon that runs longer
+// moves the origin, and every point keeps its time and total.
+TEST(CoarseRing, KeepsTimesAcrossMonthsOfUptime) {
+  const watchdog::Nanos day = 86400 * kSecond;
+  const watchdog::Nanos start = 1234567 * kSecond + 123'000'000;  // a steady clock that is not at 0
+  CoarseRing ring(day, 4);
+  for (int d = 0; d <= 120; ++d) ring.push(start + d * day, d * 1e12);
+  const auto base = ring.baseFor(start + 118 * day + kSecond);
+  ASSERT_TRUE(base);
+  EXPECT_EQ(base->t, start + 118 * day);
+  EXPECT_EQ(base->total, 118e12);
+  EXPECT_EQ(ring.baseFor(start)->t, start + 117 * day) << "older than the ring: the oldest point";
+}
+
 TEST(PeakBuckets, ForgetsAfterTheWindow) {
   PeakBuckets p(60 * kSecond);
   p.add(100 * kSecond, 0.9);
