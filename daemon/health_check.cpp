@@ -14,7 +14,7 @@
 #include "daemon/alertmanager_target.hpp"
 #include "daemon/config_schema.hpp"
 #include "daemon/slurm_node.hpp"
-#include "exporters/http_client.hpp"
+#include "outbound/http_client.hpp"
 
 namespace fabricmon::health {
 namespace {
@@ -140,13 +140,6 @@ Result<HttpClientOptions> clientOptions(const HealthCheckConfig& h) {
   return c;
 }
 
-Result<std::string> get(const std::string& url, const HttpClientOptions& client) {
-  auto r = httpRequest("GET", url, client, {}, {}, size_t{64} << 20);
-  if (!r) return r.error();
-  if (r->status != 200) return Error{"GET " + url + ": HTTP " + std::to_string(r->status), EIO};
-  return std::move(r->body);
-}
-
 /// Asks the daemon; a verdict of kUnknown with the reason when it cannot.
 Verdict askDaemon(const Config& config) {
   Verdict unknown;
@@ -162,7 +155,7 @@ Verdict askDaemon(const Config& config) {
     unknown.unknownReason = client.error().message;
     return unknown;
   }
-  auto body = get(*base + "/api/v1/findings", *client);
+  auto body = httpGet(*base + "/api/v1/findings", *client);
   if (!body) {
     // The short cause first: the line is cut at max_output characters.
     const int e = body.error().errnum;
@@ -182,7 +175,7 @@ Verdict askDaemon(const Config& config) {
   if (!findings->empty() && left > std::chrono::milliseconds(50)) {
     HttpClientOptions quick = *client;
     quick.timeout = left;
-    if (auto text = get(*base + "/metrics", quick)) {
+    if (auto text = httpGet(*base + "/metrics", quick)) {
       const Rails rails = parseTopologyRails(*text);
       for (ActiveFinding& f : *findings) {
         const std::string device = label(f, "device"), port = label(f, "port"), iface = label(f, "interface");

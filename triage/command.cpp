@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "config/duration.hpp"
 #include "triage/report.hpp"
@@ -28,16 +26,6 @@ struct Options {
   HttpClientOptions client;
   std::optional<std::string> passwordFile, bearerTokenFile;
 };
-
-Result<std::string> readSecret(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{flag + ": cannot read " + path, ENOENT};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 Result<Options> parse(const std::vector<std::string>& args) {
   Options o;
@@ -112,12 +100,12 @@ Result<Options> parse(const std::vector<std::string>& args) {
     return Error{"--username and --password-file go together", EINVAL};
   }
   if (o.passwordFile) {
-    auto pw = readSecret("--password-file", *o.passwordFile);
+    auto pw = readSecretFile("--password-file", *o.passwordFile);
     if (!pw) return pw.error();
     o.client.password = *pw;
   }
   if (o.bearerTokenFile) {
-    auto token = readSecret("--bearer-token-file", *o.bearerTokenFile);
+    auto token = readSecretFile("--bearer-token-file", *o.bearerTokenFile);
     if (!token) return token.error();
     o.client.bearerToken = *token;
   }
