@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config/command_line.hpp"
 #include "config/config_loader.hpp"
 #include "config/duration.hpp"
 #include "config/listen_address.hpp"
@@ -71,13 +72,9 @@ struct Options {
 
 Result<Options> parseArgs(const std::vector<std::string>& args) {
   Options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inlineValue;
-    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inlineValue = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
+  FlagReader flags(args);
+  while (flags.next()) {
+    const std::string& flag = flags.flag();
     if (flag == "--slurm") {
       o.slurm = true;
     } else if (flag == "--json") {
@@ -85,13 +82,9 @@ Result<Options> parseArgs(const std::vector<std::string>& args) {
     } else if (flag == "--dry-run") {
       o.dryRun = true;
     } else if (flag == "--config") {
-      if (inlineValue) {
-        o.configPath = *inlineValue;
-      } else if (i + 1 < args.size()) {
-        o.configPath = args[++i];
-      } else {
-        return Error{"--config needs a value", EINVAL};
-      }
+      auto value = flags.value();
+      if (!value) return value.error();
+      o.configPath = std::move(*value);
     } else {
       return Error{"unknown option '" + flag + "' (fabricmon health-check [--slurm [--dry-run]] [--json] [--config FILE])",
                    EINVAL};

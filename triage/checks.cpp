@@ -142,8 +142,8 @@ void judgeQos(const Evidence& ev, CheckResult& r) {
   }
   for (const auto& [set, names] : bySet) {
     std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    r.numbers.emplace_back("lossless priorities " + set, list);
+    for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
+    r.numbers.emplace_back("lossless priorities", set + " (" + list + ")");
   }
   r.state = State::kOk;
   r.summary = problem ? "DCQCN off on some priorities" : "DCQCN enabled where configured";

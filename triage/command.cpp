@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "config/command_line.hpp"
 #include "config/duration.hpp"
 #include "triage/report.hpp"
 #include "triage/scope.hpp"
@@ -31,13 +32,9 @@ Result<Options> parse(const std::vector<std::string>& args) {
   Options o;
   o.client.timeout = std::chrono::seconds(10);
   bool nodeGiven = false, selectorGiven = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inlineValue;
-    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inlineValue = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
+  FlagReader flags(args);
+  while (flags.next()) {
+    const std::string& flag = flags.flag();
     if (flag == "--json") {
       o.json = true;
       continue;
@@ -46,14 +43,9 @@ Result<Options> parse(const std::vector<std::string>& args) {
       o.client.insecureSkipVerify = true;
       continue;
     }
-    std::string value;
-    if (inlineValue) {
-      value = *inlineValue;
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return Error{flag + " needs a value", EINVAL};
-    }
+    auto next = flags.value();
+    if (!next) return next.error();
+    const std::string value = std::move(*next);
     if (flag == "--node") {
       o.node = value;
       nodeGiven = true;

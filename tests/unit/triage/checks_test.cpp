@@ -157,7 +157,7 @@ TEST(TriageChecks, QosConfigListsOnlyTheLosslessPrioritiesAndMismatches) {
   };
   using Numbers = std::vector<std::pair<std::string, std::string>>;
   CheckResult healthy = qos(e);
-  EXPECT_EQ(healthy.numbers, (Numbers{{"lossless priorities 3", "eth0, eth1, eth2, eth3"}}));
+  EXPECT_EQ(healthy.numbers, (Numbers{{"lossless priorities", "3 (eth0 eth1 eth2 eth3)"}}));
   EXPECT_EQ(healthy.summary, "DCQCN enabled where configured");
 
   for (auto& s : e.series) {
@@ -168,7 +168,7 @@ TEST(TriageChecks, QosConfigListsOnlyTheLosslessPrioritiesAndMismatches) {
   CheckResult broken = qos(e);
   EXPECT_EQ(broken.numbers, (Numbers{{"dcqcn_np_enabled eth1 priority 3", "0"},
                                      {"dcqcn_rp_enabled eth2 priority 5", "0"},
-                                     {"lossless priorities 3", "eth0, eth1, eth2, eth3"}}));
+                                     {"lossless priorities", "3 (eth0 eth1 eth2 eth3)"}}));
   EXPECT_EQ(broken.summary, "DCQCN off on some priorities");
 }
 
