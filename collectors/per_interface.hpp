@@ -36,7 +36,8 @@ class PerInterface {
       out.fileOk(state.errorKey);
       if (info->has_value()) emit(**info, state);
     }
-    return !states_.empty() && failures == states_.size() ? CollectStatus::kFailed : CollectStatus::kOk;
+    return !states_.empty() && failures == states_.size() ? CollectStatus::kFailed
+                                                          : CollectStatus::kOk;
   }
 
  private:
@@ -50,7 +51,8 @@ class PerInterface {
     std::vector<State> next;
     next.reserve(nds.size());
     for (const Netdev& nd : nds) {
-      auto it = std::find_if(states_.begin(), states_.end(), [&](const State& s) { return s.name == nd.name; });
+      auto it = std::find_if(states_.begin(), states_.end(),
+                             [&](const State& s) { return s.name == nd.name; });
       if (it != states_.end()) {
         next.push_back(std::move(*it));
       } else {

@@ -15,7 +15,8 @@ namespace fabricmon {
 class FlagReader {
  public:
   /// Reads `args` from index `first` on.
-  explicit FlagReader(const std::vector<std::string>& args, size_t first = 0) : args_(args), next_(first) {}
+  explicit FlagReader(const std::vector<std::string>& args, size_t first = 0)
+      : args_(args), next_(first) {}
 
   /// Moves to the next flag; false when none is left.
   bool next() {

@@ -1,9 +1,8 @@
 #include "daemon/app.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,7 +45,9 @@ std::string statePath(const Config& config) {
 }  // namespace
 
 App::App(Config config, CliOptions cli)
-    : config_(std::move(config)), cli_(std::move(cli)), signals_(io_, SIGINT, SIGTERM, SIGHUP),
+    : config_(std::move(config)),
+      cli_(std::move(cli)),
+      signals_(io_, SIGINT, SIGTERM, SIGHUP),
       reloadStatus_(std::make_shared<ReloadStatus>()) {}
 
 App::~App() = default;
@@ -86,25 +87,27 @@ int App::run() {
     }
     demo_ = std::move(*demo);
     demo_->applyTo(config_);
-    mad = [demo = demo_.get()](std::shared_ptr<const SysfsRoot> sysfs) { return demo->madSource(std::move(sysfs)); };
+    mad = [demo = demo_.get()](std::shared_ptr<const SysfsRoot> sysfs) {
+      return demo->madSource(std::move(sysfs));
+    };
   }
 
-  sampler_ = std::make_unique<Sampler>(
-      io_, config_,
-      SelfMetrics(std::string(kVersion), std::string(kRevision), std::make_shared<RequestDurations>(),
-                  reloadStatus_),
-      statePath(config_), std::move(mad));
+  sampler_ =
+      std::make_unique<Sampler>(io_, config_,
+                                SelfMetrics(std::string(kVersion), std::string(kRevision),
+                                            std::make_shared<RequestDurations>(), reloadStatus_),
+                                statePath(config_), std::move(mad));
   Pipeline& pipeline = sampler_->pipeline();
   if (auto keepAlive = watchdogKeepAliveInterval()) {
     spdlog::info("systemd watchdog enabled: keep-alive every {} ms", keepAlive->count() / 1000);
-    pipeline.setAfterPass([last = std::make_shared<std::chrono::steady_clock::time_point>(),
-                           interval = *keepAlive] {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - *last >= interval) {
-        notifyWatchdog();
-        *last = now;
-      }
-    });
+    pipeline.setAfterPass(
+        [last = std::make_shared<std::chrono::steady_clock::time_point>(), interval = *keepAlive] {
+          const auto now = std::chrono::steady_clock::now();
+          if (now - *last >= interval) {
+            notifyWatchdog();
+            *last = now;
+          }
+        });
   }
   statusPage_ = std::make_shared<StatusPage>();
   status_ = std::make_unique<StatusReport>(*sampler_, started_);
@@ -120,8 +123,9 @@ int App::run() {
 
   sampler_->start();
   http_ = std::make_unique<HttpEndpoint>(
-      [this](const HttpServerOptions& options) { return routes(options); }, pipeline.requestDurations(),
-      kHttpThreads, [this](std::string_view scheme, const std::string& host, uint16_t port) {
+      [this](const HttpServerOptions& options) { return routes(options); },
+      pipeline.requestDurations(), kHttpThreads,
+      [this](std::string_view scheme, const std::string& host, uint16_t port) {
         if (!demo_) return;
         fmt::print("fabricmon demo ({} scenario): {}://{}:{}/metrics\n", cli_.demo.scenario, scheme,
                    host.empty() ? "127.0.0.1" : host, port);
@@ -172,7 +176,8 @@ void App::applyPush(std::optional<AlertmanagerTarget> target) {
   }
   if (old) {
     old->stop();
-    spdlog::info("Alertmanager push stopped");  // after the thread ended: its time says how long that took
+    spdlog::info(
+        "Alertmanager push stopped");  // after the thread ended: its time says how long that took
   }
 }
 
@@ -232,7 +237,8 @@ void App::reload() {
   Config next = std::move(load.config);
   applyOverrides(cli_.overrides, next);
   if (demo_) demo_->applyTo(next);
-  // The flags stay in force over the new file: together they must still pass the cross-field checks.
+  // The flags stay in force over the new file: together they must still pass the cross-field
+  // checks.
   if (Status st = checkOverridden(next, configSchema()); !st) {
     rejectReload(st.error().message);
     return;

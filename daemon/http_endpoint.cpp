@@ -32,9 +32,11 @@ Result<HttpServerOptions> serverOptions(const Config& config) {
   return options;
 }
 
-HttpEndpoint::HttpEndpoint(MakeHandlers makeHandlers, std::shared_ptr<RequestDurations> durations, int threads,
-                           OnServing onServing)
-    : makeHandlers_(std::move(makeHandlers)), durations_(std::move(durations)), onServing_(std::move(onServing)) {
+HttpEndpoint::HttpEndpoint(MakeHandlers makeHandlers, std::shared_ptr<RequestDurations> durations,
+                           int threads, OnServing onServing)
+    : makeHandlers_(std::move(makeHandlers)),
+      durations_(std::move(durations)),
+      onServing_(std::move(onServing)) {
   work_.emplace(io_.get_executor());
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
 }
@@ -49,7 +51,8 @@ void HttpEndpoint::stop() {
   threads_.clear();
 }
 
-Result<HttpEndpoint::Bound> HttpEndpoint::bind(const std::string& listen, HttpServerOptions options) {
+Result<HttpEndpoint::Bound> HttpEndpoint::bind(const std::string& listen,
+                                               HttpServerOptions options) {
   auto addr = parseListen(listen);
   if (!addr) return Error{"web.listen: " + addr.error().message, EINVAL};
   HttpHandlers handlers = makeHandlers_(options);
@@ -65,7 +68,8 @@ Result<HttpEndpoint::Bound> HttpEndpoint::bind(const std::string& listen, HttpSe
 }
 
 void HttpEndpoint::adopt(std::unique_ptr<HttpServer> server, const std::string& host, uint16_t port,
-                         std::string listen, std::optional<std::string> webConfig, HttpServerOptions options) {
+                         std::string listen, std::optional<std::string> webConfig,
+                         HttpServerOptions options) {
   const char* scheme = options.tls ? "https" : "http";
   spdlog::info("serving {}://{}:{}/metrics", scheme, host.empty() ? "0.0.0.0" : host, port);
   if (auto old = std::move(server_)) old->stop();
@@ -80,19 +84,22 @@ void HttpEndpoint::adopt(std::unique_ptr<HttpServer> server, const std::string& 
 void HttpEndpoint::restoreOld() {
   auto back = bind(listen_, options_);
   if (!back) {
-    spdlog::error("reload: the previous endpoint could not be bound again: {}", back.error().message);
+    spdlog::error("reload: the previous endpoint could not be bound again: {}",
+                  back.error().message);
     server_.reset();
     return;
   }
   adopt(std::move(back->server), back->host, back->port, listen_, webConfig_, options_);
 }
 
-Result<HttpEndpoint::Change> HttpEndpoint::prepare(const Config& config, HttpServerOptions options) {
+Result<HttpEndpoint::Change> HttpEndpoint::prepare(const Config& config,
+                                                   HttpServerOptions options) {
   // No server (the first start, or a failed rollback): bind as for a new address.
   const bool listenChanged = server_ == nullptr || config.web.listen != listen_;
   const bool rebuild = listenChanged || config.web.configFile || webConfig_;
   if (!rebuild) {
-    return Change(this, nullptr, config.web.listen, config.web.configFile, std::move(options), {}, port_, false);
+    return Change(this, nullptr, config.web.listen, config.web.configFile, std::move(options), {},
+                  port_, false);
   }
   const bool closeOld = !listenChanged && server_ != nullptr;
   if (closeOld) server_->stop(kListenerCloseWait);
@@ -101,20 +108,32 @@ Result<HttpEndpoint::Change> HttpEndpoint::prepare(const Config& config, HttpSer
     if (closeOld) restoreOld();
     return bound.error();
   }
-  return Change(this, std::move(bound->server), config.web.listen, config.web.configFile, std::move(options),
-                bound->host, bound->port, closeOld);
+  return Change(this, std::move(bound->server), config.web.listen, config.web.configFile,
+                std::move(options), bound->host, bound->port, closeOld);
 }
 
-HttpEndpoint::Change::Change(HttpEndpoint* endpoint, std::unique_ptr<HttpServer> server, std::string listen,
-                             std::optional<std::string> webConfig, HttpServerOptions options, std::string host,
-                             uint16_t port, bool closedOld)
-    : endpoint_(endpoint), server_(std::move(server)), listen_(std::move(listen)), webConfig_(std::move(webConfig)),
-      options_(std::move(options)), host_(std::move(host)), port_(port), closedOld_(closedOld) {}
+HttpEndpoint::Change::Change(HttpEndpoint* endpoint, std::unique_ptr<HttpServer> server,
+                             std::string listen, std::optional<std::string> webConfig,
+                             HttpServerOptions options, std::string host, uint16_t port,
+                             bool closedOld)
+    : endpoint_(endpoint),
+      server_(std::move(server)),
+      listen_(std::move(listen)),
+      webConfig_(std::move(webConfig)),
+      options_(std::move(options)),
+      host_(std::move(host)),
+      port_(port),
+      closedOld_(closedOld) {}
 
 HttpEndpoint::Change::Change(Change&& other) noexcept
-    : endpoint_(std::exchange(other.endpoint_, nullptr)), server_(std::move(other.server_)),
-      listen_(std::move(other.listen_)), webConfig_(std::move(other.webConfig_)), options_(std::move(other.options_)),
-      host_(std::move(other.host_)), port_(other.port_), closedOld_(other.closedOld_) {}
+    : endpoint_(std::exchange(other.endpoint_, nullptr)),
+      server_(std::move(other.server_)),
+      listen_(std::move(other.listen_)),
+      webConfig_(std::move(other.webConfig_)),
+      options_(std::move(other.options_)),
+      host_(std::move(other.host_)),
+      port_(other.port_),
+      closedOld_(other.closedOld_) {}
 
 uint16_t HttpEndpoint::Change::port() const { return port_; }
 
@@ -122,7 +141,8 @@ void HttpEndpoint::Change::commit() {
   if (!endpoint_) return;
   HttpEndpoint* endpoint = std::exchange(endpoint_, nullptr);
   if (!server_) return;  // nothing to change: the serving server stays as it is
-  endpoint->adopt(std::move(server_), host_, port_, std::move(listen_), std::move(webConfig_), std::move(options_));
+  endpoint->adopt(std::move(server_), host_, port_, std::move(listen_), std::move(webConfig_),
+                  std::move(options_));
 }
 
 HttpEndpoint::Change::~Change() {

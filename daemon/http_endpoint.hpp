@@ -31,7 +31,8 @@ class HttpEndpoint {
   using MakeHandlers = std::function<HttpHandlers(const HttpServerOptions&)>;
   /// Told each time a server starts serving as the endpoint: "http" or "https", the host as
   /// configured ("" = every address) and the bound port.
-  using OnServing = std::function<void(std::string_view scheme, const std::string& host, uint16_t port)>;
+  using OnServing =
+      std::function<void(std::string_view scheme, const std::string& host, uint16_t port)>;
 
   /// Starts `threads` threads for the servers; none is listening yet.
   HttpEndpoint(MakeHandlers makeHandlers, std::shared_ptr<RequestDurations> durations, int threads,
@@ -55,9 +56,9 @@ class HttpEndpoint {
    private:
     friend class HttpEndpoint;
     Change(HttpEndpoint* endpoint, std::unique_ptr<HttpServer> server, std::string listen,
-           std::optional<std::string> webConfig, HttpServerOptions options, std::string host, uint16_t port,
-           bool closedOld);
-    HttpEndpoint* endpoint_;  ///< null once committed, rolled back or moved from
+           std::optional<std::string> webConfig, HttpServerOptions options, std::string host,
+           uint16_t port, bool closedOld);
+    HttpEndpoint* endpoint_;              ///< null once committed, rolled back or moved from
     std::unique_ptr<HttpServer> server_;  ///< null: the serving server stays
     std::string listen_;
     std::optional<std::string> webConfig_;
@@ -87,8 +88,8 @@ class HttpEndpoint {
     uint16_t port = 0;
   };
   Result<Bound> bind(const std::string& listen, HttpServerOptions options);
-  void adopt(std::unique_ptr<HttpServer> server, const std::string& host, uint16_t port, std::string listen,
-             std::optional<std::string> webConfig, HttpServerOptions options);
+  void adopt(std::unique_ptr<HttpServer> server, const std::string& host, uint16_t port,
+             std::string listen, std::optional<std::string> webConfig, HttpServerOptions options);
   /// After the old server gave up its address for a change that did not happen: bind it again.
   void restoreOld();
 
@@ -99,9 +100,9 @@ class HttpEndpoint {
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::vector<std::thread> threads_;
   std::unique_ptr<HttpServer> server_;
-  std::string listen_;                      ///< web.listen the server was bound for
-  std::optional<std::string> webConfig_;    ///< web.config_file it was built from
-  HttpServerOptions options_;               ///< what it was built with, to bind it again
+  std::string listen_;                    ///< web.listen the server was bound for
+  std::optional<std::string> webConfig_;  ///< web.config_file it was built from
+  HttpServerOptions options_;             ///< what it was built with, to bind it again
   uint16_t port_ = 0;
 };
 

@@ -15,7 +15,8 @@ namespace fabricmon {
 namespace {
 
 Duration intervalFor(const CollectorEntry& entry, const Config& config) {
-  if (const auto* c = config.collector(entry.name); c != nullptr && c->interval) return *c->interval;
+  if (const auto* c = config.collector(entry.name); c != nullptr && c->interval)
+    return *c->interval;
   if (entry.ownInterval.count() > 0) return entry.ownInterval;
   return entry.cadence == Cadence::kFast ? config.poll.interval : config.poll.slowInterval;
 }
@@ -34,21 +35,24 @@ size_t keptFileCap(unsigned configured) {
 
 }  // namespace
 
-Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self, const std::string& statePath,
-                 MadOverride mad)
-    : io_(io), config_(config), mad_(std::move(mad)),
+Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self,
+                 const std::string& statePath, MadOverride mad)
+    : io_(io),
+      config_(config),
+      mad_(std::move(mad)),
       watchdog_(std::make_shared<Watchdog>(config_.watchdog, config_.qos)) {
   watchdog_->useStateFile(statePath, config_.state.interval);
   pipeline_ = std::make_unique<Pipeline>(
-      store_, watchdog_, std::move(self), [this] { return collectorHealth(); }, pipelineOptions(config_),
-      topology_);
+      store_, watchdog_, std::move(self), [this] { return collectorHealth(); },
+      pipelineOptions(config_), topology_);
   applyWindow(config_.window);
   pipeline_->addPassHook([this](const Snapshot& fresh, const std::vector<Finding>&,
                                 std::chrono::system_clock::time_point) {
     if (auto recent = this->recent()) recent->ingest(fresh);
   });
-  pipeline_->addBatchSource(
-      [this] { return RecentSamples::usageBatch(recent().get(), std::chrono::steady_clock::now()); });
+  pipeline_->addBatchSource([this] {
+    return RecentSamples::usageBatch(recent().get(), std::chrono::steady_clock::now());
+  });
 }
 
 Sampler::~Sampler() = default;
@@ -102,7 +106,8 @@ void Sampler::applyWindow(const WindowConfig& window) {
     recent_.reset();
     return;
   }
-  if (!recent_ || recent_->length() != window.length) recent_ = std::make_shared<RecentSamples>(window.length);
+  if (!recent_ || recent_->length() != window.length)
+    recent_ = std::make_shared<RecentSamples>(window.length);
 }
 
 void Sampler::startCollectors() {
@@ -150,8 +155,9 @@ void Sampler::startCollectors() {
       store_->remove(std::string(entry.name));
       continue;
     }
-    runners.push_back(std::make_unique<CollectorRunner>(io_, entry.make(sources, config_), intervalFor(entry, config_),
-                                                        store_, topology_, [this] { pipeline_->notify(); }));
+    runners.push_back(std::make_unique<CollectorRunner>(
+        io_, entry.make(sources, config_), intervalFor(entry, config_), store_, topology_,
+        [this] { pipeline_->notify(); }));
   }
   {
     std::lock_guard lock(runnersMutex_);
@@ -159,17 +165,21 @@ void Sampler::startCollectors() {
   }
   if (config_.textfile.path) {
     // The write fsyncs, so it runs on a thread of its own, never on the loop. The payload is
-    // rendered here if no scrape has rendered this snapshot yet (and shared with scrapes if one has).
-    textfileTask_ = std::make_unique<PeriodicTask>(
-        io_, "textfile", config_.textfile.interval,
-        [path = *config_.textfile.path, pipeline = pipeline_.get(), failing = std::make_shared<bool>(false)] {
-          const auto payload = pipeline->payload();
-          if (!payload) return;
-          const Status st = writeTextfile(path, payload->text);
-          if (!st && !*failing) spdlog::warn("textfile: {}", st.error().message);
-          if (st && *failing) spdlog::info("textfile: {} is written again", path);
-          *failing = !st.ok();
-        });
+    // rendered here if no scrape has rendered this snapshot yet (and shared with scrapes if one
+    // has).
+    textfileTask_ =
+        std::make_unique<PeriodicTask>(io_, "textfile", config_.textfile.interval,
+                                       [path = *config_.textfile.path, pipeline = pipeline_.get(),
+                                        failing = std::make_shared<bool>(false)] {
+                                         const auto payload = pipeline->payload();
+                                         if (!payload) return;
+                                         const Status st = writeTextfile(path, payload->text);
+                                         if (!st && !*failing)
+                                           spdlog::warn("textfile: {}", st.error().message);
+                                         if (st && *failing)
+                                           spdlog::info("textfile: {} is written again", path);
+                                         *failing = !st.ok();
+                                       });
   }
   discoveryTask_->start();
   for (auto& r : runners_) r->start();
@@ -189,8 +199,10 @@ void Sampler::stopCollectors(std::chrono::milliseconds grace) {
   runners_.clear();
   discoveryTask_.reset();
   // discovery_ may still be used by a detached discovery run: keep it alive until exit.
-  if (!leftBehind_) discovery_.reset();
-  else (void)discovery_.release();
+  if (!leftBehind_)
+    discovery_.reset();
+  else
+    (void)discovery_.release();
 }
 
 }  // namespace fabricmon

@@ -30,8 +30,8 @@ class Sampler {
 
   /// Timers run on `io`. The watchdog keeps its state in `statePath` ("" = nowhere). Nothing runs
   /// until start(); hooks may be added to pipeline() before that.
-  Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self, const std::string& statePath,
-          MadOverride mad = {});
+  Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self,
+          const std::string& statePath, MadOverride mad = {});
   ~Sampler();
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;

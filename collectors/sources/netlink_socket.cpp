@@ -48,8 +48,8 @@ Result<int> NetlinkSocket::fd() {
   return fd_;
 }
 
-Result<std::span<const uint8_t>> NetlinkSocket::exchange(std::span<const uint8_t> request, uint32_t seq,
-                                                         const std::string& what) {
+Result<std::span<const uint8_t>> NetlinkSocket::exchange(std::span<const uint8_t> request,
+                                                         uint32_t seq, const std::string& what) {
   if (auto st = open(); !st) return st.error();
   // A reply that arrived after an earlier timeout would otherwise be taken for this answer.
   while (::recv(fd_, buf_.data(), buf_.size(), MSG_DONTWAIT) > 0) {
@@ -58,7 +58,8 @@ Result<std::span<const uint8_t>> NetlinkSocket::exchange(std::span<const uint8_t
   kernel.nl_family = AF_NETLINK;
   ssize_t n;
   do {
-    n = ::sendto(fd_, request.data(), request.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel);
+    n = ::sendto(fd_, request.data(), request.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
+                 sizeof kernel);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     const int err = errno;
@@ -100,7 +101,8 @@ Result<std::optional<uint16_t>> NetlinkSocket::genlFamily(std::string_view famil
   if (!datagram) return datagram.error();
   auto reply = genl::parseFamilyReply(*datagram, seq);
   if (!reply) return Error{what + ": " + reply.error().message, reply.error().errnum};
-  if (reply->kernelErrno != 0 && reply->kernelErrno != ENOENT) return sysError(what, reply->kernelErrno);
+  if (reply->kernelErrno != 0 && reply->kernelErrno != ENOENT)
+    return sysError(what, reply->kernelErrno);
   familyName_ = std::string(family);
   familyId_ = reply->id;  // 0 after ENOENT
   if (reply->id == 0) return std::optional<uint16_t>{};
@@ -158,7 +160,8 @@ Result<FamilyReply> parseFamilyReply(std::span<const uint8_t> datagram, uint32_t
     nlattr a;
     std::memcpy(&a, attrs.data() + off, sizeof a);
     if (a.nla_len < NLA_HDRLEN || off + a.nla_len > attrs.size()) break;
-    if ((a.nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID && a.nla_len == NLA_HDRLEN + sizeof(uint16_t)) {
+    if ((a.nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID &&
+        a.nla_len == NLA_HDRLEN + sizeof(uint16_t)) {
       std::memcpy(&r.id, attrs.data() + off + NLA_HDRLEN, sizeof r.id);
     }
     off += NLA_ALIGN(a.nla_len);

@@ -18,11 +18,11 @@
 namespace fabricmon {
 
 struct NetlinkSocketOptions {
-  int protocol = 0;                       ///< NETLINK_ROUTE, NETLINK_GENERIC
-  std::string name;                       ///< for errors: "dcbnl", "ethtool netlink"
+  int protocol = 0;  ///< NETLINK_ROUTE, NETLINK_GENERIC
+  std::string name;  ///< for errors: "dcbnl", "ethtool netlink"
   std::chrono::seconds receiveTimeout{2};
-  size_t bufferSize = 32 * 1024;          ///< a larger reply is an error (EMSGSIZE), never cut silently
-  bool extendedAck = false;               ///< NETLINK_EXT_ACK: the kernel's reason with an error
+  size_t bufferSize = 32 * 1024;  ///< a larger reply is an error (EMSGSIZE), never cut silently
+  bool extendedAck = false;       ///< NETLINK_EXT_ACK: the kernel's reason with an error
 };
 
 class NetlinkSocket {

@@ -59,8 +59,9 @@ TEST(LayeringTest, IncludesFollowTheLayersOfArchitectureMd) {
   std::set<std::string> above;
   for (const Layer& layer : layers) {
     for (const std::string& dep : layer.mayInclude) {
-      EXPECT_TRUE(above.count(dep)) << layer.folder << "/ may include " << dep
-                                    << "/, which is not further up the table: a cycle or an upward arrow";
+      EXPECT_TRUE(above.count(dep))
+          << layer.folder << "/ may include " << dep
+          << "/, which is not further up the table: a cycle or an upward arrow";
     }
     above.insert(layer.folder);
   }
@@ -70,14 +71,15 @@ TEST(LayeringTest, IncludesFollowTheLayersOfArchitectureMd) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_directory() || !fs::exists(entry.path() / "CMakeLists.txt")) continue;
     if (name == "tests" || name == "deploy" || name.rfind("build", 0) == 0) continue;
-    EXPECT_TRUE(above.count(name)) << name << "/ has no row in docs/architecture.md, \"Folders and layers\"";
+    EXPECT_TRUE(above.count(name))
+        << name << "/ has no row in docs/architecture.md, \"Folders and layers\"";
   }
 
   const std::regex include(R"(^\s*#\s*include\s+"([a-z_]+)/)");
   size_t checked = 0;
   for (const Layer& layer : layers) {
-    for (auto it = fs::recursive_directory_iterator(kRoot / layer.folder); it != fs::recursive_directory_iterator();
-         ++it) {
+    for (auto it = fs::recursive_directory_iterator(kRoot / layer.folder);
+         it != fs::recursive_directory_iterator(); ++it) {
       const std::string ext = it->path().extension().string();
       if (!it->is_regular_file() || (ext != ".cpp" && ext != ".hpp" && ext != ".in")) continue;
       std::ifstream in(it->path());
@@ -86,11 +88,13 @@ TEST(LayeringTest, IncludesFollowTheLayersOfArchitectureMd) {
         std::smatch m;
         if (!std::regex_search(line, m, include)) continue;
         const std::string to = m[1].str();
-        if (to == layer.folder || !above.count(to)) continue;  // its own folder, or not a folder of ours
+        if (to == layer.folder || !above.count(to))
+          continue;  // its own folder, or not a folder of ours
         ++checked;
         EXPECT_TRUE(layer.mayInclude.count(to))
-            << it->path().lexically_relative(kRoot).string() << ":" << n << " includes " << to << "/, which "
-            << layer.folder << "/ may not (docs/architecture.md, \"Folders and layers\")";
+            << it->path().lexically_relative(kRoot).string() << ":" << n << " includes " << to
+            << "/, which " << layer.folder
+            << "/ may not (docs/architecture.md, \"Folders and layers\")";
       }
     }
   }
