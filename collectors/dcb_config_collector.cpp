@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/per_interface.hpp"
 #include "model/families/dcb.hpp"
 
 namespace fabricmon {
@@ -30,22 +31,8 @@ class DcbConfigCollector final : public Collector {
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     out.add(intent_, 1);
     if (!source_) return CollectStatus::kOk;
-    followTopology(topology);
-    size_t failures = 0;
-    for (IfSeries& state : interfaces_) {
-      auto info = source_->read(state.name);
-      if (!info) {
-        ++failures;
-        out.fileError(state.errorKey, info.error());
-      } else {
-        out.fileOk(state.errorKey);
-        if (info->has_value()) emit(**info, state, out);
-      }
-    }
-    // Every interface failing (netlink unusable, dcb_dir unreadable) is a failed run, not bad
-    // files.
-    return !topology.netdevs.empty() && failures == topology.netdevs.size() ? CollectStatus::kFailed
-                                                                            : CollectStatus::kOk;
+    return interfaces_.poll(topology, out, [&](const std::string& ifname) { return source_->read(ifname); },
+                            [&](const DcbInfo& info, IfSeries& s) { emit(info, s, out); });
   }
 
  private:
@@ -56,31 +43,6 @@ class DcbConfigCollector final : public Collector {
     SeriesPtr trust, dcbx, storm;
     std::map<unsigned, SeriesPtr> dscp;
   };
-
-  // One state per netdev in topology order, kept while the netdev stays; one that left the
-  // topology frees its series.
-  void followTopology(const Topology& topology) {
-    const auto& nds = topology.netdevs;
-    if (nds.size() == interfaces_.size() &&
-        std::equal(nds.begin(), nds.end(), interfaces_.begin(),
-                   [](const Netdev& n, const IfSeries& s) { return n.name == s.name; })) {
-      return;
-    }
-    std::vector<IfSeries> next;
-    next.reserve(nds.size());
-    for (const Netdev& nd : nds) {
-      auto it = std::find_if(interfaces_.begin(), interfaces_.end(),
-                             [&](const IfSeries& s) { return s.name == nd.name; });
-      if (it != interfaces_.end()) {
-        next.push_back(std::move(*it));
-      } else {
-        next.emplace_back();
-        next.back().name = nd.name;
-        next.back().errorKey = nd.name + "/dcb";
-      }
-    }
-    interfaces_ = std::move(next);
-  }
 
   static SeriesPtr& perPriority(std::array<SeriesPtr, 8>& slots, unsigned p,
                                 const FamilyDef& family, const std::string& ifname) {
@@ -144,7 +106,7 @@ class DcbConfigCollector final : public Collector {
 
   std::shared_ptr<DcbSource> source_;
   SeriesPtr intent_;
-  std::vector<IfSeries> interfaces_;  // label sets built once per series, not per poll
+  PerInterface<IfSeries> interfaces_{"dcb"};  // label sets built once per series, not per poll
 };
 
 }  // namespace

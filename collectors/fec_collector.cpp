@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectors/labelled_series.hpp"
+#include "collectors/per_interface.hpp"
 #include "collectors/registry.hpp"
 #include "model/families/fec.hpp"
 
@@ -26,20 +27,11 @@ class FecCollector final : public Collector {
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     if (!source_) return CollectStatus::kNoData;
-    followTopology(topology);
-    size_t failures = 0;
-    for (IfSeries& s : interfaces_) {
-      auto info = source_->read(s.name);
-      if (!info) {
-        ++failures;
-        out.fileError(s.errorKey, info.error());
-        continue;
-      }
-      out.fileOk(s.errorKey);
-      if (info->has_value()) emit(**info, s, out);
-    }
+    const CollectStatus status =
+        interfaces_.poll(topology, out, [&](const std::string& ifname) { return source_->read(ifname); },
+                         [&](const FecInfo& info, IfSeries& s) { emit(info, s, out); });
     info_.endRun();
-    return !interfaces_.empty() && failures == interfaces_.size() ? CollectStatus::kFailed : CollectStatus::kOk;
+    return status;
   }
 
  private:
@@ -53,28 +45,6 @@ class FecCollector final : public Collector {
     Counter corrected, uncorrectable;
     SeriesPtr lanes, speed;
   };
-
-  void followTopology(const Topology& topology) {
-    const auto& nds = topology.netdevs;
-    if (nds.size() == interfaces_.size() &&
-        std::equal(nds.begin(), nds.end(), interfaces_.begin(),
-                   [](const Netdev& n, const IfSeries& s) { return n.name == s.name; })) {
-      return;
-    }
-    std::vector<IfSeries> next;
-    next.reserve(nds.size());
-    for (const Netdev& nd : nds) {
-      auto it = std::find_if(interfaces_.begin(), interfaces_.end(), [&](const IfSeries& s) { return s.name == nd.name; });
-      if (it != interfaces_.end()) {
-        next.push_back(std::move(*it));
-      } else {
-        next.emplace_back();
-        next.back().name = nd.name;
-        next.back().errorKey = nd.name + "/fec";
-      }
-    }
-    interfaces_ = std::move(next);
-  }
 
   static void emitCounter(const FecCounter& c, Counter& slots, const FamilyDef& total, const FamilyDef& lane,
                           const std::string& ifname, CollectOutput& out) {
@@ -115,7 +85,7 @@ class FecCollector final : public Collector {
   }
 
   std::shared_ptr<FecSource> source_;
-  std::vector<IfSeries> interfaces_;
+  PerInterface<IfSeries> interfaces_{"fec"};
   LabelledSeries info_;
 };
 

@@ -22,7 +22,7 @@ inline constexpr std::string_view kDefaultConfigPath = "/etc/fabricmon/fabricmon
 struct WebConfig {
   std::string listen{kDefaultListen};  ///< HOST:PORT; ":PORT" = all addresses; port 0 = any free port
   /// Prometheus exporter-toolkit web-config file (TLS, basic auth); unset = plain HTTP, no auth.
-  /// Only the path is checked here; exporters/web_config.hpp loads and validates the file itself.
+  /// Only the path is checked here; exporters/http_security.hpp loads and validates the file itself.
   std::optional<std::string> configFile;
   /// Where config_file was set ("fabricmon.yaml:4:16"), so errors inside the web-config can name
   /// the key that pointed to it; empty when set by no file. Not part of equality: the same

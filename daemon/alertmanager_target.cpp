@@ -2,24 +2,8 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace fabricmon {
-
-// Prometheus reads password_file and bearer token files the same way: whole file, surrounding
-// whitespace trimmed (config/http_config.go).
-Result<std::string> readSecretFile(const std::string& key, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return sysError(key + ": cannot read " + path, errno ? errno : ENOENT);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  const auto b = s.find_first_not_of(" \t\r\n");
-  const auto e = s.find_last_not_of(" \t\r\n");
-  if (b == std::string::npos) return Error{key + ": " + path + " is empty", EINVAL};
-  return s.substr(b, e - b + 1);
-}
 
 Result<AlertmanagerTarget> alertmanagerTarget(const Config& config, uint16_t port) {
   const AlertmanagerConfig& a = config.alertmanager;

@@ -8,12 +8,9 @@
 #include "config/config.hpp"
 #include "exporters/alertmanager_pusher.hpp"
 #include "model/result.hpp"
+#include "outbound/http_client.hpp"  // readSecretFile
 
 namespace fabricmon {
-
-/// A password or token file as Prometheus reads one: the whole file, surrounding whitespace
-/// trimmed; empty is an error. `key` (the dotted config key) prefixes the messages.
-Result<std::string> readSecretFile(const std::string& key, const std::string& path);
 
 /// `port` is the bound HTTP port (instance = HOSTNAME:PORT unless alertmanager.instance is set).
 Result<AlertmanagerTarget> alertmanagerTarget(const Config& config, uint16_t port);

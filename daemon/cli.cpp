@@ -4,6 +4,7 @@
 #include <optional>
 #include <regex>
 
+#include "config/command_line.hpp"
 #include "config/config_loader.hpp"
 #include "config/duration.hpp"
 #include "config/listen_address.hpp"
@@ -93,13 +94,9 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
     }
     ++i;
   }
-  for (; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inlineValue;
-    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inlineValue = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
+  FlagReader flags(args, i);
+  while (flags.next()) {
+    const std::string& flag = flags.flag();
     if (flag == "--help" || flag == "-h") {
       opts.command = Command::kHelp;
       return opts;
@@ -108,13 +105,8 @@ Result<CliOptions> parseCommandLine(const std::vector<std::string>& args) {
       opts.command = Command::kVersion;
       return opts;
     }
-    auto value = [&]() -> Result<std::string> {
-      if (inlineValue) return *inlineValue;
-      if (i + 1 >= args.size()) return usageError(flag + " needs a value");
-      return args[++i];
-    };
-    auto v = value();
-    if (!v) return v.error();
+    auto v = flags.value();
+    if (!v) return usageError(v.error().message);
     const std::string& val = *v;
     if (flag == "--config") {
       opts.configPath = val;

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "daemon/demo_mad_source.hpp"
+#include "sim/demo_mad_source.hpp"
 #include "sim/simulator.hpp"
 
 namespace fabricmon {

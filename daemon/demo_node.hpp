@@ -33,7 +33,7 @@ class DemoNode {
   /// binds to loopback only.
   void applyTo(Config& config) const;
   /// The far end of the simulated InfiniBand port, answering MADs from the node's sysfs tree
-  /// (daemon/demo_mad_source.hpp): the demo has no umad device.
+  /// (sim/demo_mad_source.hpp): the demo has no umad device.
   std::shared_ptr<MadSource> madSource(std::shared_ptr<const SysfsRoot> sysfs) const;
   void stop();
 

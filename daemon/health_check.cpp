@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config/command_line.hpp"
 #include "config/config_loader.hpp"
 #include "config/duration.hpp"
 #include "config/listen_address.hpp"
@@ -14,7 +15,7 @@
 #include "daemon/alertmanager_target.hpp"
 #include "daemon/config_schema.hpp"
 #include "daemon/slurm_node.hpp"
-#include "exporters/http_client.hpp"
+#include "outbound/http_client.hpp"
 
 namespace fabricmon::health {
 namespace {
@@ -71,13 +72,9 @@ struct Options {
 
 Result<Options> parseArgs(const std::vector<std::string>& args) {
   Options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inlineValue;
-    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inlineValue = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
+  FlagReader flags(args);
+  while (flags.next()) {
+    const std::string& flag = flags.flag();
     if (flag == "--slurm") {
       o.slurm = true;
     } else if (flag == "--json") {
@@ -85,13 +82,9 @@ Result<Options> parseArgs(const std::vector<std::string>& args) {
     } else if (flag == "--dry-run") {
       o.dryRun = true;
     } else if (flag == "--config") {
-      if (inlineValue) {
-        o.configPath = *inlineValue;
-      } else if (i + 1 < args.size()) {
-        o.configPath = args[++i];
-      } else {
-        return Error{"--config needs a value", EINVAL};
-      }
+      auto value = flags.value();
+      if (!value) return value.error();
+      o.configPath = std::move(*value);
     } else {
       return Error{"unknown option '" + flag + "' (fabricmon health-check [--slurm [--dry-run]] [--json] [--config FILE])",
                    EINVAL};
@@ -140,13 +133,6 @@ Result<HttpClientOptions> clientOptions(const HealthCheckConfig& h) {
   return c;
 }
 
-Result<std::string> get(const std::string& url, const HttpClientOptions& client) {
-  auto r = httpRequest("GET", url, client, {}, {}, size_t{64} << 20);
-  if (!r) return r.error();
-  if (r->status != 200) return Error{"GET " + url + ": HTTP " + std::to_string(r->status), EIO};
-  return std::move(r->body);
-}
-
 /// Asks the daemon; a verdict of kUnknown with the reason when it cannot.
 Verdict askDaemon(const Config& config) {
   Verdict unknown;
@@ -162,7 +148,7 @@ Verdict askDaemon(const Config& config) {
     unknown.unknownReason = client.error().message;
     return unknown;
   }
-  auto body = get(*base + "/api/v1/findings", *client);
+  auto body = httpGet(*base + "/api/v1/findings", *client);
   if (!body) {
     // The short cause first: the line is cut at max_output characters.
     const int e = body.error().errnum;
@@ -182,7 +168,7 @@ Verdict askDaemon(const Config& config) {
   if (!findings->empty() && left > std::chrono::milliseconds(50)) {
     HttpClientOptions quick = *client;
     quick.timeout = left;
-    if (auto text = get(*base + "/metrics", quick)) {
+    if (auto text = httpGet(*base + "/metrics", quick)) {
       const Rails rails = parseTopologyRails(*text);
       for (ActiveFinding& f : *findings) {
         const std::string device = label(f, "device"), port = label(f, "port"), iface = label(f, "interface");

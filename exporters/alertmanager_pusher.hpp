@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "exporters/alertmanager_alerts.hpp"
-#include "exporters/http_client.hpp"
+#include "outbound/http_client.hpp"
 #include "model/result.hpp"
 #include "model/sample.hpp"
 

@@ -49,7 +49,7 @@ double uniform(std::mt19937_64& rng, double lo, double hi) {
 }
 
 void buildPma(StatTable& t) {
-  // Widths from drivers/infiniband/core/sysfs.c (reference/NAMES_DERIVED_FROM_SOURCE.txt); mlx5 has
+  // Widths from drivers/infiniband/core/sysfs.c (its PORT_PMA_ATTR and PORT_PMA_ATTR_EXT tables); mlx5 has
   // the 64-bit PortCountersExtended data/packet counters.
   t.add("VL15_dropped", 16);
   t.add("excessive_buffer_overrun_errors", 4);

@@ -99,16 +99,54 @@ void judgeEcn(const Evidence& ev, CheckResult& r) {
   }
 }
 
+// The priorities that matter are the lossless ones (PFC enabled): RoCE traffic runs there, and
+// DCQCN must be on there (docs/runbook.md, step 3). Every other priority of every interface has
+// DCQCN off by design, so listing them (7 of 8 per family and interface) would bury the one that
+// counts. An interface that reports no PFC state is judged by its DCQCN gauges alone: a priority
+// with the notification point on and the reaction point off (or the reverse) is half-configured.
 void judgeQos(const Evidence& ev, CheckResult& r) {
-  for (const char* fam : {"fabricmon_dcqcn_np_enabled", "fabricmon_dcqcn_rp_enabled"}) {
-    for (const SeriesStat* s : ev.family(fam)) {
-      if (s->last == 0 && !s->label("priority").empty()) {
-        r.numbers.emplace_back(std::string(fam).substr(10) + " " + whereOf(s->labels), "0");
+  struct Prio {
+    const SeriesStat* np = nullptr;
+    const SeriesStat* rp = nullptr;
+    bool lossless = false;
+  };
+  std::map<std::string, std::map<std::string, Prio>> ifaces;  // interface -> priority -> state
+  std::map<std::string, bool> pfcKnown;
+  for (const SeriesStat* s : ev.family("fabricmon_pfc_enabled")) {
+    if (s->label("priority").empty()) continue;
+    pfcKnown[s->label("interface")] = true;
+    ifaces[s->label("interface")][s->label("priority")].lossless = s->last != 0;
+  }
+  for (const SeriesStat* s : ev.family("fabricmon_dcqcn_np_enabled")) {
+    if (!s->label("priority").empty()) ifaces[s->label("interface")][s->label("priority")].np = s;
+  }
+  for (const SeriesStat* s : ev.family("fabricmon_dcqcn_rp_enabled")) {
+    if (!s->label("priority").empty()) ifaces[s->label("interface")][s->label("priority")].rp = s;
+  }
+  // Interfaces by their lossless set, so a node configured alike everywhere reads as one line.
+  std::map<std::string, std::vector<std::string>> bySet;
+  bool problem = false;
+  for (const auto& [iface, prios] : ifaces) {
+    std::string set;
+    for (const auto& [prio, p] : prios) {
+      if (p.lossless) set += (set.empty() ? "" : ",") + prio;
+      const bool off = (p.np && p.np->last == 0) || (p.rp && p.rp->last == 0);
+      const bool half = p.np && p.rp && (p.np->last == 0) != (p.rp->last == 0);
+      if (!(p.lossless && off) && !half) continue;
+      problem = true;
+      for (const SeriesStat* s : {p.np, p.rp}) {
+        if (s && s->last == 0) r.numbers.emplace_back(s->name.substr(10) + " " + whereOf(s->labels), "0");
       }
     }
+    if (pfcKnown.count(iface)) bySet[set.empty() ? "none" : set].push_back(iface);
+  }
+  for (const auto& [set, names] : bySet) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
+    r.numbers.emplace_back("lossless priorities", set + " (" + list + ")");
   }
   r.state = State::kOk;
-  r.summary = r.numbers.empty() ? "DCQCN enabled where configured" : "DCQCN off on some priorities";
+  r.summary = problem ? "DCQCN off on some priorities" : "DCQCN enabled where configured";
 }
 
 void judgeLink(const Evidence& ev, CheckResult& r) {

@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
+#include "config/command_line.hpp"
 #include "config/duration.hpp"
 #include "triage/report.hpp"
 #include "triage/scope.hpp"
@@ -29,27 +28,13 @@ struct Options {
   std::optional<std::string> passwordFile, bearerTokenFile;
 };
 
-Result<std::string> readSecret(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{flag + ": cannot read " + path, ENOENT};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 Result<Options> parse(const std::vector<std::string>& args) {
   Options o;
   o.client.timeout = std::chrono::seconds(10);
   bool nodeGiven = false, selectorGiven = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> inlineValue;
-    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inlineValue = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    }
+  FlagReader flags(args);
+  while (flags.next()) {
+    const std::string& flag = flags.flag();
     if (flag == "--json") {
       o.json = true;
       continue;
@@ -58,14 +43,9 @@ Result<Options> parse(const std::vector<std::string>& args) {
       o.client.insecureSkipVerify = true;
       continue;
     }
-    std::string value;
-    if (inlineValue) {
-      value = *inlineValue;
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return Error{flag + " needs a value", EINVAL};
-    }
+    auto next = flags.value();
+    if (!next) return next.error();
+    const std::string value = std::move(*next);
     if (flag == "--node") {
       o.node = value;
       nodeGiven = true;
@@ -112,12 +92,12 @@ Result<Options> parse(const std::vector<std::string>& args) {
     return Error{"--username and --password-file go together", EINVAL};
   }
   if (o.passwordFile) {
-    auto pw = readSecret("--password-file", *o.passwordFile);
+    auto pw = readSecretFile("--password-file", *o.passwordFile);
     if (!pw) return pw.error();
     o.client.password = *pw;
   }
   if (o.bearerTokenFile) {
-    auto token = readSecret("--bearer-token-file", *o.bearerTokenFile);
+    auto token = readSecretFile("--bearer-token-file", *o.bearerTokenFile);
     if (!token) return token.error();
     o.client.bearerToken = *token;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // What triage judges, whatever the source: per-series numbers over a window and the findings seen
 // in it. A node fills it from /api/v1/window and /api/v1/findings; Prometheus from PromQL over the
-// raw series and fabricmon_watchdog_active (triage/prometheus_source.hpp).
+// raw series and fabricmon_watchdog_active (`fetchPrometheus` in triage/sources.hpp).
 
 #include <map>
 #include <string>

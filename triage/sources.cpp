@@ -15,19 +15,12 @@ using nlohmann::json;
 namespace {
 
 Result<std::string> get(const std::string& url, const HttpClientOptions& client) {
-  auto r = httpRequest("GET", url, client);
-  if (!r) return r.error();
-  if (r->status == 401 || r->status == 403) {
-    return Error{"GET " + url + ": HTTP " + std::to_string(r->status) +
-                     " (give credentials with --username/--password-file or --bearer-token-file)",
+  auto body = httpGet(url, client);
+  if (!body && body.error().errnum == EACCES) {
+    return Error{body.error().message + " (give credentials with --username/--password-file or --bearer-token-file)",
                  EACCES};
   }
-  if (r->status != 200) {
-    std::string why = r->body.substr(0, 300);
-    while (!why.empty() && (why.back() == '\n')) why.pop_back();
-    return Error{"GET " + url + ": HTTP " + std::to_string(r->status) + (why.empty() ? "" : ": " + why), EIO};
-  }
-  return std::move(r->body);
+  return body;
 }
 
 std::string trimSlash(std::string url) {

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "exporters/http_client.hpp"
+#include "outbound/http_client.hpp"
 #include "model/result.hpp"
 #include "triage/evidence.hpp"
 

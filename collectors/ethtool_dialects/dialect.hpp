@@ -1,7 +1,7 @@
 #pragma once
 // Vendor dialects of `ethtool -S`: one table per driver, each in its own file beside this header
 // (mlx5.cpp, bnxt_en.cpp, ice.cpp, ionic.cpp), mapping the driver's stat names onto the families of
-// collectors/ethtool_families.hpp. The ethtool_pfc collector picks the dialect by the interface's
+// model/families/ethtool.hpp. The ethtool_pfc collector picks the dialect by the interface's
 // driver (the basename of class/net/<if>/device/driver). docs/metrics.md ("Vendor dialects") lists
 // every name with the driver source it comes from.
 

@@ -1,6 +1,6 @@
-// The real DCB source: rtnetlink RTM_GETDCB over one reused NETLINK_ROUTE socket, plus the PFC
-// storm-prevention timeout through SIOCETHTOOL on the same socket (any socket family reaches
-// dev_ioctl, net/socket.c sock_do_ioctl).
+// The real DCB source: rtnetlink RTM_GETDCB over one reused NETLINK_ROUTE socket
+// (netlink_socket.hpp), plus the PFC storm-prevention timeout through SIOCETHTOOL on the same
+// socket (any socket family reaches dev_ioctl, net/socket.c sock_do_ioctl).
 
 #include <linux/dcbnl.h>
 #include <linux/ethtool.h>
@@ -9,8 +9,6 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstring>
@@ -18,22 +16,14 @@
 
 #include "collectors/sources/dcb_netlink_msg.hpp"
 #include "collectors/sources/dcb_source.hpp"
+#include "collectors/sources/netlink_socket.hpp"
 
 namespace fabricmon {
 
 namespace {
 
-// A DCB reply is small (the APP table is at most 64 DSCP entries of 8 bytes); MSG_TRUNC tells us if
-// not.
-constexpr size_t kReceiveBuffer = 32 * 1024;
-// dcbnl answers synchronously inside sendto(); the timeout only guards against a kernel that never
-// does.
-constexpr time_t kReceiveTimeoutSeconds = 2;
-
 class DcbNetlinkSource final : public DcbSource {
  public:
-  ~DcbNetlinkSource() override { closeSocket(); }
-
   Result<std::optional<DcbInfo>> read(const std::string& ifname) override {
     std::lock_guard lock(mutex_);
     if (ifname.empty() || ifname.size() >= IFNAMSIZ) {
@@ -69,65 +59,12 @@ class DcbNetlinkSource final : public DcbSource {
   }
 
  private:
-  Status ensureSocket() {
-    if (fd_ >= 0) return {};
-    const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-    if (fd < 0) return sysError("dcbnl: socket(NETLINK_ROUTE)", errno);
-    sockaddr_nl local{};
-    local.nl_family = AF_NETLINK;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0) {
-      const int err = errno;
-      ::close(fd);
-      return sysError("dcbnl: bind", err);
-    }
-    timeval tv{kReceiveTimeoutSeconds, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    fd_ = fd;
-    return {};
-  }
-
-  void closeSocket() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
-  // A reply that arrived after an earlier timeout would otherwise be taken for the next answer.
-  void drainStale() {
-    while (::recv(fd_, buf_.data(), buf_.size(), MSG_DONTWAIT) > 0) {
-    }
-  }
-
   Result<dcbnl::DcbReply> request(uint8_t cmd, const std::string& ifname) {
-    if (auto st = ensureSocket(); !st) return st.error();
-    drainStale();
-    const uint32_t seq = ++seq_;
+    const uint32_t seq = socket_.nextSeq();
     const auto msg = dcbnl::buildGetRequest(cmd, ifname, seq);
-    sockaddr_nl kernel{};
-    kernel.nl_family = AF_NETLINK;
-    ssize_t n;
-    do {
-      n = ::sendto(fd_, msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
-                   sizeof(kernel));
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      const int err = errno;
-      closeSocket();
-      return sysError("dcbnl " + ifname + ": sendto", err);
-    }
-    do {
-      n = ::recv(fd_, buf_.data(), buf_.size(), MSG_TRUNC);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      const int err = errno;
-      closeSocket();
-      return sysError("dcbnl " + ifname + ": recv", err);
-    }
-    if (static_cast<size_t>(n) > buf_.size()) {
-      return Error{"dcbnl " + ifname + ": reply of " + std::to_string(n) + " bytes truncated",
-                   EMSGSIZE};
-    }
-    auto reply =
-        dcbnl::parseReply(std::span<const uint8_t>(buf_.data(), static_cast<size_t>(n)), seq, cmd);
+    auto datagram = socket_.exchange(msg, seq, "dcbnl " + ifname);
+    if (!datagram) return datagram.error();
+    auto reply = dcbnl::parseReply(*datagram, seq, cmd);
     if (!reply) return Error{ifname + ": " + reply.error().message, reply.error().errnum};
     return reply;
   }
@@ -144,7 +81,9 @@ class DcbNetlinkSource final : public DcbSource {
     ifreq ifr{};
     std::memcpy(ifr.ifr_name, ifname.data(), ifname.size());
     ifr.ifr_data = reinterpret_cast<char*>(req.data());
-    if (::ioctl(fd_, SIOCETHTOOL, &ifr) != 0) {
+    auto fd = socket_.fd();
+    if (!fd) return fd.error();
+    if (::ioctl(*fd, SIOCETHTOOL, &ifr) != 0) {
       const int err = errno;
       // EOPNOTSUPP: the driver has no get_tunable or not this one; EINVAL: a kernel older than the
       // tunable (net/ethtool/ioctl.c ethtool_tunable_valid).
@@ -157,9 +96,9 @@ class DcbNetlinkSource final : public DcbSource {
   }
 
   std::mutex mutex_;
-  int fd_ = -1;
-  uint32_t seq_ = 0;
-  std::array<uint8_t, kReceiveBuffer> buf_{};
+  // A DCB reply is small (the APP table is at most 64 DSCP entries of 8 bytes); dcbnl answers
+  // synchronously inside sendto().
+  NetlinkSocket socket_{{NETLINK_ROUTE, "dcbnl", std::chrono::seconds(2), 32 * 1024}};
 };
 
 }  // namespace

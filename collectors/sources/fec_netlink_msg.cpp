@@ -133,29 +133,6 @@ void putAttr(std::vector<uint8_t>& out, uint16_t type, std::span<const uint8_t> 
   if (!payload.empty()) std::memcpy(out.data() + at + NLA_HDRLEN, payload.data(), payload.size());
 }
 
-std::vector<uint8_t> buildFamilyRequest(uint32_t seq) {
-  auto out = message(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, seq);
-  static constexpr char kName[] = ETHTOOL_GENL_NAME;  // NUL included
-  putAttr(out, CTRL_ATTR_FAMILY_NAME, {reinterpret_cast<const uint8_t*>(kName), sizeof(kName)});
-  finish(out);
-  return out;
-}
-
-Result<FamilyReply> parseFamilyReply(std::span<const uint8_t> datagram, uint32_t expectedSeq) {
-  auto m = findMessage(datagram, expectedSeq, GENL_ID_CTRL);
-  if (!m) return m.error();
-  FamilyReply r;
-  if (m->kernelErrno != 0) {
-    r.kernelErrno = m->kernelErrno;
-    return r;
-  }
-  bool ok = forEachAttr(m->attrs, [&](uint16_t type, std::span<const uint8_t> p) {
-    if (type == CTRL_ATTR_FAMILY_ID && p.size() == sizeof(uint16_t)) std::memcpy(&r.id, p.data(), sizeof(r.id));
-  });
-  if (!ok || r.id == 0) return Error{"ethtool netlink: family reply without an id", EPROTO};
-  return r;
-}
-
 std::vector<uint8_t> buildGetRequest(uint16_t family, uint8_t cmd, const std::string& ifname, uint32_t flags,
                                      uint32_t seq) {
   auto out = message(family, cmd, seq);

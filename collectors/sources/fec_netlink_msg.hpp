@@ -15,15 +15,8 @@
 
 namespace fabricmon::ethnl {
 
-/// CTRL_CMD_GETFAMILY for the "ethtool" family (GENL_ID_CTRL).
-std::vector<uint8_t> buildFamilyRequest(uint32_t seq);
-/// The family id from the controller's answer; kernelErrno set on an NLMSG_ERROR (ENOENT: no
-/// ethtool netlink in this kernel).
-struct FamilyReply {
-  int kernelErrno = 0;
-  uint16_t id = 0;
-};
-Result<FamilyReply> parseFamilyReply(std::span<const uint8_t> datagram, uint32_t expectedSeq);
+// The family id is asked of the controller by the socket (genl::buildFamilyRequest,
+// collectors/sources/netlink_socket.hpp).
 
 /// An ethtool GET request (`cmd` ETHTOOL_MSG_FEC_GET or ETHTOOL_MSG_LINKMODES_GET) for `ifname`:
 /// its header nest (attribute 1 of both) carries ETHTOOL_A_HEADER_DEV_NAME and

@@ -9,28 +9,18 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <net/if.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <vector>
 
 #include "collectors/sources/module_eeprom_source.hpp"
+#include "collectors/sources/netlink_socket.hpp"
 
 namespace fabricmon {
 
 namespace {
-
-// A reply carries at most 128 bytes of data; ack and extended-ack messages are small too.
-constexpr size_t kReceiveBuffer = 8192;
-// The module read happens inside the request (the driver reads the I2C bus synchronously); the
-// timeout guards only against a kernel that never answers. A hung firmware read stalls this
-// collector's thread, never the others (docs/architecture.md, "A stuck collector").
-constexpr time_t kReceiveTimeoutSeconds = 5;
 
 class Message {
  public:
@@ -89,7 +79,6 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
  public:
   explicit ModuleEepromNetlinkSource(std::unique_ptr<ModuleEepromSource> fallback)
       : fallback_(std::move(fallback)) {}
-  ~ModuleEepromNetlinkSource() override { closeSocket(); }
 
   Status read(const std::string& ifname, const EepromRead& request,
               std::span<uint8_t> out) override {
@@ -104,16 +93,15 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
       lock.unlock();
       return fallback_->read(ifname, request, out);
     }
-    if (auto st = ensureFamily(); !st) {
-      if (st.error().errnum == ENOENT) {  // no ethtool netlink in this kernel (before 5.6)
-        noFamily_ = true;
-        lock.unlock();
-        return fallback_->read(ifname, request, out);
-      }
-      return st;
+    auto family = socket_.genlFamily(ETHTOOL_GENL_NAME);
+    if (!family) return family.error();
+    if (!*family) {  // no ethtool netlink in this kernel (before 5.6)
+      noFamily_ = true;
+      lock.unlock();
+      return fallback_->read(ifname, request, out);
     }
-    Message m(familyId_, NLM_F_REQUEST, ++seq_, ETHTOOL_MSG_MODULE_EEPROM_GET,
-              ETHTOOL_GENL_VERSION);
+    const uint32_t seq = socket_.nextSeq();
+    Message m(**family, NLM_F_REQUEST, seq, ETHTOOL_MSG_MODULE_EEPROM_GET, ETHTOOL_GENL_VERSION);
     const size_t nest = m.beginNest(ETHTOOL_A_MODULE_EEPROM_HEADER);
     m.attr(ETHTOOL_A_HEADER_DEV_NAME, ifname.c_str(), ifname.size() + 1);
     m.endNest(nest);
@@ -125,7 +113,7 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
     m.attr(ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, &request.i2cAddress, 1);
     bool got = false;
     const Status st =
-        exchange(m.finish(), seq_, "module eeprom " + ifname, [&](std::span<const uint8_t> attrs) {
+        exchange(m.finish(), seq, "module eeprom " + ifname, [&](std::span<const uint8_t> attrs) {
           forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {
             if (type == ETHTOOL_A_MODULE_EEPROM_DATA && payload.size() == out.size()) {
               std::memcpy(out.data(), payload.data(), out.size());
@@ -151,109 +139,42 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
   }
 
  private:
-  Status ensureSocket() {
-    if (fd_ >= 0) return {};
-    const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-    if (fd < 0) return sysError("module eeprom: socket(NETLINK_GENERIC)", errno);
-    sockaddr_nl local{};
-    local.nl_family = AF_NETLINK;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
-      const int err = errno;
-      ::close(fd);
-      return sysError("module eeprom: bind", err);
-    }
-    timeval tv{kReceiveTimeoutSeconds, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    const int one = 1;
-    ::setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof one);
-    fd_ = fd;
-    return {};
-  }
-
-  void closeSocket() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
-  Status ensureFamily() {
-    if (familyId_ != 0) return {};
-    if (auto st = ensureSocket(); !st) return st;
-    Message m(GENL_ID_CTRL, NLM_F_REQUEST, ++seq_, CTRL_CMD_GETFAMILY, 1);
-    m.attr(CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof ETHTOOL_GENL_NAME);
-    uint16_t id = 0;
-    const Status st =
-        exchange(m.finish(), seq_, "genetlink family ethtool", [&](std::span<const uint8_t> attrs) {
-          forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {
-            if (type == CTRL_ATTR_FAMILY_ID && payload.size() >= 2)
-              std::memcpy(&id, payload.data(), 2);
-          });
-        });
-    if (!st) return st;
-    if (id == 0) return Error{"genetlink family ethtool: no id in the reply", EPROTO};
-    familyId_ = id;
-    return {};
-  }
-
-  // Sends one request and reads until its answer: a message with attributes (given to `onReply`)
-  // or an error/ack. A reply that arrives after an earlier timeout carries an old sequence number
-  // and is skipped.
+  // Sends one request and reads its answer: a message with attributes (given to `onReply`) or an
+  // error/ack.
   template <class OnReply>
-  Status exchange(std::span<const uint8_t> msg, uint32_t seq, const std::string& what,
-                  OnReply onReply) {
-    sockaddr_nl kernel{};
-    kernel.nl_family = AF_NETLINK;
-    ssize_t n;
-    do {
-      n = ::sendto(fd_, msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&kernel),
-                   sizeof kernel);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      const int err = errno;
-      closeSocket();
-      familyId_ = 0;
-      return sysError(what + ": sendto", err);
-    }
-    for (;;) {
-      do {
-        n = ::recv(fd_, buf_.data(), buf_.size(), 0);
-      } while (n < 0 && errno == EINTR);
-      if (n < 0) {
-        const int err = errno;
-        closeSocket();  // a late answer must not be taken for the next request's
-        familyId_ = 0;
-        return sysError(what + ": recv", err == EAGAIN ? ETIMEDOUT : err);
+  Status exchange(std::span<const uint8_t> msg, uint32_t seq, const std::string& what, OnReply onReply) {
+    auto datagram = socket_.exchange(msg, seq, what);
+    if (!datagram) return datagram.error();
+    size_t at = 0;
+    const size_t len = datagram->size();
+    while (at + NLMSG_HDRLEN <= len) {
+      nlmsghdr h;
+      std::memcpy(&h, datagram->data() + at, sizeof h);
+      if (h.nlmsg_len < NLMSG_HDRLEN || at + h.nlmsg_len > len) return Error{what + ": malformed reply", EPROTO};
+      const auto body = datagram->subspan(at + NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
+      at += NLMSG_ALIGN(h.nlmsg_len);
+      if (h.nlmsg_seq != seq) continue;
+      if (h.nlmsg_type == NLMSG_ERROR) {
+        int32_t error = 0;
+        if (body.size() >= sizeof error) std::memcpy(&error, body.data(), sizeof error);
+        if (error == 0) return {};
+        return sysError(what, -error);
       }
-      size_t at = 0;
-      const size_t len = static_cast<size_t>(n);
-      while (at + NLMSG_HDRLEN <= len) {
-        nlmsghdr h;
-        std::memcpy(&h, buf_.data() + at, sizeof h);
-        if (h.nlmsg_len < NLMSG_HDRLEN || at + h.nlmsg_len > len)
-          return Error{what + ": malformed reply", EPROTO};
-        const std::span<const uint8_t> body(buf_.data() + at + NLMSG_HDRLEN,
-                                            h.nlmsg_len - NLMSG_HDRLEN);
-        at += NLMSG_ALIGN(h.nlmsg_len);
-        if (h.nlmsg_seq != seq) continue;
-        if (h.nlmsg_type == NLMSG_ERROR) {
-          int32_t error = 0;
-          if (body.size() >= sizeof error) std::memcpy(&error, body.data(), sizeof error);
-          if (error == 0) return {};
-          return sysError(what, -error);
-        }
-        if (body.size() < GENL_HDRLEN) return Error{what + ": short reply", EPROTO};
-        onReply(body.subspan(GENL_HDRLEN));
-        return {};
-      }
+      if (body.size() < GENL_HDRLEN) return Error{what + ": short reply", EPROTO};
+      onReply(body.subspan(GENL_HDRLEN));
+      return {};
     }
+    return Error{what + ": reply without an answer", EPROTO};
   }
 
   std::unique_ptr<ModuleEepromSource> fallback_;
   std::mutex mu_;
-  int fd_ = -1;
-  uint16_t familyId_ = 0;
+  // A reply carries at most 128 bytes of data; ack and extended-ack messages are small too. The
+  // module read happens inside the request (the driver reads the I2C bus synchronously); the
+  // timeout guards only against a kernel that never answers. A hung firmware read stalls this
+  // collector's thread, never the others (docs/architecture.md, "A stuck collector").
+  NetlinkSocket socket_{{NETLINK_GENERIC, "module eeprom", std::chrono::seconds(5), 8192, true}};
   bool noFamily_ = false;
-  uint32_t seq_ = 0;
-  std::array<uint8_t, kReceiveBuffer> buf_{};
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "collectors/fec_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/fec_netlink_msg.hpp"
+#include "collectors/sources/netlink_socket.hpp"
 #include "model/families/ethtool.hpp"
 #include "model/families/fec.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -193,9 +194,31 @@ TEST(EthtoolNetlink, LinkModesSpeedAndLanes) {
 TEST(EthtoolNetlink, FamilyId) {
   Reply r(GENL_ID_CTRL, CTRL_CMD_NEWFAMILY, 1);
   r.add<uint16_t>(CTRL_ATTR_FAMILY_ID, 21);
-  auto reply = ethnl::parseFamilyReply(r.done(), 1);
+  auto reply = genl::parseFamilyReply(r.done(), 1);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->id, 21);
+  // The request names the family, NUL included, in a CTRL_CMD_GETFAMILY of the controller.
+  const auto request = genl::buildFamilyRequest(ETHTOOL_GENL_NAME, 7);
+  nlmsghdr h;
+  std::memcpy(&h, request.data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_len, request.size());
+  EXPECT_EQ(h.nlmsg_type, GENL_ID_CTRL);
+  EXPECT_EQ(h.nlmsg_seq, 7u);
+  const std::string tail(request.end() - NLA_ALIGN(sizeof ETHTOOL_GENL_NAME), request.end());
+  EXPECT_EQ(tail.substr(0, sizeof ETHTOOL_GENL_NAME), std::string(ETHTOOL_GENL_NAME, sizeof ETHTOOL_GENL_NAME));
+  // ENOENT from the controller: no ethtool netlink in this kernel.
+  std::vector<uint8_t> error(NLMSG_HDRLEN + sizeof(int32_t));
+  nlmsghdr eh{};
+  eh.nlmsg_len = static_cast<uint32_t>(error.size());
+  eh.nlmsg_type = NLMSG_ERROR;
+  eh.nlmsg_seq = 2;
+  std::memcpy(error.data(), &eh, sizeof eh);
+  const int32_t noent = -ENOENT;
+  std::memcpy(error.data() + NLMSG_HDRLEN, &noent, sizeof noent);
+  auto none = genl::parseFamilyReply(error, 2);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->kernelErrno, ENOENT);
+  EXPECT_FALSE(genl::parseFamilyReply(error, 3)) << "a reply to another request";
 }
 
 // ---- the collector ----

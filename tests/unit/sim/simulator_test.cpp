@@ -57,7 +57,8 @@ const std::vector<std::string> kPmaCounters = {"VL15_dropped",
                                                "unicast_rcv_packets",
                                                "unicast_xmit_packets"};
 
-// reference/NAMES_DERIVED_FROM_SOURCE.txt, mlx5 non-switchdev, every capability.
+// drivers/infiniband/hw/mlx5/counters.c (the *_q_cnts, extended_err_cnts and roce_accl_cnts tables),
+// mlx5 non-switchdev, every capability.
 const std::vector<std::string> kMlx5QCounters = {"rx_write_requests",
                                                  "rx_read_requests",
                                                  "rx_atomic_requests",

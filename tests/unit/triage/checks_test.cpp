@@ -128,6 +128,50 @@ TEST(TriageChecks, NormalCongestionIsOk) {
   for (const auto& c : v.ranked) EXPECT_EQ(c.state, State::kOk) << c.id;
 }
 
+// Four RoCE ports, PFC and DCQCN on priority 3 only (the common setup): the configuration check
+// names the lossless priority once, not the 56 priorities where DCQCN is off by design; a lossless
+// priority with DCQCN off, and a half-configured one, are named.
+TEST(TriageChecks, QosConfigListsOnlyTheLosslessPrioritiesAndMismatches) {
+  auto gauge = [](std::string name, std::string iface, int prio, double value) {
+    SeriesStat s;
+    s.name = std::move(name);
+    s.counter = false;
+    s.labels = {{"interface", std::move(iface)}, {"priority", std::to_string(prio)}};
+    s.last = value;
+    return s;
+  };
+  Evidence e;
+  e.source = "test";
+  for (std::string iface : {"eth0", "eth1", "eth2", "eth3"}) {
+    for (int p = 0; p < 8; ++p) {
+      e.series.push_back(gauge("fabricmon_pfc_enabled", iface, p, p == 3));
+      e.series.push_back(gauge("fabricmon_dcqcn_np_enabled", iface, p, p == 3));
+      e.series.push_back(gauge("fabricmon_dcqcn_rp_enabled", iface, p, p == 3));
+    }
+  }
+  auto qos = [](const Evidence& ev) {
+    for (const auto& c : judge(ev).ranked) {
+      if (c.id == "qos_config") return c;
+    }
+    return CheckResult{};
+  };
+  using Numbers = std::vector<std::pair<std::string, std::string>>;
+  CheckResult healthy = qos(e);
+  EXPECT_EQ(healthy.numbers, (Numbers{{"lossless priorities", "3 (eth0 eth1 eth2 eth3)"}}));
+  EXPECT_EQ(healthy.summary, "DCQCN enabled where configured");
+
+  for (auto& s : e.series) {
+    // eth1: the notification point off on the lossless priority; eth2: priority 5 half-configured.
+    if (s.label("interface") == "eth1" && s.label("priority") == "3" && s.name == "fabricmon_dcqcn_np_enabled") s.last = 0;
+    if (s.label("interface") == "eth2" && s.label("priority") == "5" && s.name == "fabricmon_dcqcn_np_enabled") s.last = 1;
+  }
+  CheckResult broken = qos(e);
+  EXPECT_EQ(broken.numbers, (Numbers{{"dcqcn_np_enabled eth1 priority 3", "0"},
+                                     {"dcqcn_rp_enabled eth2 priority 5", "0"},
+                                     {"lossless priorities", "3 (eth0 eth1 eth2 eth3)"}}));
+  EXPECT_EQ(broken.summary, "DCQCN off on some priorities");
+}
+
 TEST(TriageChecks, StepsWithoutSeriesSayNoData) {
   Evidence e;
   const Verdict v = judge(e);

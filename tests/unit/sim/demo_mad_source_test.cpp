@@ -1,7 +1,7 @@
-// The demo's InfiniBand far end (daemon/demo_mad_source.cpp) through the real peer_port collector,
+// The demo's InfiniBand far end (sim/demo_mad_source.cpp) through the real peer_port collector,
 // over a tree the simulator writes: the demo node's InfiniBand port gets its switch neighbour and
 // the switch's counters mirror ours; a port whose link is down gets no answer from across the cable.
-#include "daemon/demo_mad_source.hpp"
+#include "sim/demo_mad_source.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/demo_mad_source.hpp"
+#include "sim/demo_mad_source.hpp"
 
 #include <infiniband/mad.h>
 

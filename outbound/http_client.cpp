@@ -1,8 +1,11 @@
-#include "exporters/http_client.hpp"
+#include "outbound/http_client.hpp"
 
 #include <curl/curl.h>
 
+#include <cerrno>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <mutex>
 
 namespace fabricmon {
@@ -113,6 +116,28 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
   }
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
+}
+
+Result<std::string> httpGet(const std::string& url, const HttpClientOptions& options, size_t maxBody) {
+  auto r = httpRequest("GET", url, options, {}, {}, maxBody);
+  if (!r) return r.error();
+  if (r->status == 200) return std::move(r->body);
+  std::string why = r->body.substr(0, 300);
+  while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+  return Error{"GET " + url + ": HTTP " + std::to_string(r->status) + (why.empty() ? "" : ": " + why),
+               r->status == 401 || r->status == 403 ? EACCES : EIO};
+}
+
+Result<std::string> readSecretFile(const std::string& key, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return sysError(key + ": cannot read " + path, errno ? errno : ENOENT);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  const auto b = s.find_first_not_of(" \t\r\n");
+  const auto e = s.find_last_not_of(" \t\r\n");
+  if (b == std::string::npos) return Error{key + ": " + path + " is empty", EINVAL};
+  return s.substr(b, e - b + 1);
 }
 
 std::string urlEncode(std::string_view value) {

@@ -42,6 +42,18 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
                                  size_t maxBody = size_t{64} << 20,
                                  const std::atomic<bool>* cancel = nullptr);
 
+/// GET `url`: the body of a 200 answer; any other status is an error naming the URL, the status and
+/// the start of the answer's text (EACCES for 401 and 403, so a caller can say which credentials
+/// to give; EIO otherwise). What `fabricmon triage` and `fabricmon health-check` ask a node or
+/// Prometheus.
+Result<std::string> httpGet(const std::string& url, const HttpClientOptions& options,
+                            size_t maxBody = size_t{64} << 20);
+
+/// A password or bearer-token file as Prometheus reads one (prometheus/common's http_config):
+/// the whole file, surrounding whitespace trimmed; empty is an error. `key` (the config key or
+/// the flag that named the file) prefixes the messages.
+Result<std::string> readSecretFile(const std::string& key, const std::string& path);
+
 /// URL-encodes a query parameter value (RFC 3986 §2.1).
 std::string urlEncode(std::string_view value);
 

@@ -1,0 +1,208 @@
+#include "daemon/sampler.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#include "collectors/sources/sysfs.hpp"
+#include "collectors/topology_discovery.hpp"
+#include "exporters/textfile_writer.hpp"
+#include "window/recent_samples.hpp"
+
+namespace fabricmon {
+
+namespace {
+
+Duration intervalFor(const CollectorEntry& entry, const Config& config) {
+  if (const auto* c = config.collector(entry.name); c != nullptr && c->interval)
+    return *c->interval;
+  if (entry.ownInterval.count() > 0) return entry.ownInterval;
+  return entry.cadence == Cadence::kFast ? config.poll.interval : config.poll.slowInterval;
+}
+
+PipelineOptions pipelineOptions(const Config& config) {
+  return PipelineOptions{config.poll.interval, config.poll.staleAfter};
+}
+
+// sources.max_open_files, but never more than half the soft RLIMIT_NOFILE: the other half is for
+// HTTP connections, netlink and ioctl sockets and the files read whole.
+size_t keptFileCap(unsigned configured) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return configured;
+  return std::min<size_t>(configured, limit.rlim_cur / 2);
+}
+
+}  // namespace
+
+Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self,
+                 const std::string& statePath, MadOverride mad)
+    : io_(io),
+      config_(config),
+      mad_(std::move(mad)),
+      watchdog_(std::make_shared<Watchdog>(config_.watchdog, config_.qos)) {
+  watchdog_->useStateFile(statePath, config_.state.interval);
+  pipeline_ = std::make_unique<Pipeline>(
+      store_, watchdog_, std::move(self), [this] { return collectorHealth(); },
+      pipelineOptions(config_), topology_);
+  applyWindow(config_.window);
+  pipeline_->addPassHook([this](const Snapshot& fresh, const std::vector<Finding>&,
+                                std::chrono::system_clock::time_point) {
+    if (auto recent = this->recent()) recent->ingest(fresh);
+  });
+  pipeline_->addBatchSource([this] {
+    return RecentSamples::usageBatch(recent().get(), std::chrono::steady_clock::now());
+  });
+}
+
+Sampler::~Sampler() = default;
+
+void Sampler::start() {
+  startCollectors();
+  pipeline_->start();
+}
+
+void Sampler::reconfigure(const Config& config) {
+  stopCollectors(std::chrono::milliseconds(1000));
+  config_ = config;
+  watchdog_->reconfigure(config_.watchdog, config_.qos);
+  applyWindow(config_.window);
+  pipeline_->setOptions(pipelineOptions(config_));
+  startCollectors();
+}
+
+void Sampler::stop(std::chrono::milliseconds grace) {
+  stopCollectors(grace);
+  pipeline_->stop();
+}
+
+void Sampler::flushState() { watchdog_->flushState(); }
+
+std::vector<CollectorHealth> Sampler::collectorHealth() const {
+  std::vector<CollectorHealth> health;
+  std::lock_guard lock(runnersMutex_);
+  health.reserve(runners_.size());
+  for (const auto& r : runners_) health.push_back(r->health());
+  return health;
+}
+
+std::shared_ptr<RecentSamples> Sampler::recent() const {
+  std::lock_guard lock(recentMutex_);
+  return recent_;
+}
+
+BatchPtr Sampler::latestBatch(std::string_view collector) const {
+  const SnapshotPtr snap = store_->snapshot();
+  if (!snap) return nullptr;
+  const auto it = snap->batches.find(std::string(collector));
+  return it == snap->batches.end() ? nullptr : it->second;
+}
+
+// A changed window.* starts a new, empty window (its length is the store's shape); an unchanged
+// one keeps its history across a reload.
+void Sampler::applyWindow(const WindowConfig& window) {
+  std::lock_guard lock(recentMutex_);
+  if (!window.on()) {
+    recent_.reset();
+    return;
+  }
+  if (!recent_ || recent_->length() != window.length)
+    recent_ = std::make_shared<RecentSamples>(window.length);
+}
+
+void Sampler::startCollectors() {
+  CounterFile::setMaxKeptFiles(keptFileCap(config_.sources.maxOpenFiles));
+  // The previous configuration's sources hand over what must outlive a reload (the kernel log's
+  // reader: records logged while the daemon reloads are read, not lost).
+  Sources sources = makeSources(config_.sources, &sources_);
+  sources_ = sources;
+  if (mad_) sources.mad = mad_(sources.sysfs);
+  discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
+  // The first scan runs before any collector so that the first snapshot is complete.
+  if (auto topo = discovery_->scan(); topo) {
+    topology_->set(*topo);
+    if ((*topo)->devices.empty()) {
+      spdlog::warn("no RDMA devices below {}/class/infiniband; serving health metrics only",
+                   config_.sources.sysfsRoot);
+    } else {
+      spdlog::info("found {} RDMA device(s) and {} network interface(s)", (*topo)->devices.size(),
+                   (*topo)->netdevs.size());
+    }
+  } else {
+    spdlog::warn("device discovery: {}", topo.error().message);
+  }
+  discoveryTask_ = std::make_unique<PeriodicTask>(
+      io_, "discovery", config_.poll.discoveryInterval,
+      [discovery = discovery_.get(), holder = topology_] {
+        auto topo = discovery->scan();
+        if (!topo) {
+          spdlog::debug("device discovery: {}", topo.error().message);
+          return;
+        }
+        const auto previous = holder->get();
+        if ((*topo)->generation != previous->generation) {
+          spdlog::info("topology changed: {} RDMA device(s), {} network interface(s)",
+                       (*topo)->devices.size(), (*topo)->netdevs.size());
+          holder->set(*topo);
+        }
+      });
+
+  std::vector<std::unique_ptr<CollectorRunner>> runners;
+  for (const auto& entry : collectorRegistry()) {
+    const auto* c = config_.collector(entry.name);
+    if (c != nullptr && !c->enabled) {
+      spdlog::info("collector {} disabled by config", entry.name);
+      store_->remove(std::string(entry.name));
+      continue;
+    }
+    runners.push_back(std::make_unique<CollectorRunner>(
+        io_, entry.make(sources, config_), intervalFor(entry, config_), store_, topology_,
+        [this] { pipeline_->notify(); }));
+  }
+  {
+    std::lock_guard lock(runnersMutex_);
+    runners_ = std::move(runners);
+  }
+  if (config_.textfile.path) {
+    // The write fsyncs, so it runs on a thread of its own, never on the loop. The payload is
+    // rendered here if no scrape has rendered this snapshot yet (and shared with scrapes if one
+    // has).
+    textfileTask_ =
+        std::make_unique<PeriodicTask>(io_, "textfile", config_.textfile.interval,
+                                       [path = *config_.textfile.path, pipeline = pipeline_.get(),
+                                        failing = std::make_shared<bool>(false)] {
+                                         const auto payload = pipeline->payload();
+                                         if (!payload) return;
+                                         const Status st = writeTextfile(path, payload->text);
+                                         if (!st && !*failing)
+                                           spdlog::warn("textfile: {}", st.error().message);
+                                         if (st && *failing)
+                                           spdlog::info("textfile: {} is written again", path);
+                                         *failing = !st.ok();
+                                       });
+  }
+  discoveryTask_->start();
+  for (auto& r : runners_) r->start();
+  if (textfileTask_) textfileTask_->start();
+}
+
+void Sampler::stopCollectors(std::chrono::milliseconds grace) {
+  const auto deadline = PeriodicTask::Clock::now() + grace;
+  if (discoveryTask_) discoveryTask_->requestStop();
+  if (textfileTask_) textfileTask_->requestStop();
+  for (auto& r : runners_) r->requestStop();
+  for (auto& r : runners_) leftBehind_ |= !r->join(deadline);
+  if (discoveryTask_) leftBehind_ |= !discoveryTask_->join(deadline);
+  if (textfileTask_) leftBehind_ |= !textfileTask_->join(deadline);
+  textfileTask_.reset();
+  std::lock_guard lock(runnersMutex_);
+  runners_.clear();
+  discoveryTask_.reset();
+  // discovery_ may still be used by a detached discovery run: keep it alive until exit.
+  if (!leftBehind_)
+    discovery_.reset();
+  else
+    (void)discovery_.release();
+}
+
+}  // namespace fabricmon

@@ -1,0 +1,85 @@
+#pragma once
+// Sampling: device discovery and the collectors publish into the store; the pipeline runs the
+// watchdog over each pass and feeds the recent-sample window; the textfile output writes what the
+// pipeline published. A reload restarts discovery and the collectors with the new settings, keeps
+// the watchdog's history, and keeps the window when its shape did not change.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "collectors/registry.hpp"
+#include "config/config.hpp"
+#include "daemon/collector_runner.hpp"
+#include "daemon/periodic_task.hpp"
+#include "daemon/pipeline.hpp"
+#include "model/asio.hpp"
+
+namespace fabricmon {
+
+class RecentSamples;
+class TopologyDiscovery;
+
+class Sampler {
+ public:
+  /// Replaces the configured MAD source (the demo's simulated fabric); given the sysfs root.
+  using MadOverride = std::function<std::shared_ptr<MadSource>(std::shared_ptr<const SysfsRoot>)>;
+
+  /// Timers run on `io`. The watchdog keeps its state in `statePath` ("" = nowhere). Nothing runs
+  /// until start(); hooks may be added to pipeline() before that.
+  Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self,
+          const std::string& statePath, MadOverride mad = {});
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  Pipeline& pipeline() { return *pipeline_; }
+  const Pipeline& pipeline() const { return *pipeline_; }
+
+  /// Discovers the devices (so that the first snapshot is complete), starts the collectors and
+  /// then the pipeline.
+  void start();
+  /// A reload: the collectors stop (1 s grace), the watchdog and the window take the new
+  /// settings, the collectors start again with the new configuration.
+  void reconfigure(const Config& config);
+  /// Stops the collectors (a stuck one gets `grace`) and the pipeline.
+  void stop(std::chrono::milliseconds grace);
+  /// Writes the watchdog's state out; call after stop().
+  void flushState();
+  /// True if a collector run was left blocked when the collectors stopped.
+  bool leftThreadsBehind() const { return leftBehind_; }
+
+  std::vector<CollectorHealth> collectorHealth() const;
+  /// The recent-sample window; null while window.enabled is false.
+  std::shared_ptr<RecentSamples> recent() const;
+  /// The latest batch of one collector (null when it has none).
+  BatchPtr latestBatch(std::string_view collector) const;
+
+ private:
+  void startCollectors();
+  void stopCollectors(std::chrono::milliseconds grace);
+  void applyWindow(const WindowConfig& window);
+
+  boost::asio::io_context& io_;
+  Config config_;  ///< the configuration the collectors run with
+  MadOverride mad_;
+  std::shared_ptr<Store> store_ = std::make_shared<Store>();
+  std::shared_ptr<TopologyHolder> topology_ = std::make_shared<TopologyHolder>();
+  std::shared_ptr<Watchdog> watchdog_;
+  std::unique_ptr<Pipeline> pipeline_;
+  Sources sources_;  ///< of the running configuration (makeSources keeps parts across a reload)
+  std::unique_ptr<TopologyDiscovery> discovery_;
+  std::unique_ptr<PeriodicTask> discoveryTask_;
+  std::unique_ptr<PeriodicTask> textfileTask_;
+  std::vector<std::unique_ptr<CollectorRunner>> runners_;
+  mutable std::mutex runnersMutex_;  // the pipeline and HTTP threads read runners_ for health
+  /// Swapped by a reload that changes window.*, read by the pipeline and HTTP threads.
+  std::shared_ptr<RecentSamples> recent_;
+  mutable std::mutex recentMutex_;
+  bool leftBehind_ = false;
+};
+
+}  // namespace fabricmon
