@@ -46,7 +46,14 @@ struct CollectorEntry {
   /// A default interval of the collector's own instead of its cadence's (0 = the cadence's);
   /// collectors.<name>.interval still overrides it (docs/architecture.md, "Threads").
   Duration ownInterval{};
-  std::unique_ptr<Collector> (*make)(const Sources& sources, const Config& config) = nullptr;
+  std::unique_ptr<Collector> (*factory)(const Sources& sources, const Config& config) = nullptr;
+
+  /// The collector of this row, named `name`.
+  std::unique_ptr<Collector> make(const Sources& sources, const Config& config) const {
+    std::unique_ptr<Collector> c = factory(sources, config);
+    if (c != nullptr) c->name_ = std::string(name);
+    return c;
+  }
 };
 
 /// Every collector fabricmon has, in a stable order.
