@@ -47,6 +47,11 @@ struct CollectorEntry {
   /// collectors.<name>.interval still overrides it (docs/architecture.md, "Threads").
   Duration ownInterval{};
   std::unique_ptr<Collector> (*factory)(const Sources& sources, const Config& config) = nullptr;
+  /// Settings of the collector's own (and of a source only it uses), as `collectors.<name>.<key>`:
+  /// `&bindCollectorSettings<Settings>` for a struct with defaults, a `bind(SettingsBinder&)` that
+  /// declares its keys (as a rule's settings do) and ==; the factory reads them with
+  /// `config.collectorSettings.get<Settings>()`. nullptr: none.
+  void (*bindSettings)(SettingsBinder& binder, RuleSettingsSet& settings) = nullptr;
 
   /// The collector of this row, named `name`.
   std::unique_ptr<Collector> make(const Sources& sources, const Config& config) const {
@@ -55,6 +60,11 @@ struct CollectorEntry {
     return c;
   }
 };
+
+template <class Settings>
+void bindCollectorSettings(SettingsBinder& binder, RuleSettingsSet& settings) {
+  settings.get<Settings>().bind(binder);
+}
 
 /// Every collector fabricmon has, in a stable order.
 std::span<const CollectorEntry> collectorRegistry();
