@@ -50,12 +50,24 @@ enum class CollectStatus {
 class Collector {
  public:
   virtual ~Collector() = default;
-  /// Stable name, used in config (`collectors.<name>`) and in fabricmon_collector_* labels.
-  virtual std::string_view name() const = 0;
+  /// Stable name, used in config (`collectors.<name>`) and in fabricmon_collector_* labels. It is
+  /// written once, in the collector's registry row (collectors/registry.cpp), which names the
+  /// collector it makes; a collector made by its factory outside the registry (a unit test) has
+  /// no name.
+  std::string_view name() const { return name_; }
   /// Every family this collector may emit; docs/metrics.md must list the same names.
   virtual std::span<const FamilyDef* const> families() const = 0;
   /// One run. Must not throw. `topology` is the latest discovery result.
   virtual CollectStatus collect(const Topology& topology, CollectOutput& out) = 0;
+
+ protected:
+  Collector() = default;
+  /// For test doubles, which have no registry row.
+  explicit Collector(std::string name) : name_(std::move(name)) {}
+
+ private:
+  friend struct CollectorEntry;
+  std::string name_;
 };
 
 }  // namespace fabricmon

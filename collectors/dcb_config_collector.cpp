@@ -25,7 +25,6 @@ class DcbConfigCollector final : public Collector {
                                      {"cnp_dscp", std::to_string(qos.cnpDscp)},
                                      {"dcqcn", qos.dcqcnEnabled ? "on" : "off"}})) {}
 
-  std::string_view name() const override { return "dcb_config"; }
   std::span<const FamilyDef* const> families() const override { return families::dcb::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -66,7 +66,6 @@ class DcqcnConfigCollector final : public Collector {
   explicit DcqcnConfigCollector(std::shared_ptr<const SysfsRoot> sysfs)
       : sysfs_(std::move(sysfs)) {}
 
-  std::string_view name() const override { return "dcqcn_config"; }
   std::span<const FamilyDef* const> families() const override { return families::dcqcn::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

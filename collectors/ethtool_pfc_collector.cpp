@@ -36,7 +36,6 @@ class EthtoolPfcCollector final : public Collector {
   EthtoolPfcCollector(std::shared_ptr<EthtoolSource> source, std::vector<std::regex> include)
       : source_(std::move(source)), include_(std::move(include)) {}
 
-  std::string_view name() const override { return "ethtool_pfc"; }
   std::span<const FamilyDef* const> families() const override { return families::ethtool::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

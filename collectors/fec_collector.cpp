@@ -22,7 +22,6 @@ class FecCollector final : public Collector {
  public:
   explicit FecCollector(std::shared_ptr<FecSource> source) : source_(std::move(source)) {}
 
-  std::string_view name() const override { return "fec"; }
   std::span<const FamilyDef* const> families() const override { return families::fec::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -53,7 +53,6 @@ class HwCounterCollector final : public Collector {
       : cache_(std::move(sysfs), &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
-  std::string_view name() const override { return "hw_counters"; }
   std::span<const FamilyDef* const> families() const override { return families::roce::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -13,7 +13,6 @@ class LldpNeighborCollector final : public Collector {
  public:
   explicit LldpNeighborCollector(std::shared_ptr<LldpSource> source) : source_(std::move(source)) {}
 
-  std::string_view name() const override { return "lldp_neighbors"; }
   std::span<const FamilyDef* const> families() const override { return families::neighbor::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -25,12 +25,24 @@ NameFilter::NameFilter(const std::vector<std::string>& include, const std::vecto
     }
   };
   compile(include, include_, "include");
+  if (include_.size() == include.size()) includeText_ = include;
   compile(exclude, exclude_, "exclude");
 }
 
 bool NameFilter::selected(std::string_view name) const {
   if (matchesAny(exclude_, name)) return false;
   return include_.empty() || matchesAny(include_, name);
+}
+
+std::vector<std::string> NameFilter::unmatchedIncludes(const std::vector<std::string>& names) const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < include_.size() && i < includeText_.size(); ++i) {
+    const bool any = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return std::regex_match(n.begin(), n.end(), include_[i]);
+    });
+    if (!any) out.push_back(includeText_[i]);
+  }
+  return out;
 }
 
 }  // namespace fabricmon

@@ -25,8 +25,13 @@ class NameFilter {
   /// No pattern at all (for lists where "none given" means "nothing extra", not "everything").
   bool empty() const { return include_.empty() && exclude_.empty(); }
   const std::optional<Error>& error() const { return error_; }
+  /// The include patterns that select none of `names` (as written in the config), for the warning
+  /// that a pattern matches nothing present: a pattern must match the whole name, so `^mlx5` or
+  /// `rdma-x` silently selects nothing where `mlx5.*` was meant (docs/configuration.md).
+  std::vector<std::string> unmatchedIncludes(const std::vector<std::string>& names) const;
 
  private:
+  std::vector<std::string> includeText_;
   std::vector<std::regex> include_;
   std::vector<std::regex> exclude_;
   std::optional<Error> error_;

@@ -26,7 +26,7 @@ const SysfsTable kTable{SysfsScope::kNetdev, kRows, families::netdev::all()};
 }  // namespace
 
 std::unique_ptr<Collector> makeNetdevLinkCollector(const Sources& sources, const Config& /*config*/) {
-  return makeSysfsTableCollector("netdev_link", kTable, sources.sysfs);
+  return makeSysfsTableCollector(kTable, sources.sysfs);
 }
 
 }  // namespace fabricmon

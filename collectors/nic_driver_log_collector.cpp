@@ -116,7 +116,6 @@ class NicDriverLogCollector final : public Collector {
   NicDriverLogCollector(std::shared_ptr<NicDriverLogState> state, bool acceptUserRecords)
       : state_(std::move(state)), acceptUser_(acceptUserRecords) {}
 
-  std::string_view name() const override { return "nic_driver_log"; }
   std::span<const FamilyDef* const> families() const override { return families::nic::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -182,7 +182,6 @@ class PcieAerCollector final : public Collector {
  public:
   explicit PcieAerCollector(std::shared_ptr<const SysfsRoot> sysfs) : sysfs_(std::move(sysfs)) {}
 
-  std::string_view name() const override { return "pcie_aer"; }
   std::span<const FamilyDef* const> families() const override { return families::pcie::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -3,39 +3,25 @@
 #include <fmt/format.h>
 #include <infiniband/mad.h>
 
-#include <array>
 #include <map>
-#include <unordered_map>
+#include <optional>
 
-#include "collectors/pma_counter_collector.hpp"
-#include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/mad_source.hpp"
 #include "model/families/mad.hpp"
 #include "model/families/neighbor.hpp"
+#include "model/families/pma.hpp"
+#include "model/families/port.hpp"
 
 namespace fabricmon {
 namespace {
 
 using namespace families::mad;
-
 using mad::Counter;
 
-// The neighbour's PMA counters: the local families' names with fabricmon_peer_ in place of
-// fabricmon_, the same units, labelled with the local device and port.
-
-// Width and speed: the local port's (from its own PortInfo) and the neighbour's.
-
-/// The peer family of a local PMA family ("fabricmon_port_symbol_errors_total" → the peer's).
-const FamilyDef* peerFamilyOf(const FamilyDef* local) {
-  if (local == nullptr) return nullptr;
-  for (const FamilyDef* f : families::mad::all()) {
-    if (f->name.size() > 15 && f->name.substr(15) == local->name.substr(10) && f->name.starts_with("fabricmon_peer_")) {
-      return f;
-    }
-  }
-  return nullptr;
-}
+/// Which end of the cable a sample describes. The neighbour's quantities are the local port's
+/// families' peers (families::mad::localPeerPairs), labelled with the local device and port.
+enum class Side { kLocal, kPeer };
 
 /// The MAD families plus the neighbour's identity under the link-layer-neutral names LLDP fills on
 /// Ethernet (fabricmon_port_neighbor_info, source="mad").
@@ -64,16 +50,27 @@ constexpr unsigned kReopenAfter = 3;
 
 double laneBytes(double gbps) { return gbps * 1e9 / 8; }
 
+/// A series of the cache: the local family it stands for, the side, and the `counter` label (a
+/// name from libibmad's field tables, collectors/sources/mad_fields.cpp: static storage) or "".
+struct SeriesKey {
+  const FamilyDef* local;
+  Side side;
+  std::string_view counter;
+  auto operator<=>(const SeriesKey&) const = default;
+};
+
 /// What the collector remembers per local port between polls.
 struct PortMemory {
+  // The error-tracker keys of the port's three reads, built once.
+  std::string localKey, peerKey, localPmaKey;
+
   // The neighbour, learnt when its GUID first answers; re-learnt when the GUID changes.
   uint64_t peerGuid = 0;
   unsigned peerPort = 0;
   unsigned peerLid = 0;
-  mad::NodeType peerType = mad::NodeType::kUnknown;
-  std::string peerDescription;
   mad::PmaCapabilities peerCaps;
   bool peerDetails = true;  ///< PortRcvErrorDetails / PortXmitDiscardDetails answered (or not tried yet)
+  unsigned localLid = 0;
   std::optional<mad::PmaCapabilities> localCaps;
   bool localDetails = true;
 
@@ -81,7 +78,18 @@ struct PortMemory {
   bool seen = false, peerSeen = false;
   double downs = 0, peerDowns = 0;
   unsigned failures = 0;
-  std::unordered_map<std::string, SeriesPtr> series;  ///< built once per series; cleared on a new neighbour
+
+  // Series, built once. The identities carry the neighbour in their labels (cleared with it); the
+  // local port_info carries the rate it was built for.
+  std::map<SeriesKey, SeriesPtr> series;
+  SeriesPtr peerInfo, neighbourInfo, localInfo;
+  double localInfoGbps = -1;
+
+  /// The neighbour left (link down, NodeInfo unanswered) or its port left ACTIVE.
+  void peerLost() {
+    if (peerSeen && peerUp) ++peerDowns;
+    peerUp = false;
+  }
 };
 
 class PeerPortCollector final : public Collector {
@@ -89,7 +97,6 @@ class PeerPortCollector final : public Collector {
   PeerPortCollector(std::shared_ptr<MadSource> source, NameFilter devices)
       : source_(std::move(source)), devices_(std::move(devices)) {}
 
-  std::string_view name() const override { return "peer_port"; }
   std::span<const FamilyDef* const> families() const override { return peerPortFamilies(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
@@ -99,15 +106,22 @@ class PeerPortCollector final : public Collector {
       return CollectStatus::kFailed;
     }
     out.fileOk("umad");
-    std::map<std::string, PortMemory> kept;
+    std::map<std::pair<std::string, unsigned>, PortMemory> kept;
     for (const UmadPort& port : *ports) {
       if (!port.infiniband) continue;  // RoCE: no PMA over MADs, LLDP tells the neighbour there
       if (!devices_.selected(port.ca)) continue;
-      const std::string key = fmt::format("{}/{}", port.ca, port.port);
+      auto key = std::make_pair(port.ca, port.port);
       PortMemory memory;
-      if (auto it = memory_.find(key); it != memory_.end()) memory = std::move(it->second);
-      pollPort(topology, port, key, memory, out);
-      kept.emplace(key, std::move(memory));
+      if (auto it = memory_.find(key); it != memory_.end()) {
+        memory = std::move(it->second);
+      } else {
+        const std::string at = fmt::format("{}/{}", port.ca, port.port);
+        memory.localKey = at + " (local PortInfo)";
+        memory.peerKey = at + " (neighbour)";
+        memory.localPmaKey = at + " (local PMA)";
+      }
+      pollPort(topology, port, memory, out);
+      kept.emplace(std::move(key), std::move(memory));
     }
     // Ports that vanished take their series with them (they are simply not emitted any more).
     memory_ = std::move(kept);
@@ -115,100 +129,96 @@ class PeerPortCollector final : public Collector {
   }
 
  private:
-  SeriesPtr series(PortMemory& m, const FamilyDef& family, const UmadPort& port, std::string_view extraName = {},
-                   std::string_view extraValue = {}) {
-    std::string k = fmt::format("{}\x1f{}", family.name, extraValue);
-    auto it = m.series.find(k);
-    if (it != m.series.end()) return it->second;
-    Labels labels{{"device", port.ca}, {"port", std::to_string(port.port)}};
-    if (!extraName.empty()) labels.emplace_back(std::string(extraName), std::string(extraValue));
-    auto s = makeSeries(family, std::move(labels));
-    m.series.emplace(std::move(k), s);
+  SeriesPtr& series(PortMemory& m, const FamilyDef& local, Side side, const UmadPort& port,
+                    std::string_view counter = {}) {
+    SeriesPtr& s = m.series[SeriesKey{&local, side, counter}];
+    if (s == nullptr) {
+      const FamilyDef* family = side == Side::kPeer ? peerOf(local) : &local;
+      Labels labels{{"device", port.ca}, {"port", std::to_string(port.port)}};
+      if (!counter.empty()) labels.emplace_back("counter", std::string(counter));
+      s = makeSeries(*family, std::move(labels));
+    }
     return s;
   }
 
-  void pollPort(const Topology& topology, const UmadPort& port, const std::string& key, PortMemory& m,
-                CollectOutput& out) {
-    const std::string localKey = key + " (local PortInfo)";
-    const std::string peerKey = key + " (neighbour)";
-    // The local port's own PortInfo: an SMP to ourselves (directed route of no hops).
-    auto localRaw = source_->smpDirected(port, {}, IB_ATTR_PORT_INFO, port.port);
-    std::optional<mad::PortInfo> local;
-    if (localRaw) local = mad::decodePortInfo(*localRaw);
-    if (!local) {
-      out.fileError(localKey, localRaw ? Error{"PortInfo out of its domain"} : localRaw.error());
-      failed(port, m);
-      emitDowns(port, m, out);
-      return;
-    }
-    out.fileOk(localKey);
+  /// One port, one poll. Every failure ends here the same way: the read's key reports the error,
+  /// the port's failure streak grows (its umad handle is reopened after kReopenAfter), and the
+  /// link-down counts are still emitted; what was read before the failure stays in the batch.
+  void pollPort(const Topology& topology, const UmadPort& port, PortMemory& m, CollectOutput& out) {
     const bool sysfsKnows = topology.device(port.ca) != nullptr;
+    const std::string* failedKey = &m.localKey;
+    Status status = pollLocal(port, sysfsKnows, m, out);
+    if (status) {
+      out.fileOk(m.localKey);
+      failedKey = &m.peerKey;
+      if (!m.up) {
+        // No neighbour to ask while the link is down; its loss counts as a down on its side too.
+        m.peerLost();
+      } else {
+        if (!sysfsKnows) pollLocalCounters(port, m, out);
+        status = pollPeer(topology, port, m, out);
+      }
+    }
+    if (status) {
+      out.fileOk(m.peerKey);
+      m.failures = 0;
+    } else {
+      out.fileError(*failedKey, status.error());
+      if (++m.failures >= kReopenAfter) {
+        source_->reopen(port);
+        m.failures = 0;
+      }
+    }
+    if (m.seen) out.add(series(m, kDownObserved, Side::kLocal, port), m.downs);
+    if (m.peerSeen) out.add(series(m, kDownObserved, Side::kPeer, port), m.peerDowns);
+  }
+
+  /// The local port's own PortInfo: an SMP to ourselves (directed route of no hops).
+  Status pollLocal(const UmadPort& port, bool sysfsKnows, PortMemory& m, CollectOutput& out) {
+    auto raw = source_->smpDirected(port, {}, IB_ATTR_PORT_INFO, port.port);
+    if (!raw) return raw.error();
+    auto local = mad::decodePortInfo(*raw);
+    if (!local) return Error{"PortInfo out of its domain"};
+    m.localLid = local->lid;
     const bool up = local->state == kActive && local->physState == kLinkUp;
     if (m.seen && m.up && !up) ++m.downs;
     m.up = up;
     m.seen = true;
-    emitLocal(port, *local, sysfsKnows, m, out);
+    emitPortInfo(port, Side::kLocal, *local, m, out);
+    if (!sysfsKnows) emitPortIdentity(port, *local, m, out);
+    return {};
+  }
 
-    if (!up) {
-      // No neighbour to ask while the link is down; its loss counts as a down on its side too.
-      if (m.peerSeen && m.peerUp) ++m.peerDowns;
-      m.peerUp = false;
-      m.failures = 0;
-      out.fileOk(peerKey);
-      emitDowns(port, m, out);
-      return;
-    }
-    if (!sysfsKnows) pollLocalCounters(port, *local, m, out);
-
+  /// The neighbour: who it is (learnt again when it changes), its port facing us, its counters.
+  Status pollPeer(const Topology& topology, const UmadPort& port, PortMemory& m, CollectOutput& out) {
     const std::vector<uint8_t> hop{static_cast<uint8_t>(port.port)};
     auto nodeRaw = source_->smpDirected(port, hop, IB_ATTR_NODE_INFO, 0);
     std::optional<mad::NodeInfo> node;
     if (nodeRaw) node = mad::decodeNodeInfo(*nodeRaw);
     if (!node) {
-      out.fileError(peerKey, nodeRaw ? Error{"neighbour NodeInfo out of its domain"} : nodeRaw.error());
-      if (m.peerSeen && m.peerUp) ++m.peerDowns;
-      m.peerUp = false;
+      m.peerLost();
       m.peerSeen = true;
-      failed(port, m);
-      emitDowns(port, m, out);
-      return;
+      return nodeRaw ? Error{"neighbour NodeInfo out of its domain"} : nodeRaw.error();
     }
     if (node->nodeGuid != m.peerGuid || node->localPort != m.peerPort) {
-      if (auto st = learnNeighbour(topology, port, hop, *node, m); !st) {
-        out.fileError(peerKey, st.error());
-        failed(port, m);
-        emitDowns(port, m, out);
-        return;
-      }
+      if (auto st = learnNeighbour(topology, port, hop, *node, m); !st) return st;
     }
     auto peerRaw = source_->smpDirected(port, hop, IB_ATTR_PORT_INFO, m.peerPort);
-    std::optional<mad::PortInfo> peer;
-    if (peerRaw) peer = mad::decodePortInfo(*peerRaw);
-    if (!peer) {
-      out.fileError(peerKey, peerRaw ? Error{"neighbour PortInfo out of its domain"} : peerRaw.error());
-      failed(port, m);
-      emitDowns(port, m, out);
-      return;
-    }
-    const bool peerUp = peer->state == kActive && peer->physState == kLinkUp;
-    if (m.peerSeen && m.peerUp && !peerUp) ++m.peerDowns;
-    m.peerUp = peerUp;
+    if (!peerRaw) return peerRaw.error();
+    auto peer = mad::decodePortInfo(*peerRaw);
+    if (!peer) return Error{"neighbour PortInfo out of its domain"};
+    if (!(peer->state == kActive && peer->physState == kLinkUp)) m.peerLost();
+    else m.peerUp = true;
     m.peerSeen = true;
 
-    out.add(series(m, kPeerInfo, port), 1.0);  // labels below: built once per neighbour
-    out.add(series(m, families::neighbor::kPortNeighborInfo, port), 1.0);
-    emitPeerPortInfo(port, *peer, m, out);
-    emitDowns(port, m, out);
+    out.add(m.peerInfo, 1.0);
+    out.add(m.neighbourInfo, 1.0);
+    emitPortInfo(port, Side::kPeer, *peer, m, out);
 
     auto counters = readCounters(port, m.peerLid, m.peerPort, m.peerCaps, m.peerDetails);
-    if (!counters) {
-      out.fileError(peerKey, counters.error());
-      failed(port, m);
-      return;
-    }
-    for (const Counter& c : *counters) emitCounter(port, m, c, true, out);
-    out.fileOk(peerKey);
-    m.failures = 0;
+    if (!counters) return counters.error();
+    for (const Counter& c : *counters) emitCounter(port, Side::kPeer, c, m, out);
+    return {};
   }
 
   /// A new neighbour (first contact, re-cabled, switch replaced): who it is, its LID, what its PMA answers.
@@ -231,29 +241,27 @@ class PeerPortCollector final : public Collector {
     m.series.clear();  // the old neighbour's series leave with it
     m.peerGuid = node.nodeGuid;
     m.peerPort = node.localPort;
-    m.peerType = node.type;
     m.peerLid = pi->lid;
-    m.peerDescription = mad::decodeNodeDescription(*desc);
     m.peerCaps = *caps;
     m.peerDetails = true;
-    m.series.emplace(std::string(kPeerInfo.name) + "\x1f",
-                     makeSeries(kPeerInfo, {{"device", port.ca},
-                                            {"port", std::to_string(port.port)},
-                                            {"peer_guid", fmt::format("{:#018x}", node.nodeGuid)},
-                                            {"peer_port", std::to_string(node.localPort)},
-                                            {"peer_description", m.peerDescription},
-                                            {"peer_type", std::string(mad::nodeTypeName(node.type))}}));
+    const std::string description = mad::decodeNodeDescription(*desc);
+    const std::string guid = fmt::format("{:#018x}", node.nodeGuid);
+    m.peerInfo = makeSeries(kPeerInfo, {{"device", port.ca},
+                                        {"port", std::to_string(port.port)},
+                                        {"peer_guid", guid},
+                                        {"peer_port", std::to_string(node.localPort)},
+                                        {"peer_description", description},
+                                        {"peer_type", std::string(mad::nodeTypeName(node.type))}});
     // The same neighbour under the names LLDP fills on Ethernet (docs/contract.md §4).
-    const auto& neighbourInfo = families::neighbor::kPortNeighborInfo;
-    m.series.emplace(std::string(neighbourInfo.name) + "\x1f",
-                     makeSeries(neighbourInfo, {{"device", port.ca},
-                                                {"port", std::to_string(port.port)},
-                                                {"interface", interfaceOf(topology, port)},
-                                                {"chassis_name", m.peerDescription},
-                                                {"chassis_id", fmt::format("{:#018x}", node.nodeGuid)},
-                                                {"port_id", std::to_string(node.localPort)},
-                                                {"port_description", ""},
-                                                {"source", "mad"}}));
+    m.neighbourInfo = makeSeries(families::neighbor::kPortNeighborInfo,
+                                 {{"device", port.ca},
+                                  {"port", std::to_string(port.port)},
+                                  {"interface", interfaceOf(topology, port)},
+                                  {"chassis_name", description},
+                                  {"chassis_id", guid},
+                                  {"port_id", std::to_string(node.localPort)},
+                                  {"port_description", ""},
+                                  {"source", "mad"}});
     return {};
   }
 
@@ -291,93 +299,77 @@ class PeerPortCollector final : public Collector {
     return out;
   }
 
-  void pollLocalCounters(const UmadPort& port, const mad::PortInfo& local, PortMemory& m, CollectOutput& out) {
-    const std::string k = fmt::format("{}/{} (local PMA)", port.ca, port.port);
+  /// The local port's PMA over MADs, for a port sysfs does not show (its own error key; a failure
+  /// here does not stop the neighbour's reads).
+  void pollLocalCounters(const UmadPort& port, PortMemory& m, CollectOutput& out) {
     if (!m.localCaps) {
-      auto cpi = source_->pma(port, local.lid, port.port, CLASS_PORT_INFO);
+      auto cpi = source_->pma(port, m.localLid, port.port, CLASS_PORT_INFO);
       if (cpi) m.localCaps = mad::decodeClassPortInfo(*cpi);
       if (!m.localCaps) {
-        out.fileError(k, cpi ? Error{"ClassPortInfo out of its domain"} : cpi.error());
+        out.fileError(m.localPmaKey, cpi ? Error{"ClassPortInfo out of its domain"} : cpi.error());
         return;
       }
     }
-    auto counters = readCounters(port, local.lid, port.port, *m.localCaps, m.localDetails);
+    auto counters = readCounters(port, m.localLid, port.port, *m.localCaps, m.localDetails);
     if (!counters) {
-      out.fileError(k, counters.error());
+      out.fileError(m.localPmaKey, counters.error());
       return;
     }
-    out.fileOk(k);
-    for (const Counter& c : *counters) emitCounter(port, m, c, false, out);
+    out.fileOk(m.localPmaKey);
+    for (const Counter& c : *counters) emitCounter(port, Side::kLocal, c, m, out);
   }
 
-  void emitCounter(const UmadPort& port, PortMemory& m, const Counter& c, bool peer, CollectOutput& out) {
-    double scale = 1.0;
-    const FamilyDef* local = pmaCounterFamily(c.name, &scale);
-    const FamilyDef* family = peer ? peerFamilyOf(local) : local;
-    if (family != nullptr) {
-      out.add(series(m, *family, port), double(c.value) * scale);
+  /// A PMA counter of either end: its own family where it has one (families::pma), else
+  /// fabricmon_pma_stat_total{counter}; narrow ones also as saturated or not.
+  void emitCounter(const UmadPort& port, Side side, const Counter& c, PortMemory& m, CollectOutput& out) {
+    if (const auto* named = families::pma::namedCounter(c.name)) {
+      out.add(series(m, *named->family, side, port), double(c.value) * named->scale);
     } else {
-      out.add(series(m, peer ? kPeerStat : pmaStatFamily(), port, "counter", c.name), double(c.value));
+      out.add(series(m, families::pma::kPortCounter, side, port, c.name), double(c.value));
     }
     if (c.bits < 64) {
       const uint64_t max = (uint64_t{1} << c.bits) - 1;
-      out.add(series(m, peer ? kPeerSaturated : pmaSaturatedFamily(), port, "counter",
-                     c.name),
-              c.value >= max ? 1.0 : 0.0);
+      out.add(series(m, families::pma::kSaturated, side, port, c.name), c.value >= max ? 1.0 : 0.0);
     }
   }
 
-  void emitLocal(const UmadPort& port, const mad::PortInfo& local, bool sysfsKnows, PortMemory& m, CollectOutput& out) {
-    out.add(series(m, kWidthActive, port), local.widthActive);
-    out.add(series(m, kWidthEnabled, port), local.widthEnabled);
-    out.add(series(m, kSpeedActive, port), laneBytes(local.laneGbpsActive));
-    out.add(series(m, kSpeedEnabled, port), laneBytes(local.laneGbpsEnabled));
-    if (sysfsKnows) return;
-    // No sysfs view of this port (libumad2sim, or a sysfs root that shows other devices): the
-    // port's own state and rate from its PortInfo, so the rules can join and judge it.
+  /// Width and speed of either end's port; the neighbour's state too (the local port's state is
+  /// rdma_port's, or emitPortIdentity's).
+  void emitPortInfo(const UmadPort& port, Side side, const mad::PortInfo& info, PortMemory& m, CollectOutput& out) {
+    if (side == Side::kPeer) {
+      out.add(series(m, families::port::kPortState, side, port), info.state);
+      out.add(series(m, families::port::kPortPhysicalState, side, port), info.physState);
+    }
+    out.add(series(m, kWidthActive, side, port), info.widthActive);
+    out.add(series(m, kWidthEnabled, side, port), info.widthEnabled);
+    out.add(series(m, kSpeedActive, side, port), laneBytes(info.laneGbpsActive));
+    out.add(series(m, kSpeedEnabled, side, port), laneBytes(info.laneGbpsEnabled));
+  }
+
+  /// No sysfs view of this port (libumad2sim, or a sysfs root that shows other devices): the
+  /// port's own identity, state and rate from its PortInfo, so the rules can join and judge it.
+  /// rdma_port emits these for every port sysfs shows, and only for those: the two never emit
+  /// the same series (docs/metrics.md, "The far end of the cable").
+  void emitPortIdentity(const UmadPort& port, const mad::PortInfo& local, PortMemory& m, CollectOutput& out) {
     const double gbps = local.widthActive * local.laneGbpsActive;
-    const std::string infoKey = fmt::format("port_info\x1f{}", gbps);
-    auto it = m.series.find(infoKey);
-    if (it == m.series.end()) {
-      it = m.series
-               .emplace(infoKey, makeSeries(portInfoFamily(), {{"device", port.ca},
-                                                              {"port", std::to_string(port.port)},
-                                                              {"interface", ""},
-                                                              {"link_layer", "InfiniBand"},
-                                                              {"rate", fmt::format("{:g} Gb/sec ({}X)", gbps,
-                                                                                   local.widthActive)}}))
-               .first;
+    if (m.localInfo == nullptr || m.localInfoGbps != gbps) {
+      m.localInfo = makeSeries(families::port::kPortInfo,
+                               {{"device", port.ca},
+                                {"port", std::to_string(port.port)},
+                                {"interface", ""},
+                                {"link_layer", "InfiniBand"},
+                                {"rate", fmt::format("{:g} Gb/sec ({}X)", gbps, local.widthActive)}});
+      m.localInfoGbps = gbps;
     }
-    out.add(it->second, 1.0);
-    out.add(series(m, portStateFamily(), port), local.state);
-    out.add(series(m, portPhysicalStateFamily(), port), local.physState);
-    out.add(series(m, portRateFamily(), port), laneBytes(gbps));
-  }
-
-  void emitPeerPortInfo(const UmadPort& port, const mad::PortInfo& peer, PortMemory& m, CollectOutput& out) {
-    out.add(series(m, kPeerState, port), peer.state);
-    out.add(series(m, kPeerPhysicalState, port), peer.physState);
-    out.add(series(m, kPeerWidthActive, port), peer.widthActive);
-    out.add(series(m, kPeerWidthEnabled, port), peer.widthEnabled);
-    out.add(series(m, kPeerSpeedActive, port), laneBytes(peer.laneGbpsActive));
-    out.add(series(m, kPeerSpeedEnabled, port), laneBytes(peer.laneGbpsEnabled));
-  }
-
-  void emitDowns(const UmadPort& port, PortMemory& m, CollectOutput& out) {
-    if (m.seen) out.add(series(m, kDownObserved, port), m.downs);
-    if (m.peerSeen) out.add(series(m, kPeerDownObserved, port), m.peerDowns);
-  }
-
-  void failed(const UmadPort& port, PortMemory& m) {
-    if (++m.failures >= kReopenAfter) {
-      source_->reopen(port);
-      m.failures = 0;
-    }
+    out.add(m.localInfo, 1.0);
+    out.add(series(m, families::port::kPortState, Side::kLocal, port), local.state);
+    out.add(series(m, families::port::kPortPhysicalState, Side::kLocal, port), local.physState);
+    out.add(series(m, families::port::kPortRate, Side::kLocal, port), laneBytes(gbps));
   }
 
   std::shared_ptr<MadSource> source_;
   NameFilter devices_;
-  std::map<std::string, PortMemory> memory_;
+  std::map<std::pair<std::string, unsigned>, PortMemory> memory_;
 };
 
 }  // namespace

@@ -14,26 +14,7 @@ namespace {
 
 using namespace families::pma;
 
-struct FirstClass {
-  std::string_view file;
-  const FamilyDef* family;
-  double scale;
-};
-
-// docs/contract.md §4; port_xmit_data/port_rcv_data count 4-byte words (IBA PortCounters, kernel
-// sysfs.c).
-constexpr std::array<FirstClass, 10> kFirstClass{{
-    {"port_xmit_data", &kTransmitBytes, 4.0},
-    {"port_rcv_data", &kReceiveBytes, 4.0},
-    {"port_xmit_packets", &kTransmitPackets, 1.0},
-    {"port_rcv_packets", &kReceivePackets, 1.0},
-    {"port_xmit_wait", &kTransmitWait, 1.0},
-    {"symbol_error", &kSymbolErrors, 1.0},
-    {"link_error_recovery", &kLinkErrorRecovery, 1.0},
-    {"link_downed", &kLinkDowned, 1.0},
-    {"port_rcv_errors", &kReceiveErrors, 1.0},
-    {"port_xmit_discards", &kTransmitDiscards, 1.0},
-}};
+using FirstClass = NamedCounter;
 
 struct Width {
   std::string_view file;
@@ -72,7 +53,6 @@ class PmaCounterCollector final : public Collector {
       : cache_(std::move(sysfs), &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
-  std::string_view name() const override { return "pma_counters"; }
   std::span<const FamilyDef* const> families() const override { return families::pma::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
@@ -98,7 +78,7 @@ class PmaCounterCollector final : public Collector {
           CounterSlot slot(sysfs.path(extDir + "/" + file));
           slot.key = slotKey(dev, p + "/counters_ext/" + file);
           const FirstClass* fc = nullptr;
-          for (const auto& c : kFirstClass) {
+          for (const auto& c : namedCounters()) {
             if (std::string(c.file) + "_64" == file) fc = &c;
           }
           if (fc != nullptr) {
@@ -117,7 +97,7 @@ class PmaCounterCollector final : public Collector {
         CounterSlot slot(sysfs.path(dir + "/" + file));
         slot.key = slotKey(dev, p + "/counters/" + file);
         const FirstClass* fc = nullptr;
-        for (const auto& c : kFirstClass) {
+        for (const auto& c : namedCounters()) {
           if (c.file == file && std::find(extended.begin(), extended.end(), c.file) == extended.end()) fc = &c;
         }
         if (fc != nullptr) {
@@ -142,19 +122,6 @@ class PmaCounterCollector final : public Collector {
 
 const FamilyDef& portTransmitBytesFamily() { return kTransmitBytes; }
 const FamilyDef& portReceiveBytesFamily() { return kReceiveBytes; }
-const FamilyDef& pmaStatFamily() { return kPortCounter; }
-const FamilyDef& pmaSaturatedFamily() { return kSaturated; }
-
-const FamilyDef* pmaCounterFamily(std::string_view file, double* scale) {
-  for (const auto& c : kFirstClass) {
-    if (c.file == file) {
-      *scale = c.scale;
-      return c.family;
-    }
-  }
-  *scale = 1.0;
-  return nullptr;
-}
 
 std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<PmaCounterCollector>(sources.sysfs);

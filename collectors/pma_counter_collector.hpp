@@ -2,7 +2,6 @@
 // The PMA counter collector (collector name "pma_counters").
 
 #include <memory>
-#include <string_view>
 
 #include "collectors/collector.hpp"
 
@@ -20,12 +19,5 @@ std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const
 /// a PMA whose hw_counters carry the port's bytes (EFA's tx_bytes/rx_bytes): one definition.
 const FamilyDef& portTransmitBytesFamily();
 const FamilyDef& portReceiveBytesFamily();
-
-/// The family of a PMA counter named as its sysfs file ("symbol_error"), or nullptr when it has
-/// none of its own (it is then a fabricmon_pma_stat_total{counter}); with the scale to base units.
-/// The peer_port collector mirrors these for the far end and fills them for ports without sysfs.
-const FamilyDef* pmaCounterFamily(std::string_view file, double* scale);
-const FamilyDef& pmaStatFamily();
-const FamilyDef& pmaSaturatedFamily();
 
 }  // namespace fabricmon

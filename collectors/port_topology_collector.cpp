@@ -22,7 +22,6 @@ class PortTopologyCollector final : public Collector {
   PortTopologyCollector(std::shared_ptr<const SysfsRoot> sysfs, TopologyConfig config)
       : host_(std::move(sysfs)), placer_(config) {}
 
-  std::string_view name() const override { return "port_topology"; }
   std::span<const FamilyDef* const> families() const override { return families::topology::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

@@ -18,7 +18,6 @@ class RdmaPortCollector final : public Collector {
       : cache_(std::move(sysfs), &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
-  std::string_view name() const override { return "rdma_port"; }
   std::span<const FamilyDef* const> families() const override { return families::port::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
@@ -75,11 +74,6 @@ class RdmaPortCollector final : public Collector {
 };
 
 }  // namespace
-
-const FamilyDef& portInfoFamily() { return kPortInfo; }
-const FamilyDef& portStateFamily() { return kPortState; }
-const FamilyDef& portPhysicalStateFamily() { return kPortPhysicalState; }
-const FamilyDef& portRateFamily() { return kPortRate; }
 
 std::unique_ptr<Collector> makeRdmaPortCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<RdmaPortCollector>(sources.sysfs);

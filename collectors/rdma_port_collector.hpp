@@ -14,10 +14,4 @@ struct Config;
 /// fabricmon_port_rate_bytes_per_second from the device and port files of class/infiniband.
 std::unique_ptr<Collector> makeRdmaPortCollector(const Sources& sources, const Config& config);
 
-/// The port families, for the peer_port collector's ports that sysfs does not show.
-const FamilyDef& portInfoFamily();
-const FamilyDef& portStateFamily();
-const FamilyDef& portPhysicalStateFamily();
-const FamilyDef& portRateFamily();
-
 }  // namespace fabricmon

@@ -46,8 +46,25 @@ struct CollectorEntry {
   /// A default interval of the collector's own instead of its cadence's (0 = the cadence's);
   /// collectors.<name>.interval still overrides it (docs/architecture.md, "Threads").
   Duration ownInterval{};
-  std::unique_ptr<Collector> (*make)(const Sources& sources, const Config& config) = nullptr;
+  std::unique_ptr<Collector> (*factory)(const Sources& sources, const Config& config) = nullptr;
+  /// Settings of the collector's own (and of a source only it uses), as `collectors.<name>.<key>`:
+  /// `&bindCollectorSettings<Settings>` for a struct with defaults, a `bind(SettingsBinder&)` that
+  /// declares its keys (as a rule's settings do) and ==; the factory reads them with
+  /// `config.collectorSettings.get<Settings>()`. nullptr: none.
+  void (*bindSettings)(SettingsBinder& binder, RuleSettingsSet& settings) = nullptr;
+
+  /// The collector of this row, named `name`.
+  std::unique_ptr<Collector> make(const Sources& sources, const Config& config) const {
+    std::unique_ptr<Collector> c = factory(sources, config);
+    if (c != nullptr) c->name_ = std::string(name);
+    return c;
+  }
 };
+
+template <class Settings>
+void bindCollectorSettings(SettingsBinder& binder, RuleSettingsSet& settings) {
+  settings.get<Settings>().bind(binder);
+}
 
 /// Every collector fabricmon has, in a stable order.
 std::span<const CollectorEntry> collectorRegistry();

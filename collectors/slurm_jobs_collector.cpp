@@ -20,7 +20,6 @@ class SlurmJobsCollector final : public Collector {
   SlurmJobsCollector(std::shared_ptr<const SysfsRoot> sysfs, const SlurmJobsConfig& config)
       : host_(std::move(sysfs)), config_(config) {}
 
-  std::string_view name() const override { return "slurm_jobs"; }
   std::span<const FamilyDef* const> families() const override { return families::jobs::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

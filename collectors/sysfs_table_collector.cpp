@@ -9,13 +9,11 @@ namespace {
 
 class SysfsTableCollector final : public Collector {
  public:
-  SysfsTableCollector(std::string_view name, const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs)
-      : name_(name),
-        table_(table),
+  SysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs)
+      : table_(table),
         cache_(std::move(sysfs), table.scope == SysfsScope::kNetdev ? &listNetdevs : &listRdmaDevices,
                [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
 
-  std::string_view name() const override { return name_; }
   std::span<const FamilyDef* const> families() const override { return table_.families; }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
@@ -48,16 +46,14 @@ class SysfsTableCollector final : public Collector {
     }
   }
 
-  std::string_view name_;
   const SysfsTable& table_;
   SlotGroupCache cache_;
 };
 
 }  // namespace
 
-std::unique_ptr<Collector> makeSysfsTableCollector(std::string_view name, const SysfsTable& table,
-                                                   std::shared_ptr<const SysfsRoot> sysfs) {
-  return std::make_unique<SysfsTableCollector>(name, table, std::move(sysfs));
+std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs) {
+  return std::make_unique<SysfsTableCollector>(table, std::move(sysfs));
 }
 
 }  // namespace fabricmon

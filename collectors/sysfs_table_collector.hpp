@@ -34,8 +34,8 @@ struct SysfsTable {
   std::span<const FamilyDef* const> families;  ///< every family the rows use
 };
 
-/// The collector `name` reading `table` (both must outlive it: static tables).
-std::unique_ptr<Collector> makeSysfsTableCollector(std::string_view name, const SysfsTable& table,
-                                                   std::shared_ptr<const SysfsRoot> sysfs);
+/// The collector reading `table` (which must outlive it: a static table); its name is its
+/// registry row's.
+std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs);
 
 }  // namespace fabricmon

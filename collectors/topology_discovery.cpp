@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include <spdlog/spdlog.h>
+
 #include "collectors/sysfs_slot_groups.hpp"
 
 namespace fabricmon {
@@ -134,6 +136,7 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
   if (sysfs_->isDir(kInfiniband)) {
     auto names = sysfs_->listDir(kInfiniband);
     if (!names) return names.error();
+    if (!checkedIncludes_) warnUnmatched("devices.include", devices_, *names);
     for (const auto& name : *names) {
       if (!devices_.selected(name)) continue;
       // A device removed between listing and scanning leaves nothing to read.
@@ -156,6 +159,7 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
   if (!netdevInclude_.empty() && sysfs_->isDir(kNet)) {
     auto names = sysfs_->listDir(kNet);
     if (!names) return names.error();
+    if (!checkedIncludes_) warnUnmatched("netdev.include", netdevInclude_, *names);
     for (const auto& ifname : *names) {
       if (topology->netdev(ifname) != nullptr || !netdevInclude_.selected(ifname)) continue;
       // Interfaces are directories (symlinks to them); class/net also holds files such as the
@@ -166,11 +170,27 @@ Result<TopologyPtr> TopologyDiscovery::scan() {
   }
   std::sort(topology->netdevs.begin(), topology->netdevs.end(),
             [](const Netdev& a, const Netdev& b) { return a.name < b.name; });
+  if (!checkedIncludes_) {
+    // No class/infiniband (or class/net) at all: every include pattern of that list matches nothing.
+    if (!sysfs_->isDir(kInfiniband)) warnUnmatched("devices.include", devices_, {});
+    if (!netdevInclude_.empty() && !sysfs_->isDir(kNet)) warnUnmatched("netdev.include", netdevInclude_, {});
+    checkedIncludes_ = true;
+  }
 
   if (last_ && sameContent(*last_, *topology)) return last_;
   topology->generation = last_ ? last_->generation + 1 : 1;
   last_ = topology;
   return last_;
+}
+
+void TopologyDiscovery::warnUnmatched(std::string_view key, const NameFilter& filter,
+                                      const std::vector<std::string>& names) {
+  for (const std::string& pattern : filter.unmatchedIncludes(names)) {
+    spdlog::warn("{} pattern \"{}\" matches no name present below {} (a pattern must match the whole "
+                 "name: \"mlx5_.*\", not \"^mlx5\"; docs/configuration.md)",
+                 key, pattern, sysfs_->path(key.starts_with("devices") ? kInfiniband : kNet));
+    unmatched_.push_back(std::string(key) + ": " + pattern);
+  }
 }
 
 void TopologyDiscovery::addBondSlaves(Topology& topology) const {

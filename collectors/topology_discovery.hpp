@@ -26,16 +26,24 @@ class TopologyDiscovery {
   /// error. Returns the previous pointer (same generation) when nothing changed since the last scan.
   Result<TopologyPtr> scan();
 
+  /// The `devices.include` / `netdev.include` patterns (as "devices.include: PATTERN") that matched
+  /// no device or interface present at the first scan; each was logged as a warning then. A
+  /// discovery is made at start and at every reload, so both warn.
+  const std::vector<std::string>& unmatchedIncludes() const { return unmatched_; }
+
  private:
   RdmaDevice scanDevice(const std::string& name) const;
   void mapDeviceNetdevs(const std::string& name, RdmaDevice& device) const;
   Netdev makeNetdev(const std::string& name, const std::string& rdmaDevice, unsigned port) const;
   void addBondSlaves(Topology& topology) const;
+  void warnUnmatched(std::string_view key, const NameFilter& filter, const std::vector<std::string>& names);
 
   std::shared_ptr<const SysfsRoot> sysfs_;
   NameFilter devices_;
   NameFilter netdevInclude_;  ///< include only: an empty list selects no extra interface
   TopologyPtr last_;
+  bool checkedIncludes_ = false;
+  std::vector<std::string> unmatched_;
 };
 
 /// True when two topologies describe the same devices, ports and interfaces (generation ignored).

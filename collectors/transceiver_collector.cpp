@@ -73,7 +73,6 @@ class TransceiverCollector final : public Collector {
   explicit TransceiverCollector(std::shared_ptr<ModuleEepromSource> source)
       : source_(std::move(source)) {}
 
-  std::string_view name() const override { return "transceiver"; }
   std::span<const FamilyDef* const> families() const override { return fam::all(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {

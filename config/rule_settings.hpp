@@ -1,10 +1,12 @@
 #pragma once
-// How a watchdog rule's settings meet the config file without the config layer knowing the rule.
-// Each rule owns its settings struct (defaults included) and declares its keys through a
-// SettingsBinder; the loader implements the binder over YAML. A WatchdogConfig holds the settings
-// of every rule by type (RuleSettingsSet), so adding a rule touches no file in config/.
+// How settings meet the config file. Every key of the file is declared one way: through a
+// SettingsBinder, by whoever owns the setting — each watchdog rule for its own section (its settings
+// struct, defaults included, and its bind()), config/config_keys.cpp for the core sections. The
+// loader implements the binder over YAML. A WatchdogConfig holds the settings of every rule by type
+// (RuleSettingsSet), so adding a rule touches no file in config/.
 
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -35,7 +37,14 @@ inline constexpr Range kProbability{0, true, 1, true};
 /// Upper bound of counts in the config (samples, events): larger values are typos.
 inline constexpr unsigned kMaxConfigCount = 1'000'000;
 
-/// The keys of one rule's section (`watchdog.rules.<name>`), declared by the rule.
+/// Checks a string value: returns an error message ("" = good); may normalise the value (strip a
+/// trailing '/').
+using TextCheck = std::string (*)(std::string& value);
+
+/// The keys of one section of the file (a rule's `watchdog.rules.<name>`, or a core section such
+/// as `web`), declared by their owner. Each call declares one key and binds it to the value it
+/// fills; a value that fails its check is an error naming file:line:column and the dotted key, and
+/// leaves the default in place.
 class SettingsBinder {
  public:
   virtual ~SettingsBinder() = default;
@@ -59,6 +68,28 @@ class SettingsBinder {
   /// Unset (`~`) or a list of integers in [min, max], no duplicates.
   virtual void optionalCountList(std::string_view key, std::optional<std::vector<unsigned>>& value, unsigned min,
                                  unsigned max) = 0;
+
+  /// A non-empty string; `check` may be null.
+  virtual void text(std::string_view key, std::string& value, TextCheck check) = 0;
+  /// A string, or unset when the value is empty or `~`; `check` (may be null) sees a set value.
+  /// `position` (may be null) receives "file:line:column" of a set value, for later messages.
+  virtual void optionalText(std::string_view key, std::optional<std::string>& value, TextCheck check,
+                            std::string* position) = 0;
+  /// A duration within [min, max] (Duration::max(): no upper bound); `zeroTurnsOff`: a bare 0 is
+  /// allowed too.
+  virtual void durationBetween(std::string_view key, Duration& value, Duration min, Duration max,
+                               bool zeroTurnsOff) = 0;
+  /// A duration, or unset when the value is empty or `~`.
+  virtual void optionalDuration(std::string_view key, std::optional<Duration>& value) = 0;
+  /// A list of at most `maxItems` strings, each passed to `check`; `what` names the items in the
+  /// message for a value that is not a list ("URLs"). An empty value leaves the default.
+  virtual void textList(std::string_view key, std::vector<std::string>& value, TextCheck check, size_t maxItems,
+                        std::string_view what) = 0;
+  /// A nested map. `declare` declares its keys on the binder it is given — when the section is in
+  /// the file (a section may add what its keys fill, as `collectors.<name>` does); `check` then
+  /// returns the errors of combinations of its keys, reported at the section.
+  virtual void section(std::string_view key, std::function<void(SettingsBinder&)> declare,
+                       std::function<std::vector<std::string>()> check) = 0;
 };
 
 /// The settings of every rule, keyed by the settings type. A rule absent from the set reads as its
@@ -140,11 +171,18 @@ struct RuleSchema {
   void (*bind)(SettingsBinder& binder, RuleSettingsSet& settings);
 };
 
+/// What the config loader needs to know of a collector: its name and, when it has settings of its
+/// own (`collectors.<name>.<key>` beside `enabled` and `interval`), how to bind their keys.
+struct CollectorSchema {
+  std::string_view name;
+  void (*bind)(SettingsBinder& binder, RuleSettingsSet& settings) = nullptr;
+};
+
 /// The names the config may refer to, from the one table of each kind (the watchdog's rule table,
 /// the collector registry); the daemon assembles it (daemon/config_schema.hpp).
 struct ConfigSchema {
   std::vector<RuleSchema> rules;
-  std::vector<std::string_view> collectors;
+  std::vector<CollectorSchema> collectors;
 };
 
 }  // namespace fabricmon

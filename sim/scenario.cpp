@@ -1,5 +1,6 @@
 #include "sim/scenario.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -7,125 +8,298 @@ namespace fabricmon::sim {
 
 namespace {
 
-struct Spec {
-  Scenario scenario;
-  std::string_view name;
-  std::string_view summary;
-  bool priority;
-  bool needsEcn;
-};
+double degradePhase(double t) {
+  if (t <= kOpticDegradeFrom) return 0;
+  if (t >= kOpticDegradeTo) return 1;
+  return (t - kOpticDegradeFrom) / (kOpticDegradeTo - kOpticDegradeFrom);
+}
 
-constexpr std::array<Spec, 30> kSpecs{{
-    {Scenario::kHealthy, "healthy",
-     "every port busy with RDMA traffic; no pause, no ECN, no errors", false, false},
-    {Scenario::kCongested, "congested",
-     "normal congestion: ECN marks and CNPs on priority 3, 2-5 % pause time; traffic still flowing",
-     true, false},
-    {Scenario::kPauseStorm, "pause-storm",
-     "peer pauses priority 3 ~100 % of the time; transmit on it frozen; storm warning at 5 s", true,
-     false},
-    {Scenario::kDcqcnNpDisabled, "dcqcn-np-disabled",
-     "ecn/roce_np/enable/3 = 0: ECN-marked packets arrive but no CNPs are sent", true, true},
-    {Scenario::kDcqcnRpDisabled, "dcqcn-rp-disabled",
-     "ecn/roce_rp/enable/3 = 0: CNPs ignored (rp_cnp_ignored rises, rp_cnp_handled flat)", true,
-     true},
-    {Scenario::kPfcWithoutEcn, "pfc-without-ecn",
-     "3-8 % pause time on priority 3 with no ECN marks and no CNPs", true, false},
-    {Scenario::kLinkFlap, "link-flap", "the link goes down for 2 s every 6 s", false, false},
-    {Scenario::kCableErrors, "cable-errors",
-     "bad cable: symbol/PCS/CRC errors several per second, link recoveries, high pre-FEC BER",
-     false, false},
-    {Scenario::kLossy, "lossy",
-     "RoCE packet loss upstream: out-of-sequence, sequence-error NAKs, ack timeouts (3/s), "
+/// congested and the two DCQCN faults: the same traffic; the faults differ in their set-up.
+void congestion(PortBehaviour& b, double) {
+  b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
+  b.pausedByPeerLo = 0.02, b.pausedByPeerHi = 0.05;
+  b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
+}
+
+// Every scenario, one row each, in the order of the enum (docs/simulator.md describes them).
+const std::array<ScenarioDef, 30> kScenarios{{
+    {.scenario = Scenario::kHealthy,
+     .name = "healthy",
+     .summary = "every port busy with RDMA traffic; no pause, no ECN, no errors"},
+    {.scenario = Scenario::kCongested,
+     .name = "congested",
+     .summary = "normal congestion: ECN marks and CNPs on priority 3, 2-5 % pause time; traffic still flowing",
+     .priority = true,
+     .behaviour = congestion},
+    {.scenario = Scenario::kPauseStorm,
+     .name = "pause-storm",
+     .summary = "peer pauses priority 3 ~100 % of the time; transmit on it frozen; storm warning at 5 s",
+     .priority = true,
+     .firstEvent = kStormWarningAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       node.affected().ethtool["tx_pause_storm_warning_events"].add(1);
+       return kNoEvent;
+     },
+     .behaviour = [](PortBehaviour& b, double) {
+       // pause_duration slightly below elapsed: the counter is sampled by firmware, not integrated
+       // exactly.
+       b.pausedByPeerLo = 0.997, b.pausedByPeerHi = 1.0;
+       b.pauseStorm = true;
+     }},
+    {.scenario = Scenario::kDcqcnNpDisabled,
+     .name = "dcqcn-np-disabled",
+     .summary = "ecn/roce_np/enable/3 = 0: ECN-marked packets arrive but no CNPs are sent",
+     .priority = true,
+     .needsEcn = true,
+     .setUp = [](PortModel& p) { p.npEnabled[kRocePriority] = false; },
+     .behaviour = congestion},
+    {.scenario = Scenario::kDcqcnRpDisabled,
+     .name = "dcqcn-rp-disabled",
+     .summary = "ecn/roce_rp/enable/3 = 0: CNPs ignored (rp_cnp_ignored rises, rp_cnp_handled flat)",
+     .priority = true,
+     .needsEcn = true,
+     .setUp = [](PortModel& p) { p.rpEnabled[kRocePriority] = false; },
+     .behaviour = congestion},
+    {.scenario = Scenario::kPfcWithoutEcn,
+     .name = "pfc-without-ecn",
+     .summary = "3-8 % pause time on priority 3 with no ECN marks and no CNPs",
+     .priority = true,
+     .behaviour = [](PortBehaviour& b, double) {
+       b.pausedByPeerLo = 0.03, b.pausedByPeerHi = 0.08;
+       b.pausingPeerLo = 0.03, b.pausingPeerHi = 0.08;
+     }},
+    {.scenario = Scenario::kLinkFlap,
+     .name = "link-flap",
+     .summary = "the link goes down for 2 s every 6 s",
+     .firstEvent = kFlapDownAt,
+     .event = [](ScenarioNode& node, unsigned n) {
+       // Events alternate: down (n even, cycle n/2), back up at the end of the cycle.
+       PortModel& p = node.affected();
+       if (p.linkUp) {
+         linkDown(p);
+         return kFlapPeriod * (n / 2 + 1);
+       }
+       linkUp(p);
+       return kFlapPeriod * ((n + 1) / 2) + kFlapDownAt;
+     }},
+    {.scenario = Scenario::kCableErrors,
+     .name = "cable-errors",
+     .summary = "bad cable: symbol/PCS/CRC errors several per second, link recoveries, high pre-FEC BER",
+     .behaviour = [](PortBehaviour& b, double) {
+       b.preFecBer = 2e-5;
+       b.symbolErrorsPerSecond = 6;
+       b.crcErrorsPerSecond = 3;
+       b.linkErrorRecoveriesPerSecond = 0.1;
+     }},
+    {.scenario = Scenario::kLossy,
+     .name = "lossy",
+     .summary = "RoCE packet loss upstream: out-of-sequence, sequence-error NAKs, ack timeouts (3/s), "
      "retransmissions",
-     false, false},
-    {Scenario::kDegradedPort, "degraded-port",
-     "the port trained at 200 Gb/sec (2X NDR), half its lanes", false, false},
-    {Scenario::kCounterReset, "counter-reset",
-     "driver reload after 10 s: every counter of the device restarts at 0", false, false},
-    {Scenario::kBusyPause, "busy-pause",
-     "busy but healthy: priority 3 paused 45-55 % of the time, traffic still flowing, ECN marks and "
+     .behaviour = [](PortBehaviour& b, double) { b.transportErrorScale = 1; }},
+    {.scenario = Scenario::kDegradedPort,
+     .name = "degraded-port",
+     .summary = "the port trained at 200 Gb/sec (2X NDR), half its lanes",
+     .setUp = [](PortModel& p) {
+       p.rateGbps = 200;
+       p.rateText = "200 Gb/sec (2X NDR)";
+     }},
+    {.scenario = Scenario::kCounterReset,
+     .name = "counter-reset",
+     .summary = "driver reload after 10 s: every counter of the device restarts at 0",
+     .firstEvent = kResetAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       buildTables(node.affected());  // a driver reload: every counter of the device and its netdev starts again
+       return kNoEvent;
+     }},
+    {.scenario = Scenario::kBusyPause,
+     .name = "busy-pause",
+     .summary = "busy but healthy: priority 3 paused 45-55 % of the time, traffic still flowing, ECN marks and "
      "CNPs (DCQCN at work)",
-     true, false},
-    {Scenario::kPortDown, "port-down",
-     "the link goes down 3 s after the onset and stays down (physical state Polling: cable, optic or peer)",
-     false, false},
-    {Scenario::kPortDisabled, "port-disabled",
-     "look-alike of port-down: the port is taken down on purpose 3 s after the onset (physical state Disabled)",
-     false, false},
-    {Scenario::kUnusedPort, "unused-port",
-     "look-alike of port-down: the port is down from the start and never comes up (an unused port)", false,
-     false},
-    {Scenario::kDeviceMissing, "device-missing",
-     "the RDMA device leaves /sys/class/infiniband 3 s after the onset and never comes back", false, false},
-    {Scenario::kDriverReload, "driver-reload",
-     "look-alike of device-missing: the RDMA device leaves sysfs for 4 s and comes back with fresh counters",
-     false, false},
-    {Scenario::kPfcProtectionOff, "pfc-protection-off",
-     "PFC on priority 3 with the PFC storm prevention timeout set to 0 (off)", false, false},
-    {Scenario::kGlobalPause, "global-pause",
-     "IEEE 802.3x global pause frames received and sent (50/s each) on a port that runs PFC", false, false},
-    {Scenario::kLosslessShared, "lossless-shared",
-     "DSCP 0 mapped to priority 3: 10 GB/s of bulk TCP each way shares the lossless RoCE priority", true,
-     false},
-    {Scenario::kReordering, "reordering",
-     "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
+     .priority = true,
+     .behaviour = [](PortBehaviour& b, double) {
+       // The look-alike a storm detector must stay silent on: half the time paused, yet moving.
+       b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
+       b.pausedByPeerLo = 0.45, b.pausedByPeerHi = 0.55;
+       b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
+     }},
+    {.scenario = Scenario::kPortDown,
+     .name = "port-down",
+     .summary = "the link goes down 3 s after the onset and stays down (physical state Polling: cable, optic or peer)",
+     .firstEvent = kPortEventAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       linkDown(node.affected());
+       return kNoEvent;
+     }},
+    {.scenario = Scenario::kPortDisabled,
+     .name = "port-disabled",
+     .summary = "look-alike of port-down: the port is taken down on purpose 3 s after the onset (physical state Disabled)",
+     .firstEvent = kPortEventAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       node.affected().adminDisabled = true;
+       linkDown(node.affected());
+       return kNoEvent;
+     }},
+    {.scenario = Scenario::kUnusedPort,
+     .name = "unused-port",
+     .summary = "look-alike of port-down: the port is down from the start and never comes up (an unused port)",
+     .setUp = [](PortModel& p) { p.linkUp = false; }},
+    {.scenario = Scenario::kDeviceMissing,
+     .name = "device-missing",
+     .summary = "the RDMA device leaves /sys/class/infiniband 3 s after the onset and never comes back",
+     .firstEvent = kPortEventAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       node.removeDevice();
+       return kNoEvent;
+     }},
+    {.scenario = Scenario::kDriverReload,
+     .name = "driver-reload",
+     .summary = "look-alike of device-missing: the RDMA device leaves sysfs for 4 s and comes back with fresh counters",
+     .firstEvent = kPortEventAt,
+     .event = [](ScenarioNode& node, unsigned n) {
+       if (n == 0) {
+         node.removeDevice();
+         return kPortEventAt + kReloadGone;
+       }
+       // The driver comes back with fresh counters; a clean reload logs only what a probe logs,
+       // the look-alike nic_driver_error stays silent on.
+       node.restoreDevice();
+       return kNoEvent;
+     }},
+    {.scenario = Scenario::kPfcProtectionOff,
+     .name = "pfc-protection-off",
+     .summary = "PFC on priority 3 with the PFC storm prevention timeout set to 0 (off)",
+     .setUp = [](PortModel& p) { p.stormPreventionMs = 0; }},
+    {.scenario = Scenario::kGlobalPause,
+     .name = "global-pause",
+     .summary = "IEEE 802.3x global pause frames received and sent (50/s each) on a port that runs PFC",
+     .setUp = [](PortModel& p) {
+       // Link-level pause is on: the driver lists its counters from the start (at 0 so far).
+       for (const char* name : {"rx_global_pause", "tx_global_pause"}) p.ethtool.add(name);
+     },
+     .behaviour = [](PortBehaviour& b, double) { b.globalPauseFramesPerSecond = 50; }},
+    {.scenario = Scenario::kLosslessShared,
+     .name = "lossless-shared",
+     .summary = "DSCP 0 mapped to priority 3: 10 GB/s of bulk TCP each way shares the lossless RoCE priority",
+     .priority = true,
+     .setUp = [](PortModel& p) { p.dscpZeroOnRocePriority = true; },
+     .behaviour = [](PortBehaviour& b, double) {
+       // A checkpoint or dataset copy over TCP: about a fifth of the 400G port's bytes each way.
+       b.bulkTcpOnRocePriority = 10e9;
+     }},
+    {.scenario = Scenario::kReordering,
+     .name = "reordering",
+     .summary = "look-alike of lossy: out-of-sequence packets (200/s, adaptive routing) with no NAK, timeout or "
      "retransmission",
-     false, false},
-    {Scenario::kPcieAer, "pcie-aer",
-     "PCIe corrected errors at the switch port above the NIC, from 1/s and rising; a non-fatal AER "
+     .behaviour = [](PortBehaviour& b, double) { b.reorderPerSecond = 200; }},
+    {.scenario = Scenario::kPcieAer,
+     .name = "pcie-aer",
+     .summary = "PCIe corrected errors at the switch port above the NIC, from 1/s and rising; a non-fatal AER "
      "error (completion timeout) at the NIC's function 12 s after the onset",
-     false, false},
-    {Scenario::kPcieAerBackground, "pcie-aer-background",
-     "look-alike of pcie-aer: a steady 2 corrected PCIe errors a minute at the NIC's function and every "
+     .firstEvent = kAerNonFatalAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       node.addCompletionTimeout();
+       return kNoEvent;
+     },
+     .pcie = [](ScenarioNode& node, double t0, double seconds) {
+       const double t1 = t0 + seconds;
+       node.addCorrectedAtReporter(kAerCorrectedStart * seconds + kAerCorrectedGrowth * (t1 * t1 - t0 * t0) / 2);
+     }},
+    {.scenario = Scenario::kPcieAerBackground,
+     .name = "pcie-aer-background",
+     .summary = "look-alike of pcie-aer: a steady 2 corrected PCIe errors a minute at the NIC's function and every "
      "port above it",
-     false, false},
-    {Scenario::kNicFwFatal, "nic-fw-fatal",
-     "the NIC's firmware fails 3 s after the onset: mlx5 logs a fatal health error to the kernel log and "
+     .pcie = [](ScenarioNode& node, double, double seconds) {
+       node.addCorrectedAlongPath(kAerBackgroundPerSecond * seconds);
+     }},
+    {.scenario = Scenario::kNicFwFatal,
+     .name = "nic-fw-fatal",
+     .summary = "the NIC's firmware fails 3 s after the onset: mlx5 logs a fatal health error to the kernel log and "
      "the port's counters freeze (the link still shows up)",
-     false, false},
-    {Scenario::kHotModule, "hot-module",
-     "the port's optic heats up from 48 °C past its 75 °C high warning (10-130 s after the onset)", false, false},
-    {Scenario::kOpticDegrading, "optic-degrading",
-     "a failing optic: Rx power of lane 1 sinks 9 dB below the module's low warning and the pre-FEC BER rises "
+     .firstEvent = kPortEventAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       // mlx5/core/health.c, poll_health(): the health buffer reports a fatal error; the firmware
+       // stops, and with it every counter (the link still shows up).
+       node.affected().frozen = true;
+       node.logKernel(3, "poll_health:800:(pid 0): Fatal error 1 detected");
+       return kNoEvent;
+     }},
+    {.scenario = Scenario::kHotModule,
+     .name = "hot-module",
+     .summary = "the port's optic heats up from 48 °C past its 75 °C high warning (10-130 s after the onset)",
+     .module = [](ModuleParams& m, double t) { m.temperatureCelsius += hotModuleRise(t); }},
+    {.scenario = Scenario::kOpticDegrading,
+     .name = "optic-degrading",
+     .summary = "a failing optic: Rx power of lane 1 sinks 9 dB below the module's low warning and the pre-FEC BER rises "
      "from 1e-9 to 1e-4 (10-130 s after the onset); the link flaps at 150 s",
-     false, false},
-    {Scenario::kOpticMarginal, "optic-marginal",
-     "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning", false,
-     false},
-    {Scenario::kModuleSwap, "module-swap",
-     "look-alike: the port's optic is replaced 30 s after the onset (new serial, flags clear, same healthy values)",
-     false, false},
-    {Scenario::kDirtyConnector, "dirty-connector",
-     "a dirty connector: pre-FEC BER high (5e-5, a decade from RS(544,514)'s limit) but stable; nothing lost yet",
-     false, false},
-    {Scenario::kFecUncorrectable, "fec-uncorrectable",
-     "the FEC gives up: uncorrectable codewords (0.5/s) at a pre-FEC BER of 1e-4", false, false},
+     .firstEvent = kOpticFlapAt,
+     .event = [](ScenarioNode& node, unsigned) {
+       // The optic finally loses the link once, as link-flap's flaps do (down for 2 s).
+       PortModel& p = node.affected();
+       if (p.linkUp) {
+         linkDown(p);
+         return kOpticFlapAt + (kFlapPeriod - kFlapDownAt);
+       }
+       linkUp(p);
+       return kNoEvent;
+     },
+     .behaviour = [](PortBehaviour& b, double t) { b.preFecBer = opticDegradingBer(t); },
+     .module = [](ModuleParams& m, double t) {
+       // Lane 1 sinks; the others stay (a dirty or damaged connector ferrule hits one fibre).
+       const double healthy = m.rxPowerWatts.empty() ? 0.85e-3 : m.rxPowerWatts[0];
+       m.rxPowerWatts.assign(std::max(m.lanes, 1u), healthy);
+       m.rxPowerWatts[0] = healthy * std::pow(10.0, -opticsDrift(t) / 10.0);
+     }},
+    {.scenario = Scenario::kOpticMarginal,
+     .name = "optic-marginal",
+     .summary = "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning",
+     .module = [](ModuleParams& m, double) {
+       const double lowWarning = m.thresholds[4][2];
+       m.rxPowerWatts = {lowWarning * std::pow(10.0, 0.5 / 10.0)};
+     }},
+    {.scenario = Scenario::kModuleSwap,
+     .name = "module-swap",
+     .summary = "look-alike: the port's optic is replaced 30 s after the onset (new serial, flags clear, same healthy values)",
+     .module = [](ModuleParams& m, double t) {
+       if (t >= kModuleSwapAt) m.serialNumber += "-R";
+     }},
+    {.scenario = Scenario::kDirtyConnector,
+     .name = "dirty-connector",
+     .summary = "a dirty connector: pre-FEC BER high (5e-5, a decade from RS(544,514)'s limit) but stable; nothing lost yet",
+     .behaviour = [](PortBehaviour& b, double) { b.preFecBer = 5e-5; }},
+    {.scenario = Scenario::kFecUncorrectable,
+     .name = "fec-uncorrectable",
+     .summary = "the FEC gives up: uncorrectable codewords (0.5/s) at a pre-FEC BER of 1e-4",
+     .behaviour = [](PortBehaviour& b, double) {
+       b.preFecBer = 1e-4;
+       b.uncorrectablePerSecond = 0.5;
+     }},
 }};
 
-constexpr std::array<std::string_view, kSpecs.size()> kNames = [] {
-  std::array<std::string_view, kSpecs.size()> names{};
-  for (size_t i = 0; i < kSpecs.size(); ++i) names[i] = kSpecs[i].name;
+constexpr size_t kCount = 30;
+const std::array<std::string_view, kCount> kNames = [] {
+  std::array<std::string_view, kCount> names{};
+  for (size_t i = 0; i < kCount; ++i) names[i] = kScenarios[i].name;
   return names;
 }();
 
-const Spec& spec(Scenario s) { return kSpecs[static_cast<size_t>(s)]; }
-
 }  // namespace
+
+std::span<const ScenarioDef> scenarioDefs() { return kScenarios; }
+const ScenarioDef& scenarioDef(Scenario s) { return kScenarios[static_cast<size_t>(s)]; }
 
 std::span<const std::string_view> scenarioNames() { return kNames; }
 
 std::optional<Scenario> parseScenario(std::string_view name) {
-  for (const Spec& s : kSpecs) {
+  for (const ScenarioDef& s : kScenarios) {
     if (s.name == name) return s.scenario;
   }
   return std::nullopt;
 }
 
-std::string_view scenarioName(Scenario s) { return spec(s).name; }
-std::string_view scenarioSummary(Scenario s) { return spec(s).summary; }
-bool scenarioHasPriority(Scenario s) { return spec(s).priority; }
-bool scenarioNeedsEcnTree(Scenario s) { return spec(s).needsEcn; }
+std::string_view scenarioName(Scenario s) { return scenarioDef(s).name; }
+std::string_view scenarioSummary(Scenario s) { return scenarioDef(s).summary; }
+bool scenarioHasPriority(Scenario s) { return scenarioDef(s).priority; }
+bool scenarioNeedsEcnTree(Scenario s) { return scenarioDef(s).needsEcn; }
 
 PortBehaviour healthyBehaviour() {
   PortBehaviour b;
@@ -135,89 +309,11 @@ PortBehaviour healthyBehaviour() {
   return b;
 }
 
-PortBehaviour affectedBehaviour(Scenario s) {
+PortBehaviour affectedBehaviour(Scenario s, double sinceOnset) {
   PortBehaviour b = healthyBehaviour();
-  switch (s) {
-    case Scenario::kCongested:
-    case Scenario::kDcqcnNpDisabled:
-    case Scenario::kDcqcnRpDisabled:
-      b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
-      b.pausedByPeerLo = 0.02, b.pausedByPeerHi = 0.05;
-      b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
-      break;
-    case Scenario::kBusyPause:
-      // The look-alike a storm detector must stay silent on: half the time paused, yet moving.
-      b.ecnMarkLo = 0.003, b.ecnMarkHi = 0.006;
-      b.pausedByPeerLo = 0.45, b.pausedByPeerHi = 0.55;
-      b.pausingPeerLo = 0.02, b.pausingPeerHi = 0.05;
-      break;
-    case Scenario::kPauseStorm:
-      // pause_duration slightly below elapsed: the counter is sampled by firmware, not integrated
-      // exactly.
-      b.pausedByPeerLo = 0.997, b.pausedByPeerHi = 1.0;
-      b.pauseStorm = true;
-      break;
-    case Scenario::kPfcWithoutEcn:
-      b.pausedByPeerLo = 0.03, b.pausedByPeerHi = 0.08;
-      b.pausingPeerLo = 0.03, b.pausingPeerHi = 0.08;
-      break;
-    case Scenario::kCableErrors:
-      b.preFecBer = 2e-5;
-      b.symbolErrorsPerSecond = 6;
-      b.crcErrorsPerSecond = 3;
-      b.linkErrorRecoveriesPerSecond = 0.1;
-      break;
-    case Scenario::kLossy:
-      b.transportErrorScale = 1;
-      break;
-    case Scenario::kReordering:
-      b.reorderPerSecond = 200;
-      break;
-    case Scenario::kGlobalPause:
-      b.globalPauseFramesPerSecond = 50;
-      break;
-    case Scenario::kLosslessShared:
-      // A checkpoint or dataset copy over TCP: about a fifth of the 400G port's bytes each way.
-      b.bulkTcpOnRocePriority = 10e9;
-      break;
-    case Scenario::kDirtyConnector:
-      b.preFecBer = 5e-5;
-      break;
-    case Scenario::kFecUncorrectable:
-      b.preFecBer = 1e-4;
-      b.uncorrectablePerSecond = 0.5;
-      break;
-    case Scenario::kOpticDegrading:
-      b.preFecBer = opticDegradingBer(0);
-      break;
-    case Scenario::kHealthy:
-    case Scenario::kHotModule:
-    case Scenario::kOpticMarginal:
-    case Scenario::kModuleSwap:
-    case Scenario::kLinkFlap:
-    case Scenario::kDegradedPort:
-    case Scenario::kCounterReset:
-    case Scenario::kPortDown:
-    case Scenario::kPortDisabled:
-    case Scenario::kUnusedPort:
-    case Scenario::kDeviceMissing:
-    case Scenario::kDriverReload:
-    case Scenario::kNicFwFatal:  // healthy until the firmware fails (an event: counters freeze)
-    case Scenario::kPfcProtectionOff:
-    case Scenario::kPcieAer:             // PCIe errors are the simulator's, not the port's (AerCounts)
-    case Scenario::kPcieAerBackground:
-      break;
-  }
+  if (auto change = scenarioDef(s).behaviour) change(b, sinceOnset);
   return b;
 }
-
-namespace {
-double degradePhase(double t) {
-  if (t <= kOpticDegradeFrom) return 0;
-  if (t >= kOpticDegradeTo) return 1;
-  return (t - kOpticDegradeFrom) / (kOpticDegradeTo - kOpticDegradeFrom);
-}
-}  // namespace
 
 double opticsDrift(double t) { return kOpticDriftDb * degradePhase(t); }
 double hotModuleRise(double t) { return kHotModuleRise * degradePhase(t); }
@@ -229,10 +325,6 @@ double opticDegradingBer(double sinceOnset) {
   // Exponential in time: a straight line on the dashboards' log scale, a decade every 24 s.
   const double f = (sinceOnset - kOpticDegradeFrom) / (kOpticDegradeTo - kOpticDegradeFrom);
   return kFrom * std::pow(kTo / kFrom, f);
-}
-
-void evolveBehaviour(Scenario s, PortBehaviour& b, double sinceOnset) {
-  if (s == Scenario::kOpticDegrading) b.preFecBer = opticDegradingBer(sinceOnset);
 }
 
 }  // namespace fabricmon::sim

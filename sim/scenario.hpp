@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 
+#include "sim/module_image.hpp"
 #include "sim/port_model.hpp"
 
 namespace fabricmon::sim {
@@ -42,6 +43,57 @@ enum class Scenario {
   kFecUncorrectable,
 };
 
+/// What a scenario may do to the node at its events and as time passes; the simulator implements
+/// it. "The affected port" is the fault port (SimOptions::faultPort).
+class ScenarioNode {
+ public:
+  virtual ~ScenarioNode() = default;
+  virtual PortModel& affected() = 0;
+  /// The affected port's RDMA device leaves sysfs (its class/infiniband link and directory go).
+  virtual void removeDevice() = 0;
+  /// It comes back: fresh counters, its files written again, its driver's probe lines logged.
+  virtual void restoreDevice() = 0;
+  /// A record of the affected port's driver in the node's kernel log (syslog level, text).
+  virtual void logKernel(unsigned level, std::string_view text) = 0;
+  /// Corrected PCIe errors at the function that reports the affected port's link (the switch port
+  /// above the NIC, or the NIC's own function on the root complex).
+  virtual void addCorrectedAtReporter(double errors) = 0;
+  /// Corrected PCIe errors at the NIC's function and every port above it, each.
+  virtual void addCorrectedAlongPath(double errors) = 0;
+  /// A non-fatal AER error (completion timeout) at the NIC's own function.
+  virtual void addCompletionTimeout() = 0;
+};
+
+/// No (further) event.
+inline constexpr double kNoEvent = -1;
+
+/// One scenario, whole: what it is, what it sets up, when its first event comes and what each
+/// event does, and what it changes as time passes. Times are seconds since the fault's onset
+/// (SimOptions::faultAt); before the onset every port is healthy. Each row is in scenario.cpp.
+struct ScenarioDef {
+  Scenario scenario;
+  std::string_view name;
+  std::string_view summary;  ///< one line for `fabricsim --list-scenarios` and the docs
+  bool priority = false;     ///< concerns one priority (the RoCE priority 3), not the whole port
+  bool needsEcn = false;     ///< needs the OFED ecn/ tree (per-priority enable files)
+  /// At start, on the affected port (configuration faults, an unused port, a degraded rate).
+  void (*setUp)(PortModel& affected) = nullptr;
+  /// The first event's time, or kNoEvent.
+  double firstEvent = kNoEvent;
+  /// Event `n` (0, 1, ...): what it does; returns the next event's time, or kNoEvent.
+  double (*event)(ScenarioNode& node, unsigned n) = nullptr;
+  /// The affected port's traffic and error behaviour at time t (starting from healthyBehaviour()).
+  void (*behaviour)(PortBehaviour& b, double t) = nullptr;
+  /// The affected port's module at time t (starting from the module as built).
+  void (*module)(ModuleParams& m, double t) = nullptr;
+  /// PCIe errors accrued over the `seconds` from time t0.
+  void (*pcie)(ScenarioNode& node, double t0, double seconds) = nullptr;
+};
+
+/// Every scenario, in the order of the enum.
+std::span<const ScenarioDef> scenarioDefs();
+const ScenarioDef& scenarioDef(Scenario s);
+
 /// Every scenario name, in the order of the enum ("healthy", "congested", ...).
 std::span<const std::string_view> scenarioNames();
 std::optional<Scenario> parseScenario(std::string_view name);
@@ -56,13 +108,9 @@ bool scenarioNeedsEcnTree(Scenario s);
 
 /// A healthy port under GPU training traffic.
 PortBehaviour healthyBehaviour();
-/// The behaviour of the affected port under `s` (time-driven effects such as link flaps are
-/// events).
-PortBehaviour affectedBehaviour(Scenario s);
+/// The behaviour of the affected port under `s`, `sinceOnset` seconds after the onset.
+PortBehaviour affectedBehaviour(Scenario s, double sinceOnset);
 
-/// Time-driven parts of a scenario's behaviour, `sinceOnset` seconds after the fault's onset (the
-/// pre-FEC BER of optic-degrading rising towards its flap). Other scenarios: unchanged.
-void evolveBehaviour(Scenario s, PortBehaviour& b, double sinceOnset);
 /// optic-degrading's pre-FEC BER: 1e-9 until kOpticDegradeFrom, rising exponentially to 1e-4 at
 /// kOpticDegradeTo, held there (the same degrade phase as its Rx power, below).
 double opticDegradingBer(double sinceOnset);

@@ -177,7 +177,7 @@ std::string aerText(const std::array<const char*, N>& names, const std::array<ui
 
 }  // namespace
 
-struct Simulator::State {
+struct Simulator::State final : ScenarioNode {
   SimOptions options;
   Scenario scenario = Scenario::kHealthy;
   Vendor vendor = Vendor::kMlx5;
@@ -194,7 +194,7 @@ struct Simulator::State {
   FileWriter writer;
   double now = 0;
   std::optional<double> nextEvent;
-  unsigned flapCycle = 0;
+  unsigned events = 0;  ///< the scenario's events fired so far
   bool initialised = false;
 
   fs::path sys() const { return options.root / "sys"; }
@@ -213,9 +213,7 @@ struct Simulator::State {
 
   PortBehaviour behaviour(size_t index) const {
     if (index != options.faultPort || now < options.faultAt) return healthyBehaviour();
-    PortBehaviour b = affectedBehaviour(scenario);
-    evolveBehaviour(scenario, b, now - options.faultAt);
-    return b;
+    return affectedBehaviour(scenario, now - options.faultAt);
   }
   void advanceAll(double seconds) {
     for (size_t i = 0; i < ports.size(); ++i) advance(ports[i], seconds, behaviour(i));
@@ -240,14 +238,40 @@ struct Simulator::State {
     }
   }
   void fireEvent();
+
+  // What a scenario may do to the node (ScenarioNode, sim/scenario.hpp).
+  PortModel& affected() override { return ports[options.faultPort]; }
   /// The device leaves sysfs: its class/infiniband link and directory go; the files are written
   /// again (and the link made again) when it comes back.
-  void removeDevice(PortModel& p) {
+  void removeDevice() override {
+    PortModel& p = affected();
     p.removed = true;
     std::error_code ec;
     fs::remove(sys() / "class" / "infiniband" / p.device, ec);
     fs::remove_all(devDir(p), ec);
     writer.forget(devDir(p));
+  }
+  void restoreDevice() override {
+    PortModel& p = affected();
+    buildTables(p);
+    p.removed = false;
+    pendingRestore = true;
+    if (Status st = logProbe(p); !st && kmsgStatus.ok()) kmsgStatus = st;
+  }
+  void logKernel(unsigned level, std::string_view text) override {
+    if (Status st = logKernel(affected(), level, text); !st && kmsgStatus.ok()) kmsgStatus = st;
+  }
+  void addCorrectedAtReporter(double errors) override { aer[aerReporter(affected())].addCorrected(errors); }
+  void addCorrectedAlongPath(double errors) override {
+    const PortModel& p = affected();
+    for (auto& [path, counts] : aer) {
+      if (p.pciPath == path || p.pciPath.starts_with(path + "/")) counts.addCorrected(errors);
+    }
+  }
+  void addCompletionTimeout() override {
+    AerCounts& own = aer[affected().pciPath];
+    ++own.nonfatal[kCmpltTO];
+    ++own.nonfatalTotal;
   }
   bool pendingRestore = false;
   /// PCIe AER counts of every NIC function and every bridge above one, by path below sys/devices.
@@ -260,15 +284,7 @@ struct Simulator::State {
   }
   void advanceAer(double seconds) {
     if (ports.empty() || now < options.faultAt || seconds <= 0) return;
-    const PortModel& p = ports[options.faultPort];
-    if (scenario == Scenario::kPcieAer) {
-      const double t0 = now - options.faultAt, t1 = t0 + seconds;
-      aer[aerReporter(p)].addCorrected(kAerCorrectedStart * seconds + kAerCorrectedGrowth * (t1 * t1 - t0 * t0) / 2);
-    } else if (scenario == Scenario::kPcieAerBackground) {
-      for (auto& [path, counts] : aer) {
-        if (p.pciPath == path || p.pciPath.starts_with(path + "/")) counts.addCorrected(kAerBackgroundPerSecond * seconds);
-      }
-    }
+    if (auto pcie = scenarioDef(scenario).pcie) pcie(*this, now - options.faultAt, seconds);
   }
   Status renderAer();
   /// The node's kernel log (root/kmsg, the daemon's sources.kmsg_file): records in /dev/kmsg's
@@ -288,6 +304,10 @@ struct Simulator::State {
     return logKernel(p, 6, "Port module event: module " + std::to_string(p.port - 1) + ", Cable plugged");
   }
   Status kmsgStatus;  ///< the first failed kernel log write of fireEvent() (reported by tick)
+  Status validate();
+  void layOutPorts();
+  void setUpScenario();
+  Status createFiles();
   Status createTree();
   Status createBridgesAndGpu(const PortModel& p);
   Status renderAll();
@@ -328,29 +348,7 @@ void Simulator::State::createModules() {
 ModuleParams Simulator::State::moduleNow(size_t index) const {
   ModuleParams m = modules[index];
   if (index != options.faultPort || now < options.faultAt) return m;
-  const double t = now - options.faultAt;
-  switch (scenario) {
-    case Scenario::kHotModule:
-      m.temperatureCelsius += hotModuleRise(t);
-      break;
-    case Scenario::kOpticDegrading: {
-      // Lane 1 sinks; the others stay (a dirty or damaged connector ferrule hits one fibre).
-      const double healthy = m.rxPowerWatts.empty() ? 0.85e-3 : m.rxPowerWatts[0];
-      m.rxPowerWatts.assign(std::max(m.lanes, 1u), healthy);
-      m.rxPowerWatts[0] = healthy * std::pow(10.0, -opticsDrift(t) / 10.0);
-      break;
-    }
-    case Scenario::kOpticMarginal: {
-      const double lowWarning = m.thresholds[4][2];
-      m.rxPowerWatts = {lowWarning * std::pow(10.0, 0.5 / 10.0)};
-      break;
-    }
-    case Scenario::kModuleSwap:
-      if (t >= kModuleSwapAt) m.serialNumber += "-R";
-      break;
-    default:
-      break;
-  }
+  if (auto bend = scenarioDef(scenario).module) bend(m, now - options.faultAt);
   latchFlags(m);  // the module latches what its values crossed (hot-module's alarm at 80 °C)
   return m;
 }
@@ -366,74 +364,12 @@ Status Simulator::State::renderModules() {
 }
 
 void Simulator::State::fireEvent() {
-  PortModel& p = ports[options.faultPort];
-  switch (scenario) {
-    case Scenario::kLinkFlap:
-      if (p.linkUp) {
-        linkDown(p);
-        nextEvent = options.faultAt + kFlapPeriod * (flapCycle + 1);
-      } else {
-        linkUp(p);
-        ++flapCycle;
-        nextEvent = options.faultAt + kFlapPeriod * flapCycle + kFlapDownAt;
-      }
-      return;
-    case Scenario::kPauseStorm:
-      p.ethtool["tx_pause_storm_warning_events"].add(1);
-      break;
-    case Scenario::kOpticDegrading:
-      // The optic finally loses the link once, as link-flap's flaps do (down for 2 s).
-      if (p.linkUp) {
-        linkDown(p);
-        nextEvent = options.faultAt + kOpticFlapAt + (kFlapPeriod - kFlapDownAt);
-      } else {
-        linkUp(p);
-        nextEvent.reset();
-      }
-      return;
-    case Scenario::kCounterReset:
-      buildTables(p);  // a driver reload: every counter of the device and its netdev starts again
-      break;
-    case Scenario::kPortDown:
-      linkDown(p);
-      break;
-    case Scenario::kPortDisabled:
-      p.adminDisabled = true;
-      linkDown(p);
-      break;
-    case Scenario::kDeviceMissing:
-      removeDevice(p);
-      break;
-    case Scenario::kPcieAer: {
-      AerCounts& own = aer[p.pciPath];
-      ++own.nonfatal[kCmpltTO];
-      ++own.nonfatalTotal;
-      break;
-    }
-    case Scenario::kDriverReload:
-      if (!p.removed) {
-        removeDevice(p);
-        nextEvent = options.faultAt + kPortEventAt + kReloadGone;
-        return;
-      }
-      buildTables(p);  // the driver comes back: its counters start again
-      p.removed = false;
-      pendingRestore = true;
-      // A clean reload logs only what a probe logs: the look-alike nic_driver_error stays silent on.
-      if (Status st = logProbe(p); !st && kmsgStatus.ok()) kmsgStatus = st;
-      break;
-    case Scenario::kNicFwFatal:
-      // mlx5/core/health.c, poll_health(): the health buffer reports a fatal error; the firmware
-      // stops, and with it every counter.
-      p.frozen = true;
-      if (Status st = logKernel(p, 3, "poll_health:800:(pid 0): Fatal error 1 detected"); !st && kmsgStatus.ok()) {
-        kmsgStatus = st;
-      }
-      break;
-    default:
-      break;
+  const double next = scenarioDef(scenario).event(*this, events++);
+  if (next == kNoEvent) {
+    nextEvent.reset();
+  } else {
+    nextEvent = options.faultAt + next;
   }
-  nextEvent.reset();
 }
 
 // The PCIe switch and root port above a compute NIC, and the GPU beside it: static files written
@@ -709,43 +645,49 @@ Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator&&) noexcept = default;
 Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 
-Status Simulator::init() {
-  State& st = *state_;
-  const SimOptions& o = st.options;
-  if (st.initialised) return Error{"simulator: init() called twice"};
+// The options, checked: the scenario, the vendor and the counter refresh they name.
+Status Simulator::State::validate() {
+  const SimOptions& o = options;
   if (o.root.empty()) return Error{"simulator: no root directory"};
-  const auto scenario = parseScenario(o.scenario);
-  if (!scenario) return Error{"simulator: unknown scenario '" + o.scenario + "'"};
+  const auto named = parseScenario(o.scenario);
+  if (!named) return Error{"simulator: unknown scenario '" + o.scenario + "'"};
   if (o.rocePorts > std::size(kRoceBuses)) return Error{"simulator: at most 16 RoCE ports"};
   if (o.faultPort != 0 && o.faultPort >= o.rocePorts) {
     return Error{"simulator: fault port " + std::to_string(o.faultPort) + " is not one of the " +
                  std::to_string(o.rocePorts) + " RoCE ports"};
   }
   if (!(o.faultAt >= 0) || !std::isfinite(o.faultAt)) return Error{"simulator: faultAt must be finite and >= 0"};
-  if (*scenario != Scenario::kHealthy && o.rocePorts == 0) {
+  if (*named != Scenario::kHealthy && o.rocePorts == 0) {
     return Error{"simulator: scenario '" + o.scenario + "' needs at least one RoCE port"};
   }
-  if (o.upstreamDriver && scenarioNeedsEcnTree(*scenario)) {
+  if (o.upstreamDriver && scenarioNeedsEcnTree(*named)) {
     return Error{"simulator: scenario '" + o.scenario +
                  "' needs the OFED ecn/ tree (per-priority enable files)"};
   }
-  st.scenario = *scenario;
-  const auto vendor = parseVendor(o.vendor);
-  if (!vendor) return Error{"simulator: unknown vendor '" + o.vendor + "'"};
-  st.vendor = *vendor;
-  st.refresh = o.counterRefresh ? o.counterRefresh->count() : vendorCounterRefresh(st.vendor);
-  if (!(st.refresh >= 0) || !std::isfinite(st.refresh))
+  scenario = *named;
+  const auto maker = parseVendor(o.vendor);
+  if (!maker) return Error{"simulator: unknown vendor '" + o.vendor + "'"};
+  vendor = *maker;
+  refresh = o.counterRefresh ? o.counterRefresh->count() : vendorCounterRefresh(vendor);
+  if (!(refresh >= 0) || !std::isfinite(refresh))
     return Error{"simulator: counter refresh must be a finite duration >= 0"};
+  return {};
+}
 
+// The node's ports: RoCE ports (with their PCIe switch and GPU where there is room), the mixed
+// node's other NICs, the InfiniBand port and the management NIC; names, PCI addresses, LLDP
+// neighbours, identities, and a few days of healthy traffic behind them.
+void Simulator::State::layOutPorts() {
+  const SimOptions& o = options;
   // A mixed node adds, after the ConnectX-7 ports, what GPU nodes really carry beside them: two
   // 200G BlueField-3 ports (storage / in-band management) and a 100G Broadcom front-end NIC.
   const unsigned extra = o.mixedNode ? std::size(kMixedPorts) : 0;
   const unsigned roce = o.rocePorts + extra;
   const unsigned withIb = roce + (o.infinibandPort ? 1 : 0);
   const unsigned total = withIb + (o.managementNic ? 1 : 0);
-  st.ports.resize(total);
+  ports.resize(total);
   for (unsigned i = 0; i < total; ++i) {
-    PortModel& p = st.ports[i];
+    PortModel& p = ports[i];
     const bool management = i >= withIb;
     p.roce = i < roce || management;
     const MixedPort* mixed = i >= o.rocePorts && i < roce ? &kMixedPorts[i - o.rocePorts] : nullptr;
@@ -807,59 +749,39 @@ Status Simulator::init() {
     advance(p, std::uniform_real_distribution<double>(2 * 86400.0, 6 * 86400.0)(p.rng),
             healthyBehaviour());
   }
-  if (o.rocePorts > 0) {
-    PortModel& first = st.ports[o.faultPort];
-    if (st.scenario == Scenario::kDcqcnNpDisabled) first.npEnabled[kRocePriority] = false;
-    if (st.scenario == Scenario::kDcqcnRpDisabled) first.rpEnabled[kRocePriority] = false;
-    if (st.scenario == Scenario::kPfcProtectionOff) first.stormPreventionMs = 0;
-    if (st.scenario == Scenario::kLosslessShared) first.dscpZeroOnRocePriority = true;
-    if (st.scenario == Scenario::kUnusedPort) first.linkUp = false;
-    if (st.scenario == Scenario::kGlobalPause) {
-      // Link-level pause is on: the driver lists its counters from the start (at 0 so far).
-      for (const char* name : {"rx_global_pause", "tx_global_pause"}) first.ethtool.add(name);
-    }
-    if (st.scenario == Scenario::kDegradedPort) {
-      first.rateGbps = 200;
-      first.rateText = "200 Gb/sec (2X NDR)";
-    }
-  }
-  switch (st.scenario) {
-    case Scenario::kLinkFlap:
-      st.nextEvent = o.faultAt + kFlapDownAt;
-      break;
-    case Scenario::kPauseStorm:
-      st.nextEvent = o.faultAt + kStormWarningAt;
-      break;
-    case Scenario::kCounterReset:
-      st.nextEvent = o.faultAt + kResetAt;
-      break;
-    case Scenario::kOpticDegrading:
-      st.nextEvent = o.faultAt + kOpticFlapAt;
-      break;
-    case Scenario::kPortDown:
-    case Scenario::kPortDisabled:
-    case Scenario::kDeviceMissing:
-    case Scenario::kDriverReload:
-    case Scenario::kNicFwFatal:
-      st.nextEvent = o.faultAt + kPortEventAt;
-      break;
-    case Scenario::kPcieAer:
-      st.nextEvent = o.faultAt + kAerNonFatalAt;
-      break;
-    default:
-      break;
-  }
-  st.createModules();
-  st.latch();  // t = 0 is a refresh boundary
-  if (Status s = st.createTree(); !s) return s;
+}
+
+// The scenario's set-up on the affected port and its first event (sim/scenario.cpp, its row).
+void Simulator::State::setUpScenario() {
+  if (options.rocePorts == 0) return;  // only healthy runs without a RoCE port (validate())
+  const ScenarioDef& def = scenarioDef(scenario);
+  if (def.setUp != nullptr) def.setUp(affected());
+  if (def.firstEvent != kNoEvent) nextEvent = options.faultAt + def.firstEvent;
+}
+
+// Every file of the node at t = 0: modules, the sysfs tree, the boot's kernel log, the counters.
+Status Simulator::State::createFiles() {
+  const SimOptions& o = options;
+  createModules();
+  latch();  // t = 0 is a refresh boundary
+  if (Status s = createTree(); !s) return s;
   // The boot: every RoCE function's probe lines (informational: counted, never a finding).
   std::error_code ignored;
   fs::remove(o.root / "kmsg", ignored);
-  for (const PortModel& p : st.ports) {
+  for (const PortModel& p : ports) {
     if (!p.roce) continue;
-    if (Status s = st.logProbe(p); !s) return s;
+    if (Status s = logProbe(p); !s) return s;
   }
-  if (Status s = st.renderAll(); !s) return s;
+  return renderAll();
+}
+
+Status Simulator::init() {
+  State& st = *state_;
+  if (st.initialised) return Error{"simulator: init() called twice"};
+  if (Status s = st.validate(); !s) return s;
+  st.layOutPorts();
+  st.setUpScenario();
+  if (Status s = st.createFiles(); !s) return s;
   st.initialised = true;
   return {};
 }

@@ -2,6 +2,9 @@
 
 #include <array>
 
+#include "model/families/pma.hpp"
+#include "model/families/port.hpp"
+
 namespace fabricmon::families::mad {
 
 using enum MetricType;
@@ -133,5 +136,36 @@ const std::array<const FamilyDef*, 25> kAll{
     &kPeerDownObserved};
 
 std::span<const FamilyDef* const> all() { return kAll; }
+
+const std::array<LocalPeer, 19> kPairs{{
+    {&pma::kTransmitBytes, &kPeerTransmitBytes},
+    {&pma::kReceiveBytes, &kPeerReceiveBytes},
+    {&pma::kTransmitPackets, &kPeerTransmitPackets},
+    {&pma::kReceivePackets, &kPeerReceivePackets},
+    {&pma::kTransmitWait, &kPeerTransmitWait},
+    {&pma::kSymbolErrors, &kPeerSymbolErrors},
+    {&pma::kLinkErrorRecovery, &kPeerLinkErrorRecovery},
+    {&pma::kLinkDowned, &kPeerLinkDowned},
+    {&pma::kReceiveErrors, &kPeerReceiveErrors},
+    {&pma::kTransmitDiscards, &kPeerTransmitDiscards},
+    {&pma::kPortCounter, &kPeerStat},
+    {&pma::kSaturated, &kPeerSaturated},
+    {&port::kPortState, &kPeerState},
+    {&port::kPortPhysicalState, &kPeerPhysicalState},
+    {&kWidthActive, &kPeerWidthActive},
+    {&kWidthEnabled, &kPeerWidthEnabled},
+    {&kSpeedActive, &kPeerSpeedActive},
+    {&kSpeedEnabled, &kPeerSpeedEnabled},
+    {&kDownObserved, &kPeerDownObserved},
+}};
+
+std::span<const LocalPeer> localPeerPairs() { return kPairs; }
+
+const FamilyDef* peerOf(const FamilyDef& local) {
+  for (const LocalPeer& p : kPairs) {
+    if (p.local == &local) return p.peer;
+  }
+  return nullptr;
+}
 
 }  // namespace fabricmon::families::mad

@@ -40,4 +40,17 @@ extern const FamilyDef kPeerDownObserved;  // fabricmon_peer_port_link_down_obse
 /// Every family above, in the order its collector lists them.
 std::span<const FamilyDef* const> all();
 
+/// A quantity of an InfiniBand port read for both ends of the cable: the local port's family and
+/// the neighbour's (same unit and labels, `fabricmon_peer_` in place of `fabricmon_`; docs/contract.md
+/// §4), labelled with the local device and port either way.
+struct LocalPeer {
+  const FamilyDef* local;
+  const FamilyDef* peer;
+};
+/// The PMA counter families (families::pma), the port state families (families::port) and the
+/// PortInfo width/speed/down families above, each with its neighbour's.
+std::span<const LocalPeer> localPeerPairs();
+/// The neighbour's family of `local`, or nullptr when it has none.
+const FamilyDef* peerOf(const FamilyDef& local);
+
 }  // namespace fabricmon::families::mad

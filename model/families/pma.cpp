@@ -63,4 +63,28 @@ const std::array<const FamilyDef*, 12> kAll{&kTransmitBytes,     &kReceiveBytes,
 
 std::span<const FamilyDef* const> all() { return kAll; }
 
+// port_xmit_data/port_rcv_data count 4-byte words (IBA PortCounters; the kernel's
+// drivers/infiniband/core/sysfs.c).
+const std::array<NamedCounter, 10> kNamed{{
+    {"port_xmit_data", &kTransmitBytes, 4.0},
+    {"port_rcv_data", &kReceiveBytes, 4.0},
+    {"port_xmit_packets", &kTransmitPackets, 1.0},
+    {"port_rcv_packets", &kReceivePackets, 1.0},
+    {"port_xmit_wait", &kTransmitWait, 1.0},
+    {"symbol_error", &kSymbolErrors, 1.0},
+    {"link_error_recovery", &kLinkErrorRecovery, 1.0},
+    {"link_downed", &kLinkDowned, 1.0},
+    {"port_rcv_errors", &kReceiveErrors, 1.0},
+    {"port_xmit_discards", &kTransmitDiscards, 1.0},
+}};
+
+std::span<const NamedCounter> namedCounters() { return kNamed; }
+
+const NamedCounter* namedCounter(std::string_view file) {
+  for (const NamedCounter& c : kNamed) {
+    if (c.file == file) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace fabricmon::families::pma

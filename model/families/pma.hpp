@@ -4,6 +4,7 @@
 // docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks the two agree.
 
 #include <span>
+#include <string_view>
 
 #include "model/sample.hpp"
 
@@ -24,5 +25,17 @@ extern const FamilyDef kSaturated;          // fabricmon_port_pma_saturated
 
 /// Every family above, in the order its collector lists them.
 std::span<const FamilyDef* const> all();
+
+/// A PMA counter with a family of its own (docs/contract.md §4), named as its sysfs file under
+/// ports/<p>/counters/, with the factor from its unit to the family's.
+struct NamedCounter {
+  std::string_view file;
+  const FamilyDef* family;
+  double scale;
+};
+std::span<const NamedCounter> namedCounters();
+/// The entry of `file` ("symbol_error"), or nullptr when it has no family of its own (it is then a
+/// fabricmon_pma_stat_total{counter}).
+const NamedCounter* namedCounter(std::string_view file);
 
 }  // namespace fabricmon::families::pma

@@ -238,7 +238,6 @@ TEST(FecCollector, ExportsBlocksLanesModeAndCode) {
   Sources sources;
   sources.fec = makeFecFileSource(dir.path());
   auto c = makeFecCollector(sources, Config{});
-  EXPECT_EQ(c->name(), "fec");
   Topology topo;
   for (const char* n : {"eth0", "eth1", "eth2", "eth3"}) topo.netdevs.push_back(Netdev{n, "", "", 0});
   std::vector<Sample> samples;

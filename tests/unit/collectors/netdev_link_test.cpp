@@ -43,7 +43,6 @@ class NetdevLink : public ::testing::Test {
 TEST_F(NetdevLink, ProcfsEth0Capture) {
   load("realdata/procfs_fixtures_sys_class_net_eth0_incl_ecn.ttar", {"eth.*"});
   auto c = makeNetdevLinkCollector(sources_, config_);
-  EXPECT_EQ(c->name(), "netdev_link");
   Poll p = run(*c);
   EXPECT_EQ(p.status, CollectStatus::kOk);
   EXPECT_EQ(p.errors, 0u);

@@ -52,7 +52,6 @@ constexpr const char* kDefaultIntent =
 
 TEST_F(DcbCollectorTest, ExportsPfcTrustAndDscpMap) {
   auto c = make(kFixtures / "dcb");
-  EXPECT_EQ(c->name(), "dcb_config");
   const RunResult r = run(*c, {"eth0"});
   EXPECT_EQ(r.status, CollectStatus::kOk);
   EXPECT_EQ(r.errors, 0u);

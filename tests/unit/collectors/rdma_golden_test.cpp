@@ -5,6 +5,7 @@
 // FABRICMON_UPDATE_GOLDEN=1 build/tests/unit/collectors/rdma_collectors_test --gtest_filter='Fixtures/RdmaGolden.*'.
 // Otherwise a difference fails the test.
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -54,9 +55,11 @@ TEST_P(RdmaGolden, RenderedBatchesMatchTheGoldenFile) {
 
   std::vector<BatchPtr> batches;
   ErrorTracker tracker("golden");
-  for (auto make : {&makeRdmaPortCollector, &makePmaCounterCollector, &makeHwCounterCollector,
-                    &makeNetdevLinkCollector, &makePortTopologyCollector}) {
-    auto collector = make(sources, config);
+  for (std::string_view name : {"rdma_port", "pma_counters", "hw_counters", "netdev_link", "port_topology"}) {
+    const auto entry = std::find_if(collectorRegistry().begin(), collectorRegistry().end(),
+                                    [&](const CollectorEntry& e) { return e.name == name; });
+    ASSERT_NE(entry, collectorRegistry().end()) << name;
+    auto collector = entry->make(sources, config);
     auto batch = std::make_shared<Batch>();
     batch->collector = std::string(collector->name());
     CollectOutput out(batch->samples, tracker);

@@ -47,8 +47,7 @@ TEST(SysfsTableCollector, ReadsEveryRowOfEveryPortScaledAndLabelled) {
     tree.write(dir + "state", "4: ACTIVE\n");
   }
   tree.write("class/infiniband/mlx5_0/ports/2/counters/extra", "7\n");
-  auto collector = makeSysfsTableCollector("test_ports", kPortTable, std::make_shared<SysfsRoot>(tree.root()));
-  EXPECT_EQ(collector->name(), "test_ports");
+  auto collector = makeSysfsTableCollector(kPortTable, std::make_shared<SysfsRoot>(tree.root()));
   ErrorTracker tracker("test");
   const Poll poll = testing::poll(*collector, twoPortsOneNetdev(), tracker);
   EXPECT_EQ(poll.status, CollectStatus::kOk);
@@ -63,7 +62,7 @@ TEST(SysfsTableCollector, ReadsEveryRowOfEveryPortScaledAndLabelled) {
 TEST(SysfsTableCollector, NetdevScopeAndAMissingRequiredFileIsOneError) {
   TempTree tree;
   tree.write("class/net/eth0/stat", "5\n");
-  auto collector = makeSysfsTableCollector("test_netdevs", kNetdevTable, std::make_shared<SysfsRoot>(tree.root()));
+  auto collector = makeSysfsTableCollector(kNetdevTable, std::make_shared<SysfsRoot>(tree.root()));
   ErrorTracker tracker("test");
   Poll poll = testing::poll(*collector, twoPortsOneNetdev(), tracker);
   EXPECT_EQ(poll.value(R"(test_bytes_total{interface="eth0"})"), 5.0);

@@ -216,3 +216,43 @@ TEST(TopologyDiscovery, RecreatedDeviceHasANewIdentityAndVanishedDeviceLeaves) {
 
 }  // namespace
 }  // namespace fabricmon
+
+namespace fabricmon {
+namespace {
+
+// A pattern must match the whole name; one that selects nothing present is reported once per
+// discovery (start and every reload each make one), not on every rescan.
+TEST(TopologyDiscovery, IncludePatternsThatMatchNothingPresentAreReportedOnce) {
+  TempTree tree;
+  tree.unpack("realdata/procfs_fixtures_sys_class_infiniband.ttar");
+  tree.write("class/net/eth0/operstate", "up\n");
+  tree.write("class/net/rdma-x1/operstate", "up\n");
+  TopologyDiscovery d(std::make_shared<SysfsRoot>(tree.root()), DevicesConfig{{"^mlx5", "mlx4_.*"}, {}},
+                      NetdevConfig{{"^rdma-x", "rdma-x.*", "eth9"}});
+  auto t = scanOk(d);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(deviceNames(*t), (std::vector<std::string>{"mlx4_0"}));
+  EXPECT_EQ(d.unmatchedIncludes(),
+            (std::vector<std::string>{"devices.include: ^mlx5", "netdev.include: ^rdma-x", "netdev.include: eth9"}));
+  tree.write("class/net/eth9/operstate", "up\n");
+  scanOk(d);
+  EXPECT_EQ(d.unmatchedIncludes().size(), 3u) << "reported at the first scan only";
+}
+
+TEST(TopologyDiscovery, EveryIncludePatternMatchesNothingWithoutTheDirectories) {
+  TempTree tree;
+  TopologyDiscovery d(std::make_shared<SysfsRoot>(tree.root()), DevicesConfig{{"mlx5_.*"}, {}},
+                      NetdevConfig{{"eth.*"}});
+  scanOk(d);
+  EXPECT_EQ(d.unmatchedIncludes(), (std::vector<std::string>{"devices.include: mlx5_.*", "netdev.include: eth.*"}));
+}
+
+TEST(TopologyDiscovery, NoIncludeListReportsNothing) {
+  TempTree tree;
+  TopologyDiscovery d(std::make_shared<SysfsRoot>(tree.root()), {}, {});
+  scanOk(d);
+  EXPECT_TRUE(d.unmatchedIncludes().empty());
+}
+
+}  // namespace
+}  // namespace fabricmon

@@ -291,3 +291,45 @@ TEST(ConfigErrorFormat, LeavesOutAbsentParts) {
 
 }  // namespace
 }  // namespace fabricmon
+
+namespace fabricmon {
+namespace {
+
+// A collector's own settings: declared by its settings struct, read as collectors.<name>.<key>
+// through the same binder as every other key (docs/architecture.md, "Config keys are declared one
+// way").
+struct FakeCollectorSettings {
+  std::optional<std::string> file;
+  unsigned depth = 2;
+  void bind(SettingsBinder& b) {
+    b.optionalText("file", file, nullptr, nullptr);
+    b.count("depth", depth, 1, 8);
+  }
+  bool operator==(const FakeCollectorSettings&) const = default;
+};
+
+void bindFake(SettingsBinder& b, RuleSettingsSet& s) { s.get<FakeCollectorSettings>().bind(b); }
+
+TEST(Loader, ACollectorsOwnSettingsAreItsKeysUnderCollectors) {
+  ConfigSchema schema = configSchema();
+  schema.collectors.push_back({"fake_source", &bindFake});
+  const ConfigLoad good =
+      loadConfigText("collectors:\n  fake_source:\n    interval: 5s\n    file: /tmp/x\n", "c.yaml", schema);
+  ASSERT_TRUE(good.ok()) << good.errors.front().format();
+  EXPECT_EQ(good.config.collectorSettings.get<FakeCollectorSettings>().file, "/tmp/x");
+  EXPECT_EQ(good.config.collectorSettings.get<FakeCollectorSettings>().depth, 2u);
+  ASSERT_NE(good.config.collector("fake_source"), nullptr);
+  EXPECT_EQ(good.config.collector("fake_source")->interval, std::chrono::seconds(5));
+
+  const ConfigLoad bad = loadConfigText("collectors:\n  fake_source:\n    depth: 9\n    fil: /x\n", "c.yaml", schema);
+  ASSERT_EQ(bad.errors.size(), 2u);
+  EXPECT_EQ(bad.errors[0].format().substr(0, 39), "c.yaml:3:12: collectors.fake_source.dep");
+  EXPECT_NE(bad.errors[0].message.find("must be between 1 and 8"), std::string::npos) << bad.errors[0].message;
+  EXPECT_EQ(bad.errors[1].key, "collectors.fake_source.fil");
+  EXPECT_NE(bad.errors[1].message.find("did you mean \"file\""), std::string::npos) << bad.errors[1].message;
+  // A collector without settings of its own has only enabled and interval.
+  EXPECT_FALSE(loadConfigText("collectors:\n  rdma_port:\n    file: /x\n", "c.yaml", schema).ok());
+}
+
+}  // namespace
+}  // namespace fabricmon

@@ -23,9 +23,8 @@ const FamilyDef kTicks{"fabricmon_test_ticks_total", "Runs of the test collector
 class FakeCollector : public Collector {
  public:
   FakeCollector(std::string name, bool blocking, std::shared_ptr<std::atomic<bool>> release)
-      : name_(std::move(name)), blocking_(blocking), release_(std::move(release)),
-        series_(makeSeries(kTicks, {{"collector", name_}})) {}
-  std::string_view name() const override { return name_; }
+      : Collector(name), blocking_(blocking), release_(std::move(release)),
+        series_(makeSeries(kTicks, {{"collector", std::move(name)}})) {}
   std::span<const FamilyDef* const> families() const override { return {}; }
   CollectStatus collect(const Topology&, CollectOutput& out) override {
     ++runs_;
@@ -37,7 +36,6 @@ class FakeCollector : public Collector {
   }
 
  private:
-  std::string name_;
   bool blocking_;
   std::shared_ptr<std::atomic<bool>> release_;
   SeriesPtr series_;
