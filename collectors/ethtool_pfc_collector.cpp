@@ -54,7 +54,7 @@ class EthtoolPfcCollector final : public Collector {
         // Another driver bound to the name (or discovery learned it): its dialect gives other
         // meanings, so every mapping is rebuilt.
         iface.driver = netdev.driver;
-        iface.names.clear();
+        iface.names.reset();
         iface.exports.clear();
         iface.synced = false;
       }
@@ -107,8 +107,8 @@ class EthtoolPfcCollector final : public Collector {
     Target target;
   };
   struct Interface {
-    EthtoolStats stats;              // refilled in place by the source every poll
-    std::vector<std::string> names;  // the name list `exports` was built for, by position
+    EthtoolStats stats;     // refilled in place by the source every poll
+    EthtoolNamesPtr names;  // the (shared) name list `exports` was built for, by position
     std::vector<Export> exports;     // by increasing index: samples keep the NIC's order
     bool synced = false;             // `names` is what the last good read left in `stats`
     std::string errorKey, linesKey;
@@ -124,50 +124,51 @@ class EthtoolPfcCollector final : public Collector {
     // The file source vouches for an unchanged list; anything else is compared name by name.
     if (!(iface.synced && iface.stats.namesUnchanged) && !sameNames(iface)) remap(ifname, iface);
     iface.synced = true;
-    const auto& stats = iface.stats.stats;
+    const auto& values = iface.stats.values;
     for (const Export& e : iface.exports) {
-      out.add(e.target.series, static_cast<double>(stats[e.index].second) * e.target.scale);
+      out.add(e.target.series, static_cast<double>(values[e.index]) * e.target.scale);
     }
   }
 
+  // Both sources intern their lists, so equal lists are one object; a source that does not
+  // (tests' fakes) is compared name by name.
   static bool sameNames(const Interface& iface) {
-    const auto& stats = iface.stats.stats;
-    if (stats.size() != iface.names.size()) return false;
-    for (size_t i = 0; i < stats.size(); ++i) {
-      if (stats[i].first != iface.names[i]) return false;
-    }
-    return true;
+    const EthtoolNamesPtr& now = iface.stats.names;
+    if (now == iface.names) return now != nullptr;
+    return now && iface.names && *now == *iface.names;
   }
 
   // Rebuilds names/exports for the current list. Names seen before keep their series (and names
   // known to be unexported skip the table and the include regexes); names that vanished are
   // forgotten. A driver repeating a name: the first one counts.
   void remap(const std::string& ifname, Interface& iface) {
-    StringMap<Target> known;
-    known.reserve(iface.names.size());
-    auto exp = iface.exports.begin();
-    for (size_t i = 0; i < iface.names.size(); ++i) {
-      Target t;
-      if (exp != iface.exports.end() && exp->index == i) t = (exp++)->target;
-      known.try_emplace(std::move(iface.names[i]), std::move(t));
+    // Keyed by views into the old list, which `old` keeps alive until the end.
+    const EthtoolNamesPtr old = std::move(iface.names);
+    std::unordered_map<std::string_view, Target> known;
+    if (old) {
+      known.reserve(old->size());
+      auto exp = iface.exports.begin();
+      for (size_t i = 0; i < old->size(); ++i) {
+        Target t;
+        if (exp != iface.exports.end() && exp->index == i) t = (exp++)->target;
+        known.try_emplace((*old)[i], std::move(t));
+      }
     }
 
-    const auto& stats = iface.stats.stats;
-    std::vector<std::string> names;
-    names.reserve(stats.size());
+    const EthtoolNamesPtr& names = iface.stats.names;
+    const size_t count = names ? names->size() : 0;
     std::vector<Export> exports;
     std::unordered_set<std::string_view> seen;
-    seen.reserve(stats.size());
-    for (size_t i = 0; i < stats.size(); ++i) {
-      const std::string& stat = stats[i].first;
-      names.push_back(stat);
+    seen.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      const std::string& stat = (*names)[i];
       if (!seen.insert(stat).second) continue;
       auto it = known.find(std::string_view(stat));
       Target t =
           it != known.end() ? std::move(it->second) : makeTarget(ifname, iface.driver, stat);
       if (t.series) exports.push_back(Export{i, std::move(t)});
     }
-    iface.names = std::move(names);
+    iface.names = names;
     iface.exports = std::move(exports);
   }
 

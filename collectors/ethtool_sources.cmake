@@ -1,6 +1,7 @@
 # ethtool group: the ethtool stats sources (text files and SIOCETHTOOL), the ethtool_pfc collector,
 # its families and one dialect (stat-name table) per driver.
 target_sources(fabricmon_collectors PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_file_source.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sources/ethtool_ioctl.cpp

@@ -20,6 +20,7 @@ struct CollectorRunner::State {
   ErrorTracker errors;
   std::atomic<bool> cancelled{false};
   CollectStatus lastStatus = CollectStatus::kOk;
+  size_t lastSampleCount = 0;  // samples of the previous run, the next batch's reservation
 
   mutable std::mutex healthMutex;
   CollectorHealth health;
@@ -43,6 +44,10 @@ struct CollectorRunner::State {
     batch->collector = name;
     batch->monotonic = started;
     batch->wall = std::chrono::system_clock::now();
+    // As many as the last run: a collector's series change rarely, so the batch is allocated once at
+    // its final size, instead of doubling through a few reallocations and keeping up to half of its
+    // capacity unused for as long as it is the latest (docs/benchmarks.md, "Memory per component").
+    batch->samples.reserve(lastSampleCount);
     CollectOutput out(batch->samples, errors, &batch->notes);
     const TopologyPtr topo = topology->get();
     batch->topologyGeneration = topo->generation;
@@ -57,6 +62,7 @@ struct CollectorRunner::State {
       status = CollectStatus::kFailed;
     }
     errors.sweep();
+    lastSampleCount = batch->samples.size();
     batch->seriesFingerprint = seriesFingerprint(batch->samples);
     const auto finished = std::chrono::steady_clock::now();
     if (cancelled.load()) return;

@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <climits>
 #include <string_view>
 #include <utility>
@@ -14,6 +15,8 @@ namespace {
 // windowBits 15 + 16 selects the gzip wrapper instead of zlib's (zlib.h, deflateInit2).
 constexpr int kGzipWindowBits = 15 + 16;
 constexpr int kMemLevel = 8;
+// First size of the gzip output buffer; it grows by half as deflate fills it.
+constexpr size_t kGzipFirstChunk = 16 * 1024;
 
 }  // namespace
 
@@ -33,20 +36,24 @@ std::string gzipCompress(std::string_view data) {
                    Z_DEFAULT_STRATEGY) != Z_OK) {
     return {};
   }
+  // The output grows as deflate produces it instead of starting at deflateBound (which is the
+  // input's size and more): an exposition compresses ~8:1, so holding a text-sized buffer beside
+  // the text doubled the render's peak (2.2 MiB more at 128 devices).
   std::string out;
-  // deflateBound covers the gzip header and trailer too, so one Z_FINISH call completes the stream.
-  out.resize(deflateBound(&zs, static_cast<uLong>(data.size())));
+  out.resize(std::max<size_t>(kGzipFirstChunk, data.size() / 8));
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    if (zs.total_out == out.size()) out.resize(out.size() + out.size() / 2);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
+    zs.avail_out = static_cast<uInt>(out.size() - zs.total_out);
+    rc = deflate(&zs, Z_FINISH);
+  }
   const size_t produced = zs.total_out;
   deflateEnd(&zs);
   if (rc != Z_STREAM_END) return {};
   out.resize(produced);
-  // deflateBound over-allocates; a payload lives until the next snapshot, so give the slack back.
-  out.shrink_to_fit();
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "model/sample.hpp"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -33,16 +34,28 @@ class SeriesTable {
     }
     static std::atomic<uint64_t> nextId{1};
     const uint64_t id = nextId.fetch_add(1, std::memory_order_relaxed);
-    auto* raw = new Series{&family, std::move(labels), std::move(key), plain, id};
-    SeriesPtr created(raw, [this](const Series* s) {
-      forget(s);
-      delete s;
-    });
+    // The key was built by appending; a series lives long, so it keeps no growth slack.
+    key.shrink_to_fit();
+    // One allocation for the series and its reference counts (make_shared), instead of the series
+    // and a separate control block holding a deleter: ~50 bytes less per series, ~1.3 MiB at 128
+    // devices (docs/benchmarks.md, "Memory per component").
+    auto created = std::make_shared<const Interned>(
+        Series{&family, std::move(labels), std::move(key), plain, id}, this);
+    const Series* raw = created.get();
     byKey_.emplace(std::string_view(raw->key), Entry{created, raw});
     return created;
   }
 
  private:
+  /// A series that leaves the table with its last reference.
+  struct Interned final : Series {
+    Interned(Series s, SeriesTable* t) : Series(std::move(s)), table(t) {}
+    Interned(const Interned&) = delete;
+    Interned& operator=(const Interned&) = delete;
+    ~Interned() { table->forget(this); }
+    SeriesTable* table;
+  };
+
   void forget(const Series* s) {
     std::lock_guard lock(mutex_);
     auto it = byKey_.find(s->key);

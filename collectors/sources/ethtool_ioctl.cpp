@@ -155,24 +155,25 @@ class EthtoolIoctlSource final : public EthtoolSource {
     return s;
   }
 
-  // Reuses the names already in `out` when they are unchanged (the usual case), so a steady
-  // poll allocates nothing; the comparison that decides it also tells the consumer
+  // Keeps the (shared) list already in `out` when the names are unchanged, the usual case, so a
+  // steady poll allocates nothing; the comparison that decides it also tells the consumer
   // (namesUnchanged), so it need not compare the ~665 mlx5 names again.
   static void fill(const ethtool_gstrings& strings, const ethtool_stats& stats, EthtoolStats& out) {
     const size_t n = stats.n_stats;
-    bool unchanged = out.stats.size() == n;
-    out.stats.resize(n);
-    const auto* names = reinterpret_cast<const char*>(strings.data);
-    for (size_t i = 0; i < n; ++i) {
-      const char* s = names + i * ETH_GSTRING_LEN;
-      const std::string_view name = trim(std::string_view(s, ::strnlen(s, ETH_GSTRING_LEN)));
-      auto& [outName, outValue] = out.stats[i];
-      if (outName != name) {
-        outName.assign(name);
-        unchanged = false;
-      }
-      outValue = stats.data[i];
+    const auto* raw = reinterpret_cast<const char*>(strings.data);
+    auto nameAt = [raw](size_t i) {
+      const char* s = raw + i * ETH_GSTRING_LEN;
+      return trim(std::string_view(s, ::strnlen(s, ETH_GSTRING_LEN)));
+    };
+    bool unchanged = out.names && out.names->size() == n;
+    for (size_t i = 0; unchanged && i < n; ++i) unchanged = (*out.names)[i] == nameAt(i);
+    if (!unchanged) {
+      EthtoolNames names;
+      names.reserve(n);
+      for (size_t i = 0; i < n; ++i) names.emplace_back(nameAt(i));
+      out.names = internEthtoolNames(std::move(names));
     }
+    out.values.assign(stats.data, stats.data + n);
     out.namesUnchanged = unchanged;
   }
 

@@ -96,12 +96,18 @@ Status parseEthtoolTextInto(std::string_view text, EthtoolStats& out) {
     return Error{"empty ethtool stats", ENODATA};
   }
 
-  auto& stats = out.stats;
-  const size_t before = stats.size();
-  size_t n = 0;  // stats accepted so far, stats[0, n)
-  // Built at the first name that differs from the previous result. It holds views into `text`
-  // and into stats[0, n), which stay put: nothing is written below n, and `stats` is reserved
-  // for every remaining line so it does not reallocate.
+  // The previous list is shared (interned) and never written: while the names match it, only
+  // values are written. At the first difference a new list is built (the matching prefix copied),
+  // checked for repeats and interned at the end.
+  const EthtoolNamesPtr previous = out.names;
+  const size_t before = previous ? previous->size() : 0;
+  auto& values = out.values;
+  values.resize(before);
+  size_t n = 0;  // stats accepted so far, values[0, n)
+  // Built at the first name that differs from the previous result. `seen` holds views into
+  // `text` and into fresh[0, n), which stay put: `fresh` is reserved for every remaining line so
+  // it does not reallocate (a moved short string would move its characters).
+  EthtoolNames fresh;
   std::unordered_set<std::string_view> seen;
   bool changed = false;
   bool header = false;
@@ -146,25 +152,26 @@ Status parseEthtoolTextInto(std::string_view text, EthtoolStats& out) {
     }
 
     if (!changed) {
-      if (n < stats.size() && sameName(stats[n].first, name)) {
-        stats[n].second = value;
+      if (n < before && sameName((*previous)[n], name)) {
+        values[n] = value;
         ++n;
         continue;
       }
       changed = true;
-      stats.reserve(n + countLines(std::string_view(p, static_cast<size_t>(end - p))) + 1);
-      seen.reserve(stats.capacity());
-      for (size_t i = 0; i < n; ++i) seen.insert(stats[i].first);
+      fresh.reserve(n + countLines(std::string_view(p, static_cast<size_t>(end - p))) + 1);
+      if (previous) fresh.assign(previous->begin(), previous->begin() + static_cast<std::ptrdiff_t>(n));
+      seen.reserve(fresh.capacity());
+      for (size_t i = 0; i < n; ++i) seen.insert(fresh[i]);
     }
     if (!seen.insert(name).second) {
       out.issues.push_back(issue(lineNo, "repeated stat name", line));
       continue;
     }
-    if (n < stats.size()) {
-      stats[n].first.assign(name);
-      stats[n].second = value;
+    fresh.emplace_back(name);
+    if (n < values.size()) {
+      values[n] = value;
     } else {
-      stats.emplace_back(std::string(name), value);
+      values.push_back(value);
     }
     ++n;
   }
@@ -179,7 +186,14 @@ Status parseEthtoolTextInto(std::string_view text, EthtoolStats& out) {
     out = EthtoolStats{};
     return Error{std::move(msg), EINVAL};
   }
-  stats.resize(n);
+  values.resize(n);
+  if (changed) {
+    out.names = internEthtoolNames(std::move(fresh));
+  } else if (n != before) {
+    // The previous list, cut short at its end.
+    out.names = internEthtoolNames(EthtoolNames(previous->begin(),
+                                                previous->begin() + static_cast<std::ptrdiff_t>(n)));
+  }
   out.namesUnchanged = !changed && n == before;
   return {};
 }

@@ -154,7 +154,7 @@ TEST(EthtoolIoctlSourceTest, NamesAndValuesAlignedAndTrimmed) {
   auto r = f.source->read("eth0");
   ASSERT_TRUE(r) << r.error().message;
   const StatList want = {{"rx_packets", 5}, {"rx_prio3_pause", 7}, {name32, 9}, {"lead", 11}};
-  EXPECT_EQ(r->stats, want);
+  EXPECT_EQ(r->pairs(), want);
   EXPECT_TRUE(r->issues.empty());
   EXPECT_EQ(f.kernel->cmds,
             (std::vector<uint32_t>{ETHTOOL_GSSET_INFO, ETHTOOL_GSTRINGS, ETHTOOL_GSTATS}));
@@ -196,7 +196,7 @@ TEST_P(EthtoolIoctlGrowTest, RereadsAndNeverMisaligns) {
   };
   auto r = f.source->read("eth0");
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->stats, grown);
+  EXPECT_EQ(r->pairs(), grown);
   EXPECT_FALSE(f.kernel->overflow);
   EXPECT_EQ(f.kernel->count(ETHTOOL_GSTATS), GetParam().wantGstats);
 }
@@ -216,7 +216,7 @@ TEST(EthtoolIoctlSourceTest, ShrinkBeforeGstatsIsRereadToo) {
   };
   auto r = f.source->read("eth0");
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->stats, shrunk);
+  EXPECT_EQ(r->pairs(), shrunk);
 }
 
 TEST(EthtoolIoctlSourceTest, SetThatKeepsChangingGivesEagain) {
@@ -238,21 +238,23 @@ TEST(EthtoolIoctlSourceTest, RenameAtSameCountBetweenReadsIsSeen) {
   f.kernel->ifaces["eth0"].stats = mlx5Prio(3, 1000);
   EthtoolStats out;
   ASSERT_TRUE(f.source->readInto("eth0", out));
-  EXPECT_EQ(out.stats, mlx5Prio(3, 1000));
+  EXPECT_EQ(out.pairs(), mlx5Prio(3, 1000));
   EXPECT_FALSE(out.namesUnchanged);  // first fill: nothing to compare with
-  const char* keptStorage = out.stats[0].first.data();  // "rx_prio0_bytes" is unchanged below
+  const EthtoolNamesPtr firstList = out.names;  // held, so its address is not reused
 
   f.kernel->ifaces["eth0"].stats = mlx5Prio(4, 5000);
   ASSERT_EQ(mlx5Prio(4, 5000).size(), mlx5Prio(3, 1000).size());
   ASSERT_TRUE(f.source->readInto("eth0", out));
-  EXPECT_EQ(out.stats, mlx5Prio(4, 5000));
+  EXPECT_EQ(out.pairs(), mlx5Prio(4, 5000));
   EXPECT_FALSE(out.namesUnchanged);  // same count, other names: the consumer must remap
-  EXPECT_EQ(out.stats[0].first.data(), keptStorage);  // names refilled in place, not reallocated
+  EXPECT_NE(out.names, firstList);  // another list (shared with any interface that has it)
+  const EthtoolNames* secondList = out.names.get();
 
   f.kernel->ifaces["eth0"].stats = mlx5Prio(4, 7000);
   ASSERT_TRUE(f.source->readInto("eth0", out));
-  EXPECT_EQ(out.stats, mlx5Prio(4, 7000));
+  EXPECT_EQ(out.pairs(), mlx5Prio(4, 7000));
   EXPECT_TRUE(out.namesUnchanged);  // only values moved: the consumer keeps its mapping
+  EXPECT_EQ(out.names.get(), secondList);  // and the list is kept, not rebuilt
 }
 
 struct ErrorCase {

@@ -125,7 +125,7 @@ void reportStats(FILE* out, const char* kind, const Result<EthtoolStats>& r) {
            r.error().message);
     return;
   }
-  for (const auto& [name, value] : r->stats) report(out, kind, name, std::to_string(value));
+  for (const auto& [name, value] : r->pairs()) report(out, kind, name, std::to_string(value));
 }
 
 TEST(EthtoolKernelTest, VethStatsMatchEthtoolCommand) {
@@ -179,10 +179,10 @@ TEST(EthtoolKernelTest, VethStatsMatchEthtoolCommand) {
   for (const auto& l : tool) text += l[1] + "\n";
   auto parsed = parseEthtoolText(text);
   ASSERT_TRUE(parsed) << parsed.error().message;
-  ASSERT_EQ(parsed->stats.size(), aOrder.size());
+  ASSERT_EQ(parsed->pairs().size(), aOrder.size());
   for (size_t i = 0; i < aOrder.size(); ++i) {
-    EXPECT_EQ(parsed->stats[i].first, aOrder[i]) << "position " << i;
-    EXPECT_EQ(std::to_string(parsed->stats[i].second), a[aOrder[i]]) << aOrder[i];
+    EXPECT_EQ(parsed->pairs()[i].first, aOrder[i]) << "position " << i;
+    EXPECT_EQ(std::to_string(parsed->pairs()[i].second), a[aOrder[i]]) << aOrder[i];
   }
 }
 
@@ -196,15 +196,15 @@ TEST(EthtoolKernelTest, StatSetChangesWithChannelCount) {
     auto source = makeEthtoolIoctlSource();
     EthtoolStats stats;  // one buffer reused across polls, as the collector does
     if (auto st = source->readInto("vethA", stats); !st) return 2;
-    report(out, "BEFORE", std::to_string(stats.stats.size()));
-    for (const auto& [n, v] : stats.stats) report(out, "BEFORE_NAME", n);
+    report(out, "BEFORE", std::to_string(stats.pairs().size()));
+    for (const auto& [n, v] : stats.pairs()) report(out, "BEFORE_NAME", n);
     if (!run("ethtool -L vethA rx 2 tx 2")) {
       std::fprintf(out, "SKIP\tethtool -L on veth not supported by this kernel\n");
       return kSkipExit;
     }
     if (auto st = source->readInto("vethA", stats); !st) return 3;
-    report(out, "AFTER", std::to_string(stats.stats.size()));
-    for (const auto& [n, v] : stats.stats) report(out, "AFTER_NAME", n);
+    report(out, "AFTER", std::to_string(stats.pairs().size()));
+    for (const auto& [n, v] : stats.pairs()) report(out, "AFTER_NAME", n);
     std::istringstream text(capture("ethtool -S vethA"));
     for (std::string line; std::getline(text, line);) report(out, "TOOL", line);
     return 0;
@@ -228,7 +228,7 @@ TEST(EthtoolKernelTest, StatSetChangesWithChannelCount) {
   auto parsed = parseEthtoolText(text);
   ASSERT_TRUE(parsed) << parsed.error().message;
   std::vector<std::string> toolNames;
-  for (const auto& [n, v] : parsed->stats) toolNames.push_back(n);
+  for (const auto& [n, v] : parsed->pairs()) toolNames.push_back(n);
   EXPECT_EQ(after, toolNames);
 }
 
@@ -241,14 +241,14 @@ TEST(EthtoolKernelTest, ReadCostOnVeth) {
     auto source = makeEthtoolIoctlSource();
     EthtoolStats stats;
     if (auto st = source->readInto("vethA", stats); !st) return 2;
-    const auto first = stats.stats;
+    const auto first = stats.pairs();
     int bad = 0;
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < kReads; ++i) {
       if (auto st = source->readInto("vethA", stats); !st) ++bad;
     }
     const auto t1 = std::chrono::steady_clock::now();
-    if (stats.stats.size() != first.size() || stats.stats[0] != first[0]) ++bad;
+    if (stats.pairs().size() != first.size() || stats.pairs()[0] != first[0]) ++bad;
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count() / kReads;
     report(out, "COST", std::to_string(ns), std::to_string(first.size()));
     report(out, "BAD", std::to_string(bad));

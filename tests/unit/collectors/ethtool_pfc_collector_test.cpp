@@ -622,7 +622,7 @@ class ScriptedSource final : public EthtoolSource {
   }
   Status readInto(const std::string&, EthtoolStats& out) override {
     const Step& s = steps_.at(next_++);
-    out.stats = s.stats;  // left in `out` even on error: "no usable values"
+    out.assign(s.stats);  // left in `out` even on error: "no usable values"
     out.issues.clear();
     out.namesUnchanged = s.namesUnchanged;
     if (s.errnum != 0) return Error{"scripted failure", s.errnum};

@@ -51,7 +51,7 @@ class EthtoolTextTest : public ::testing::TestWithParam<TextCase> {};
 TEST_P(EthtoolTextTest, Parses) {
   auto r = parseEthtoolText(GetParam().text);
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->stats, GetParam().want);
+  EXPECT_EQ(r->pairs(), GetParam().want);
   EXPECT_EQ(r->issues.size(), GetParam().issues) << (r->issues.empty() ? "" : r->issues.front());
 }
 
@@ -152,11 +152,12 @@ TEST_P(EthtoolCaptureTest, ParsesEveryStat) {
   auto r = parseEthtoolText(text);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->issues.empty()) << r->issues.front();
-  EXPECT_EQ(r->stats.size(), countStatLines(text));
+  EXPECT_EQ(r->pairs().size(), countStatLines(text));
   for (const auto& [name, value] : c.spot) {
-    auto it = std::find_if(r->stats.begin(), r->stats.end(),
+    const auto pairs = r->pairs();
+    auto it = std::find_if(pairs.begin(), pairs.end(),
                            [&](const auto& s) { return s.first == name; });
-    ASSERT_NE(it, r->stats.end()) << name;
+    ASSERT_NE(it, pairs.end()) << name;
     EXPECT_EQ(it->second, value) << name;
   }
 }
@@ -177,7 +178,7 @@ TEST_P(EthtoolCaptureTest, VerbatimCaptureKeepsEveryStat) {
   auto fromCapture = parseEthtoolText(slurp(kFixtures / "captures" / c.capture));
   auto fromStats = parseEthtoolText(slurp(kFixtures / "stats" / c.stats));
   ASSERT_TRUE(fromCapture && fromStats);
-  EXPECT_EQ(fromCapture->stats, fromStats->stats);
+  EXPECT_EQ(fromCapture->pairs(), fromStats->pairs());
   EXPECT_EQ(fromCapture->issues.size(), c.headerLines);
 }
 
@@ -216,10 +217,10 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(EthtoolCaptureTest, Mlx5CaptureSizes) {
   // Whole-file counts, so a parser that silently dropped lines would fail here too.
-  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cx100g"))->stats.size(), 263u);
-  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cxk515"))->stats.size(), 101u);
-  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cxk65"))->stats.size(), 108u);
-  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/ne_eth0"))->stats.size(), 16u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cx100g"))->pairs().size(), 263u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cxk515"))->pairs().size(), 101u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/cxk65"))->pairs().size(), 108u);
+  EXPECT_EQ(parseEthtoolText(slurp(kFixtures / "stats/ne_eth0"))->pairs().size(), 16u);
 }
 
 // ---- the file source ----
@@ -230,8 +231,8 @@ TEST(EthtoolFileSourceTest, ReadsRealCaptureDirectory) {
   auto source = makeEthtoolFileSource(kFixtures / "stats");
   auto r = source->read("cxk65");
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->stats.size(), 108u);
-  EXPECT_EQ(r->stats.front(), (std::pair<std::string, uint64_t>{"rx_packets", 7282880}));
+  EXPECT_EQ(r->pairs().size(), 108u);
+  EXPECT_EQ(r->pairs().front(), (std::pair<std::string, uint64_t>{"rx_packets", 7282880}));
 
   auto bond = source->read("ne_bond0");
   ASSERT_FALSE(bond);
@@ -281,10 +282,10 @@ TEST(EthtoolFileSourceTest, RereadsTheFileEveryPollAndReportsLineIssues) {
   auto source = makeEthtoolFileSource(dir.path());
   EthtoolStats stats;
   ASSERT_TRUE(source->readInto("eth0", stats));
-  EXPECT_EQ(stats.stats, (StatList{{"a", 1}}));
+  EXPECT_EQ(stats.pairs(), (StatList{{"a", 1}}));
   dir.write("eth0", "NIC statistics:\n     a: 2\n     oops\n     b: 3\n");
   ASSERT_TRUE(source->readInto("eth0", stats));
-  EXPECT_EQ(stats.stats, (StatList{{"a", 2}, {"b", 3}}));
+  EXPECT_EQ(stats.pairs(), (StatList{{"a", 2}, {"b", 3}}));
   ASSERT_EQ(stats.issues.size(), 1u);
   EXPECT_NE(stats.issues[0].find("line 3"), std::string::npos) << stats.issues[0];
 }
@@ -317,7 +318,7 @@ TEST_P(EthtoolInPlaceTest, EqualsAFreshParse) {
   ASSERT_TRUE(st) << st.error().message;
   auto fresh = parseEthtoolText(c.after);
   ASSERT_TRUE(fresh);
-  EXPECT_EQ(stats.stats, fresh->stats);
+  EXPECT_EQ(stats.pairs(), fresh->pairs());
   EXPECT_EQ(stats.issues, fresh->issues);
   EXPECT_EQ(stats.namesUnchanged, c.namesUnchanged);
 }
@@ -380,25 +381,41 @@ TEST(EthtoolInPlaceTest, UnchangedNamesAreNotReallocated) {
   const std::string text = slurp(kFixtures / "stats/cx100g");
   EthtoolStats stats;
   ASSERT_TRUE(parseEthtoolTextInto(text, stats));
-  ASSERT_EQ(stats.stats.size(), 263u);
-  const auto* array = stats.stats.data();
-  std::vector<const char*> storage;
-  for (const auto& s : stats.stats) storage.push_back(s.first.data());
+  ASSERT_EQ(stats.size(), 263u);
+  const EthtoolNames* names = stats.names.get();
+  const uint64_t* values = stats.values.data();
 
   // Every value + 1 (same names, same order).
   std::string next = "NIC statistics:\n";
-  for (const auto& [name, value] : stats.stats)
+  for (const auto& [name, value] : stats.pairs())
     next += "     " + name + ": " + std::to_string(value + 1) + "\n";
-  const StatList previous = stats.stats;
+  const StatList previous = stats.pairs();
   ASSERT_TRUE(parseEthtoolTextInto(next, stats));
   EXPECT_TRUE(stats.namesUnchanged);
-  ASSERT_EQ(stats.stats.size(), previous.size());
-  EXPECT_EQ(stats.stats.data(), array);
+  ASSERT_EQ(stats.size(), previous.size());
+  EXPECT_EQ(stats.names.get(), names);  // the same shared list, no string copied
+  EXPECT_EQ(stats.values.data(), values);
   for (size_t i = 0; i < previous.size(); ++i) {
-    EXPECT_EQ(stats.stats[i].first, previous[i].first);
-    EXPECT_EQ(stats.stats[i].second, previous[i].second + 1) << previous[i].first;
-    EXPECT_EQ(stats.stats[i].first.data(), storage[i]) << previous[i].first;
+    EXPECT_EQ(stats.name(i), previous[i].first);
+    EXPECT_EQ(stats.values[i], previous[i].second + 1) << previous[i].first;
   }
+}
+
+// Interfaces reporting the same names share one list (names kept once per node, not per
+// interface); a different list is its own, and a changed interface stops sharing.
+TEST(EthtoolInPlaceTest, EqualListsAreSharedAcrossInterfaces) {
+  const std::string cx = slurp(kFixtures / "stats/cx100g");
+  EthtoolStats a, b, c;
+  ASSERT_TRUE(parseEthtoolTextInto(cx, a));
+  ASSERT_TRUE(parseEthtoolTextInto(cx, b));
+  ASSERT_TRUE(parseEthtoolTextInto(slurp(kFixtures / "stats/cxk65"), c));
+  EXPECT_EQ(a.names.get(), b.names.get());
+  EXPECT_NE(a.names.get(), c.names.get());
+  ASSERT_TRUE(parseEthtoolTextInto(statsText(kAbc), b));
+  EXPECT_NE(a.names.get(), b.names.get());
+  EXPECT_EQ(a.pairs(), parseEthtoolText(cx)->pairs());  // the other holder is untouched
+  ASSERT_TRUE(parseEthtoolTextInto(cx, b));
+  EXPECT_EQ(a.names.get(), b.names.get());  // back to the shared list
 }
 
 // A failed parse leaves nothing to reuse: no old value can pass for a new one, and the next good
@@ -409,11 +426,11 @@ TEST(EthtoolInPlaceTest, ErrorEmptiesTheResult) {
     ASSERT_TRUE(parseEthtoolTextInto(statsText(kAbc, "     oops\n"), stats));
     ASSERT_EQ(stats.issues.size(), 1u);
     ASSERT_FALSE(parseEthtoolTextInto(bad, stats)) << bad;
-    EXPECT_TRUE(stats.stats.empty()) << bad;
+    EXPECT_TRUE(stats.pairs().empty()) << bad;
     EXPECT_TRUE(stats.issues.empty()) << bad;
     EXPECT_FALSE(stats.namesUnchanged) << bad;
     ASSERT_TRUE(parseEthtoolTextInto(statsText(kAbc), stats));
-    EXPECT_EQ(stats.stats, kAbc);
+    EXPECT_EQ(stats.pairs(), kAbc);
     EXPECT_FALSE(stats.namesUnchanged) << bad;  // after an error the names count as new
   }
 }
@@ -474,7 +491,7 @@ TEST(EthtoolFileSourceTest, ReadIntoFollowsTheFileAcrossPolls) {
     } else {
       ASSERT_TRUE(st) << "step " << i << ": " << st.error().message;
     }
-    EXPECT_EQ(stats.stats, s.want) << "step " << i;
+    EXPECT_EQ(stats.pairs(), s.want) << "step " << i;
     EXPECT_EQ(stats.namesUnchanged, s.namesUnchanged) << "step " << i;
     EXPECT_EQ(stats.issues.size(), s.issues) << "step " << i;
   }
@@ -492,7 +509,7 @@ TEST(EthtoolFileSourceTest, GrowingAndShrinkingFiles) {
     const std::string text = statsText(want);
     dir.write("eth0", text);
     ASSERT_TRUE(source->readInto("eth0", stats));
-    EXPECT_EQ(stats.stats, want);
+    EXPECT_EQ(stats.pairs(), want);
     EXPECT_TRUE(stats.issues.empty()) << stats.issues.front();
   }
   EXPECT_GT(statsText(big).size(), 64u * 1024);  // more than one buffer's worth
@@ -509,13 +526,13 @@ TEST(EthtoolFileSourceTest, FileOverFourMibIsEfbig) {
   EthtoolStats stats;
   auto st = source->readInto("eth0", stats);
   ASSERT_TRUE(st) << st.error().message;
-  EXPECT_EQ(stats.stats, (StatList{{"a", 1}}));
+  EXPECT_EQ(stats.pairs(), (StatList{{"a", 1}}));
 
   dir.write("eth0", text + "\n");
   st = source->readInto("eth0", stats);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().errnum, EFBIG) << st.error().message;
-  EXPECT_TRUE(stats.stats.empty());
+  EXPECT_TRUE(stats.pairs().empty());
 }
 
 }  // namespace

@@ -49,6 +49,18 @@ TEST(PayloadTest, IncompressibleBytesRoundTrip) {
   EXPECT_EQ(test_util::gunzip(gzipCompress(text)), text);
 }
 
+// The output grows with what deflate produces: a compressible exposition never holds a buffer of
+// the text's size beside the text (docs/benchmarks.md, "Memory per component").
+TEST(PayloadTest, GzipOfCompressibleTextHoldsNoTextSizedBuffer) {
+  std::string text;
+  for (int i = 0; text.size() < 2'000'000; ++i)
+    text += "fabricmon_rdma_port_rcv_data_bytes_total{device=\"mlx5_" + std::to_string(i % 128) +
+            "\",port=\"1\"} " + std::to_string(i * 977) + "\n";
+  const std::string gz = gzipCompress(text);
+  EXPECT_EQ(test_util::gunzip(gz), text);
+  EXPECT_LT(gz.capacity(), text.size() / 4);
+}
+
 TEST(PayloadTest, GzipIsCompressedOnlyWhenAskedAndOnce) {
   const Payload p("abc\n", 7);
   EXPECT_FALSE(p.gzipReady());
