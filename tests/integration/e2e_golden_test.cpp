@@ -1,5 +1,6 @@
 // End-to-end golden files (issue 26 item 7): the real fabricmon binary, every collector of the
-// registry enabled (the default), over each real-format fixture tree; its /metrics, normalised,
+// registry enabled (the default; peer_port only where MADs exist, see writeConfig), over each
+// real-format fixture tree; its /metrics, normalised,
 // must equal tests/fixtures/golden/e2e/<case>.prom.
 //
 // Cases, found, not listed by hand:
@@ -149,12 +150,16 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 /// The config every case runs with: every collector every 100 ms (the goldens are read once the
 /// output holds still), nothing written outside the case's directory, and the Slurm paths either
 /// of tests/fixtures/slurm or of nothing.
-void writeConfig(const fs::path& dir, bool withJob, bool fileSources) {
+/// `withMads`: peer_port's MADs come only from the kernel's umad devices (or the demo's own source),
+/// never from files, so over a file tree it does not apply and is off: a test machine with an
+/// InfiniBand HCA must not leak its fabric into a golden file.
+void writeConfig(const fs::path& dir, bool withJob, bool fileSources, bool withMads = false) {
   const fs::path none = dir / "none";
   const fs::path slurm = kFixtures / "slurm";
   std::ostringstream y;
   y << "poll:\n  interval: 100ms\n  slow_interval: 100ms\n"
     << "collectors:\n  transceiver:\n    interval: 100ms\n"
+    << (withMads ? "" : "  peer_port:\n    enabled: false\n")
     << "state:\n  path: " << (dir / "state.json").string() << "\n"
     << "slurm_jobs:\n  spool_dir: " << none.string() << "\n"
     << "  cgroup_root: " << (withJob ? slurm / "cgroup" : none).string() << "\n"
@@ -214,7 +219,7 @@ std::vector<Case> cases() {
                  }});
   out.push_back({"demo",
                  [](const fs::path& dir) {
-                   writeConfig(dir, true, false);
+                   writeConfig(dir, true, false, true);
                    return std::vector<std::string>{"demo", "--config", (dir / "fabricmon.yaml").string()};
                  },
                  true});
