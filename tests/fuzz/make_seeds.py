@@ -55,13 +55,14 @@ sysfs = {
     0: [" 12 \n"], 1: ["12345\n", "18446744073709551615\n", "N/A (no PMA)\n"],
     2: ["4: ACTIVE\n"], 3: ["400 Gb/sec (4X NDR)\n", "2.5 Gb/sec (1X SDR)\n", "10 Gb/sec (4X)\n"],
     4: ["4: ACTIVE\n", "1: DOWN\n"], 5: ["5: LinkUp\n", "3: Disabled\n"], 6: ["up\n", "lowerlayerdown\n"],
-    7: ["1\n", "0\n"], 8: ["32.0 GT/s PCIe\n", "2.5 GT/s\n", "Unknown\n"], 9: ["0000:3b:00.0", "0000:3B:00.0"],
+    7: ["1\n", "0\n"], 8: ["32.0 GT/s PCIe\n", "2.5 GT/s\n", "Unknown\n"], 9: ["0000:3b:00.0", "0000:3B:00.0"], 10: ["16\n", "0\n", "32"],
 }
 for ttar in files("tests/fixtures/realdata/*.ttar") + files("tests/fixtures/handmade/*.ttar"):
     for name, text in ttar_files(os.path.relpath(ttar, ROOT)):
         base = name.rsplit("/", 1)[-1]
         sel = {"state": 4, "phys_state": 5, "rate": 3, "operstate": 6, "enable": 7,
-               "current_link_speed": 8, "max_link_speed": 8}.get(base, 1 if re.fullmatch(r"\s*\d+\s*", text) else None)
+               "current_link_speed": 8, "max_link_speed": 8,
+               "current_link_width": 10, "max_link_width": 10}.get(base, 1 if re.fullmatch(r"\s*\d+\s*", text) else None)
         if sel is not None and len(text) < 200:
             sysfs.setdefault(sel, []).append(text)
 for sel, texts in sysfs.items():

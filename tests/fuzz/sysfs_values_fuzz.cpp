@@ -1,4 +1,4 @@
-// The sysfs value parsers (collectors/sources/parse.hpp, parsePcieSpeed, isPciAddress): the first
+// The sysfs value parsers (collectors/sources/parse.hpp, parsePcieSpeed, parsePcieWidth, isPciAddress): the first
 // byte picks the parser, the rest is the file's text.
 #include <cmath>
 #include <cstdint>
@@ -14,7 +14,7 @@ using namespace fabricmon;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string text(fuzz::asText(data + 1, size - 1));
-  switch (data[0] % 10) {
+  switch (data[0] % 11) {
     case 0: {
       const std::string_view t = trim(text);
       FUZZ_CHECK(t.size() <= text.size());
@@ -59,6 +59,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 9:
       if (isPciAddress(text)) FUZZ_CHECK(text.size() == 12);
       break;
+    case 10: {
+      auto r = parsePcieWidth(text);
+      if (r) FUZZ_CHECK(*r >= 1 && *r <= 32);
+      break;
+    }
   }
   return 0;
 }
