@@ -22,8 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (info) FUZZ_CHECK(!info->trust || *info->trust == "dscp" || *info->trust == "pcp");
     return 0;
   }
-  // The sequence number the source would expect: the first four bytes of the reply's header carry
-  // the length, the next eight type, flags and seq; 1 is what the replies of the corpus use.
+  // Bit 0 picks the command the reply is read for; bit 1 the sequence number expected (1, that of
+  // the seeds' replies, or 0).
   const uint8_t cmd = (mode & 1) ? DCB_CMD_GDCBX : DCB_CMD_IEEE_GET;
   auto reply = dcbnl::parseReply(body, (mode & 2) ? 0u : 1u, cmd);
   if (reply && reply->kernelErrno == 0) {

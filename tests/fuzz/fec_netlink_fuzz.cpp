@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t mode = data[0];
   std::span<const uint8_t> body(data + 1, size - 1);
-  // The family id and sequence number the corpus's replies carry (tests/unit/collectors).
+  // The family id and sequence number of the seeds' replies (make_seeds.py).
   constexpr uint32_t kSeq = 1;
   constexpr uint16_t kFamily = 20;
   switch (mode % 4) {
