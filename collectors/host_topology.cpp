@@ -74,17 +74,9 @@ std::vector<std::string> components(const std::string& path) {
   return out;
 }
 
-std::optional<unsigned> parseWidth(std::string_view text) {
-  unsigned v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  // 0 = link down; anything above x32 is not a PCIe width.
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0 || v > 32) return std::nullopt;
-  return v;
-}
-
 std::optional<unsigned> width(const SysfsRoot& sysfs, const std::string& rel) {
   auto text = sysfs.readText(rel);
-  return text ? parseWidth(*text) : std::nullopt;
+  return text ? parsePcieWidth(*text) : std::nullopt;
 }
 
 template <typename T>
@@ -94,6 +86,14 @@ std::optional<T> lower(std::optional<T> a, std::optional<T> b) {
 }
 
 }  // namespace
+
+std::optional<unsigned> parsePcieWidth(std::string_view text) {
+  unsigned v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  // 0 = link down; anything above x32 is not a PCIe width.
+  if (ec != std::errc{} || end != text.data() + text.size() || v == 0 || v > 32) return std::nullopt;
+  return v;
+}
 
 std::optional<double> parsePcieSpeed(std::string_view text) {
   const auto space = text.find(' ');
@@ -157,7 +157,7 @@ std::map<std::string, PciPlacement> HostTopology::read(const Topology& topology)
     if (!placed.currentWidth) continue;  // no PCI function
     // Kept open and re-read with pread, like the counters (docs/architecture.md).
     auto w = placed.currentWidth->readText();
-    p.widthCurrent = w ? parseWidth(*w) : std::nullopt;
+    p.widthCurrent = w ? parsePcieWidth(*w) : std::nullopt;
     auto speed = placed.currentSpeed->readText();
     p.speedCurrentGts = speed ? parsePcieSpeed(*speed) : std::nullopt;
   }

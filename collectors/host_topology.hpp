@@ -70,5 +70,8 @@ std::vector<PciHop> pciChain(const SysfsRoot& sysfs, const std::string& device);
 std::vector<GpuFunction> findGpus(const SysfsRoot& sysfs);
 /// "32.0 GT/s PCIe" -> 32.0; "Unknown" and anything else -> nullopt.
 std::optional<double> parsePcieSpeed(std::string_view text);
+/// `current_link_width` / `max_link_width`: "16" -> 16; 0 (link down), above 32 or anything else ->
+/// nullopt.
+std::optional<unsigned> parsePcieWidth(std::string_view text);
 
 }  // namespace fabricmon

@@ -11,6 +11,7 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/port_roles.cpp
   ${CMAKE_CURRENT_LIST_DIR}/port_topology_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_stats.cpp
 )
 
 # The MAD group: libibumad/libibmad (Debian: libibumad-dev, libibmad-dev).

@@ -6,6 +6,11 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 
 #include "config/config_keys.hpp"
 #include "config/duration.hpp"
@@ -13,6 +18,36 @@
 
 namespace fabricmon {
 namespace {
+
+/// Counts the documents of a YAML stream without building them, and keeps where the second one's
+/// root starts. YAML::LoadAll loops forever on some malformed streams (yaml-cpp 0.7: a document
+/// whose first token the parser does not consume is "parsed" again and again, each time one more
+/// null document until memory runs out: jbeder/yaml-cpp#1319; found by
+/// tests/fuzz/config_yaml_fuzz.cpp). Reading at most two documents bounds it.
+class DocumentCounter final : public YAML::EventHandler {
+ public:
+  size_t documents = 0;
+  std::optional<YAML::Mark> secondRoot;
+
+  void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& m) {
+    if (documents == 2 && !secondRoot) secondRoot = m;
+  }
+};
 
 using config_detail::Field;
 using config_detail::YamlReader;
@@ -311,13 +346,20 @@ ConfigLoad loadConfigText(std::string_view text, std::string_view fileName, cons
     rule.bind(keys, load.config.watchdog.rules);
   }
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.size() > 1) {
-      reader.error(documents[1].Mark(), "",
+    const std::string owned(text);
+    DocumentCounter counter;
+    {
+      std::istringstream in(owned);
+      YAML::Parser parser(in);
+      for (int i = 0; i < 2 && parser.HandleNextDocument(counter); ++i) {
+      }
+    }
+    if (counter.documents > 1) {
+      reader.error(counter.secondRoot.value_or(YAML::Mark::null_mark()), "",
                    "only one YAML document is allowed (remove the second '---')");
     }
-    if (!documents.empty()) {
-      const YAML::Node& root = documents.front();
+    if (counter.documents > 0) {
+      const YAML::Node root = YAML::Load(owned);
       readRoot(load.config, reader, schema, Field{root, "", root.Mark()});
     }
     CrossChecks(load.config, reader, load.errors, windows).run();

@@ -18,6 +18,13 @@ double number(const json& j, const char* key) {
   return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+/// The string at `key`, or `fallback` when it is absent or not a string (json::value() throws on a
+/// present value of another type: a body from the network must not decide that).
+std::string text(const json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::map<std::string, std::string> labelsOf(const json& j) {
   std::map<std::string, std::string> out;
   if (auto it = j.find("labels"); it != j.end() && it->is_object()) {
@@ -60,7 +67,7 @@ Result<Evidence> parseNodeEvidence(const std::string& windowJson, const std::str
     SeriesStat st;
     st.name = s["name"].get<std::string>();
     st.labels = labelsOf(s);
-    st.counter = s.value("type", std::string("counter")) == "counter";
+    st.counter = text(s, "type", "counter") == "counter";
     st.increase = number(s, "increase");
     st.rate = number(s, "rate");
     st.peakRate = number(s, "peak_rate");
@@ -74,9 +81,9 @@ Result<Evidence> parseNodeEvidence(const std::string& windowJson, const std::str
   for (const auto& x : f["findings"]) {
     if (!x.is_object()) continue;
     FindingSeen fs;
-    fs.rule = x.value("rule", std::string());
-    fs.severity = x.value("severity", std::string());
-    fs.summary = x.value("summary", std::string());
+    fs.rule = text(x, "rule", "");
+    fs.severity = text(x, "severity", "");
+    fs.summary = text(x, "summary", "");
     fs.labels = labelsOf(x);
     if (auto it = x.find("evidence"); it != x.end() && it->is_object()) {
       for (const auto& [k, v] : it->items()) {

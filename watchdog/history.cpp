@@ -231,7 +231,7 @@ bool History::ingest(const Snapshot& snapshot) {
   std::vector<uint16_t> fresh;
   for (const auto& [name, batch] : snapshot.batches) {
     if (!batch || name == "watchdog") continue;
-    auto it = std::find_if(collectors_.begin(), collectors_.end(), [&](const auto& c) { return c.name == name; });
+    auto it = std::find_if(collectors_.begin(), collectors_.end(), [&name = name](const auto& c) { return c.name == name; });
     if (it == collectors_.end()) {
       collectors_.push_back(CollectorSeen{name, nullptr, 0, false});
       it = collectors_.end() - 1;

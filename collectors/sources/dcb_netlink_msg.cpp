@@ -177,6 +177,11 @@ Result<DcbReply> parseReply(std::span<const uint8_t> datagram, uint32_t expected
     if (hdr.nlmsg_type == NLMSG_ERROR) {
       if (body.size() < sizeof(int)) return Error{"dcbnl: truncated NLMSG_ERROR", EBADMSG};
       const int err = loadAt<int>(body, 0);
+      // The kernel sends -errno, at most MAX_ERRNO (4095, include/linux/err.h); anything beyond
+      // (INT_MIN, whose negation overflows) is not an answer of the kernel's.
+      if (err < -4095 || err > 4095) {
+        return Error{"dcbnl: NLMSG_ERROR with error " + std::to_string(err) + " out of range", EBADMSG};
+      }
       if (err != 0) {
         DcbReply r;
         r.kernelErrno = err < 0 ? -err : err;

@@ -83,6 +83,9 @@ Result<Message> findMessage(std::span<const uint8_t> buf, uint32_t expectedSeq, 
       if (body.size() < sizeof(int)) return Error{"ethtool netlink: short error message", EPROTO};
       int err;
       std::memcpy(&err, body.data(), sizeof(err));
+      // netlink_ack() sends -errno, at least -MAX_ERRNO (4095, include/linux/err.h); a positive or
+      // larger value (INT_MIN, whose negation overflows) is not the kernel's.
+      if (err > 0 || err < -4095) return Error{"ethtool netlink: error " + std::to_string(err) + " out of range", EPROTO};
       if (err != 0) {
         Message m;
         m.kernelErrno = -err;

@@ -2,6 +2,8 @@
 // byte by byte), the fec collector over the file source, and the ethtool dialects' pre-FEC names.
 
 #include <gtest/gtest.h>
+
+#include <limits>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
@@ -153,6 +155,23 @@ TEST(EthtoolNetlink, KernelRefusalIsAnErrnoNotAnError) {
   auto reply = ethnl::parseFecReply(b, 3, 27);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->kernelErrno, EOPNOTSUPP);
+}
+
+// Found by tests/fuzz/fec_netlink_fuzz.cpp's sibling dcb_netlink: an error of INT_MIN was negated
+// (signed overflow, UB), a positive one became a negative errno.
+TEST(EthtoolNetlink, AnErrorOutsideMinusMaxErrnoIsMalformed) {
+  for (int err : {std::numeric_limits<int>::min(), -4096, 1, EOPNOTSUPP}) {
+    std::vector<uint8_t> b(NLMSG_HDRLEN + sizeof(nlmsgerr), 0);
+    nlmsghdr h{};
+    h.nlmsg_len = static_cast<uint32_t>(b.size());
+    h.nlmsg_type = NLMSG_ERROR;
+    h.nlmsg_seq = 3;
+    std::memcpy(b.data(), &h, sizeof h);
+    std::memcpy(b.data() + NLMSG_HDRLEN, &err, sizeof err);
+    auto reply = ethnl::parseFecReply(b, 3, 27);
+    ASSERT_FALSE(reply) << err;
+    EXPECT_EQ(reply.error().errnum, EPROTO) << err;
+  }
 }
 
 TEST(EthtoolNetlink, MalformedRepliesAreErrors) {

@@ -3,6 +3,8 @@
 // errors).
 
 #include <gtest/gtest.h>
+
+#include <limits>
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -209,6 +211,18 @@ TEST(DcbNetlinkMsg, KernelRefusalIsReportedAsErrno) {
   auto nodev = dcbnl::parseReply(errorReply(6, -ENODEV), 6, DCB_CMD_IEEE_GET);
   ASSERT_TRUE(nodev.ok());
   EXPECT_EQ(nodev->kernelErrno, ENODEV);
+}
+
+// Found by tests/fuzz/dcb_netlink_fuzz.cpp: an error of INT_MIN was negated (signed overflow, UB).
+TEST(DcbNetlinkMsg, AnErrorBeyondMaxErrnoIsAMalformedReply) {
+  for (int error : {std::numeric_limits<int>::min(), -4096, 4096, std::numeric_limits<int>::max()}) {
+    auto r = dcbnl::parseReply(errorReply(5, error), 5, DCB_CMD_IEEE_GET);
+    ASSERT_FALSE(r.ok()) << error;
+    EXPECT_EQ(r.error().errnum, EBADMSG) << error;
+  }
+  auto r = dcbnl::parseReply(errorReply(5, -4095), 5, DCB_CMD_IEEE_GET);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kernelErrno, 4095);
 }
 
 TEST(DcbNetlinkMsg, AckAfterDataIsSkipped) {

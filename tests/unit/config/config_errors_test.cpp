@@ -277,6 +277,16 @@ TEST(Loader, ASyntaxErrorIsTheOnlyError) {
   EXPECT_EQ(load.errors[0].key, "");
 }
 
+// Found by tests/fuzz/config_yaml_fuzz.cpp: a line that starts with ',' made YAML::LoadAll (yaml-cpp
+// 0.7) return null documents forever, growing memory until the OOM killer came
+// (jbeder/yaml-cpp#1319). The load now ends, with an error.
+TEST(Loader, AStrayCommaEndsTheLoadWithAnError) {
+  for (const char* text : {"\n,\n    ", "poll:\n  interval: 1s\n ,  stale_after: 5s\n", ",\n"}) {
+    const ConfigLoad load = loadConfigText(text, "t.yaml", configSchema());
+    EXPECT_FALSE(load.ok()) << text;
+  }
+}
+
 TEST(ConfigErrorFormat, LeavesOutAbsentParts) {
   EXPECT_EQ(
       (ConfigError{"f.yaml", 3, 7, "qos.roce_dscp", "must be between 0 and 63, got 64"}.format()),

@@ -194,5 +194,23 @@ TEST(TriageEvidence, ParsesTheNodeEndpointsAndRejectsAnythingElse) {
   EXPECT_FALSE(parseNodeEvidence(R"({"series":[]})", "not json"));
 }
 
+// Found by tests/fuzz/triage_json_fuzz.cpp: a field of another type than the contract's ("type": 4,
+// "rule": []) made json::value() throw out of `fabricmon triage --node` (std::terminate). Such a
+// field now counts as absent.
+TEST(TriageEvidence, FieldsOfAnotherTypeCountAsAbsent) {
+  auto ev = parseNodeEvidence(
+      R"({"series":[{"name":"fabricmon_port_state","type":4,"last":4},{"name":"x","type":"gauge"}]})",
+      R"({"findings":[{"rule":[],"severity":2,"summary":{"a":1},"labels":{"port":"1"}}]})");
+  ASSERT_TRUE(ev) << ev.error().message;
+  ASSERT_EQ(ev->series.size(), 2u);
+  EXPECT_TRUE(ev->series[0].counter);  // as when "type" is missing
+  EXPECT_FALSE(ev->series[1].counter);
+  ASSERT_EQ(ev->findings.size(), 1u);
+  EXPECT_EQ(ev->findings[0].rule, "");
+  EXPECT_EQ(ev->findings[0].severity, "");
+  EXPECT_EQ(ev->findings[0].summary, "");
+  EXPECT_EQ(ev->findings[0].label("port"), "1");
+}
+
 }  // namespace
 }  // namespace fabricmon::triage

@@ -1,0 +1,69 @@
+// The sysfs value parsers (collectors/sources/parse.hpp, parsePcieSpeed, parsePcieWidth, isPciAddress): the first
+// byte picks the parser, the rest is the file's text.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "collectors/host_topology.hpp"
+#include "collectors/sources/kmsg_record.hpp"
+#include "collectors/sources/parse.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
+
+using namespace fabricmon;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string text(fuzz::asText(data + 1, size - 1));
+  switch (data[0] % 11) {
+    case 0: {
+      const std::string_view t = trim(text);
+      FUZZ_CHECK(t.size() <= text.size());
+      break;
+    }
+    case 1:
+      (void)parseCounter(text);
+      break;
+    case 2:
+      (void)parseEnumNumber(text);
+      break;
+    case 3: {
+      auto r = parseRateBytesPerSecond(text);
+      if (r) FUZZ_CHECK(std::isfinite(*r) && *r > 0 && *r <= kMaxRateGbps * 1e9 / 8);
+      break;
+    }
+    case 4: {
+      auto r = parsePortState(text);
+      if (r) FUZZ_CHECK(*r <= 5);
+      break;
+    }
+    case 5: {
+      auto r = parsePhysState(text);
+      if (r) FUZZ_CHECK(*r <= 7);
+      break;
+    }
+    case 6: {
+      auto r = parseOperstateUp(text);
+      if (r) FUZZ_CHECK(*r == 0 || *r == 1);
+      break;
+    }
+    case 7: {
+      auto r = parseSwitch(text);
+      if (r) FUZZ_CHECK(*r == 0 || *r == 1);
+      break;
+    }
+    case 8: {
+      auto r = parsePcieSpeed(text);
+      if (r) FUZZ_CHECK(std::isfinite(*r) && *r > 0);
+      break;
+    }
+    case 9:
+      if (isPciAddress(text)) FUZZ_CHECK(text.size() == 12);
+      break;
+    case 10: {
+      auto r = parsePcieWidth(text);
+      if (r) FUZZ_CHECK(*r >= 1 && *r <= 32);
+      break;
+    }
+  }
+  return 0;
+}
