@@ -74,6 +74,7 @@ struct PortMemory {
   std::optional<mad::PmaCapabilities> localCaps;
   bool localDetails = true;
 
+  bool sysfsShown = false;  ///< sysfs has shown this port's device at least once in this run
   bool up = false, peerUp = false;
   bool seen = false, peerSeen = false;
   double downs = 0, peerDowns = 0;
@@ -145,7 +146,12 @@ class PeerPortCollector final : public Collector {
   /// the port's failure streak grows (its umad handle is reopened after kReopenAfter), and the
   /// link-down counts are still emitted; what was read before the failure stays in the batch.
   void pollPort(const Topology& topology, const UmadPort& port, PortMemory& m, CollectOutput& out) {
-    const bool sysfsKnows = topology.device(port.ca) != nullptr;
+    // Once sysfs has shown the device, rdma_port and pma_counters own its port series for the rest
+    // of the run, also while the device is away or not yet discovered again: a fallback emitted in
+    // that gap would clash with their next batch (two sources of one series) and feed the rules a
+    // rate computed another way.
+    m.sysfsShown = m.sysfsShown || topology.device(port.ca) != nullptr;
+    const bool sysfsKnows = m.sysfsShown;
     const std::string* failedKey = &m.localKey;
     Status status = pollLocal(port, sysfsKnows, m, out);
     if (status) {

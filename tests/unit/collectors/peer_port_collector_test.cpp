@@ -230,6 +230,23 @@ TEST_F(PeerPortCollectorTest, FillsTheLocalPortFromMadsOnlyWhereSysfsDoesNotShow
   EXPECT_TRUE(withSysfs.has(R"(fabricmon_port_neighbor_info{device="mlx5_0",port="1",interface="ib0",)"));
 }
 
+// A device that sysfs has shown and that is away for a moment (removed and not yet discovered
+// again) is still rdma_port's: peer_port does not fill the gap with series rdma_port's next batch
+// would also carry (found by scripts/soak's device churn: 37 clashing series, and a MAD-computed
+// rate that made port_degraded fire).
+TEST_F(PeerPortCollectorTest, ADeviceSysfsHasShownStaysRdmaPortsWhileItIsAway) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  Topology sysfs;
+  sysfs.devices.push_back(RdmaDevice{"mlx5_0", "0000:17:00.0", 1, {RdmaPort{1, "InfiniBand", {"ib0"}}}});
+  EXPECT_FALSE(run(*c, sysfs).has("fabricmon_port_info{"));
+  const PollResult away = run(*c, Topology{});
+  EXPECT_FALSE(away.has("fabricmon_port_info{"));
+  EXPECT_FALSE(away.has("fabricmon_port_rate_bytes_per_second{"));
+  EXPECT_FALSE(away.has("fabricmon_port_symbol_errors_total"));
+  EXPECT_TRUE(away.has("fabricmon_peer_port_symbol_errors_total"));
+}
+
 TEST_F(PeerPortCollectorTest, PortXmitWaitOnlyWhereTheCapabilityMaskSaysItIsValid) {
   auto src = oneCable();
   src->neighbours["mlx5_0/1"].pmaCapMask = 1u << 9;  // no bit 12
