@@ -14,7 +14,7 @@ void StormLedger::claim(Entry& e, Span span) {
 
 void StormLedger::record(std::string_view interface, std::string_view priority, std::string_view direction,
                          Nanos from, Nanos to, double pauseSeconds, bool storm) {
-  auto it = entries_.find(std::tie(interface, priority, direction));
+  auto it = entries_.find(KeyView{interface, priority, direction});
   if (it == entries_.end()) it = entries_.emplace(Key{interface, priority, direction}, Entry{}).first;
   Entry& e = it->second;
   e.touched = true;
@@ -35,7 +35,7 @@ void StormLedger::record(std::string_view interface, std::string_view priority, 
 StormLedger::Claimed StormLedger::claimed(std::string_view interface, std::string_view priority,
                                           std::string_view direction, Nanos from, Nanos to) const {
   Claimed c;
-  auto it = entries_.find(std::tie(interface, priority, direction));
+  auto it = entries_.find(KeyView{interface, priority, direction});
   if (it == entries_.end()) return c;
   for (const Span& s : it->second.spans) {
     const Nanos lo = std::max(s.from, from), hi = std::min(s.to, to);

@@ -47,9 +47,19 @@ class StormLedger {
     bool touched = false;
   };
   using Key = std::tuple<std::string, std::string, std::string>;
+  using KeyView = std::tuple<std::string_view, std::string_view, std::string_view>;
+  /// Orders keys and lookups as views: a lookup builds no strings, and it is one comparison of
+  /// like types (libstdc++'s tuple<string...> against tuple<string_view...> does not build with clang).
+  struct KeyLess {
+    using is_transparent = void;
+    static KeyView view(const Key& k) { return {std::get<0>(k), std::get<1>(k), std::get<2>(k)}; }
+    static const KeyView& view(const KeyView& k) { return k; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const { return view(a) < view(b); }
+  };
   static void claim(Entry& e, Span span);
 
-  std::map<Key, Entry, std::less<>> entries_;
+  std::map<Key, Entry, KeyLess> entries_;
   Nanos window_ = 60 * kSecond;
 };
 
