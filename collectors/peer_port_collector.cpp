@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "collectors/registry.hpp"
 #include "collectors/sources/mad_source.hpp"
@@ -74,7 +75,6 @@ struct PortMemory {
   std::optional<mad::PmaCapabilities> localCaps;
   bool localDetails = true;
 
-  bool sysfsShown = false;  ///< sysfs has shown this port's device at least once in this run
   bool up = false, peerUp = false;
   bool seen = false, peerSeen = false;
   double downs = 0, peerDowns = 0;
@@ -150,8 +150,10 @@ class PeerPortCollector final : public Collector {
     // of the run, also while the device is away or not yet discovered again: a fallback emitted in
     // that gap would clash with their next batch (two sources of one series) and feed the rules a
     // rate computed another way.
-    m.sysfsShown = m.sysfsShown || topology.device(port.ca) != nullptr;
-    const bool sysfsKnows = m.sysfsShown;
+    // Kept per device, not per port memory: a device that vanishes takes its umad ports (and their
+    // memory) with it, and they answer MADs again before discovery sees the device return.
+    if (!sysfsShown_.contains(port.ca) && topology.device(port.ca) != nullptr) sysfsShown_.insert(port.ca);
+    const bool sysfsKnows = sysfsShown_.contains(port.ca);
     const std::string* failedKey = &m.localKey;
     Status status = pollLocal(port, sysfsKnows, m, out);
     if (status) {
@@ -376,6 +378,7 @@ class PeerPortCollector final : public Collector {
   std::shared_ptr<MadSource> source_;
   NameFilter devices_;
   std::map<std::pair<std::string, unsigned>, PortMemory> memory_;
+  std::set<std::string, std::less<>> sysfsShown_;  ///< devices sysfs has shown in this run
 };
 
 }  // namespace

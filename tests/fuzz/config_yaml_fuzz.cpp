@@ -22,7 +22,7 @@ const ConfigSchema& schema() {
     for (const watchdog::RuleDef* rule : watchdog::ruleTable()) out.rules.push_back(rule->schema());
     // The names of collectors/registry.cpp, read from it when cmake configures (the registry
     // itself would pull every collector into this build).
-    for (std::string_view name : {FABRICMON_FUZZ_COLLECTORS}) out.collectors.push_back(name);
+    for (std::string_view name : {FABRICMON_FUZZ_COLLECTORS}) out.collectors.push_back({name, nullptr});
     return out;
   }();
   return s;

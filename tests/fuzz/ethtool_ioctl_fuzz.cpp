@@ -97,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int read = 0; read < 3; ++read) {
     auto st = source->readInto(ifname, out);
     if (!st) continue;
-    for (const auto& [name, value] : out.stats) FUZZ_CHECK(name.size() <= ETH_GSTRING_LEN);
+    for (const auto& [name, value] : out.pairs()) FUZZ_CHECK(name.size() <= ETH_GSTRING_LEN);
   }
   return 0;
 }

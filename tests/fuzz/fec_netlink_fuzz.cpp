@@ -6,6 +6,7 @@
 
 #include "collectors/sources/fec_netlink_msg.hpp"
 #include "collectors/sources/fec_source.hpp"
+#include "collectors/sources/netlink_socket.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace fabricmon;
@@ -30,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr uint16_t kFamily = 20;
   switch (mode % 4) {
     case 0:
-      (void)ethnl::parseFamilyReply(body, kSeq);
+      (void)genl::parseFamilyReply(body, kSeq);
       break;
     case 1: {
       auto r = ethnl::parseFecReply(body, kSeq, kFamily);

@@ -149,6 +149,19 @@ for p in files("tests/fixtures/pcie_aer/aer_dev_*"):
     sev = {"correctable": 0, "nonfatal": 1, "fatal": 2}.get(os.path.basename(p).split("_")[-1].split(".")[0], 0)
     put("pcie_aer", bytes([sev]) + read(os.path.relpath(p, ROOT)))
 
+# `scontrol -o show node` of Slurm 22.05 (Debian 12): drained by fabricmon, idle, down and drained
+# by an admin, and the null reason.
+for line in (
+        "NodeName=vm Arch=x86_64 CoresPerSocket=1  CPUAlloc=0 CPUEfctv=2 CPUTot=2 CPULoad=1.25 "
+        "State=IDLE+DRAIN ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A Partitions=main  "
+        "CfgTRES=cpu=2,mem=1M,billing=2 AllocTRES= CapWatts=n/a CurrentWatts=0 AveWatts=0 "
+        "Reason=fabricmon: port_down mlx5_0/1 rail 0 [root@2026-11-25T23:39:54]\n",
+        "NodeName=gpu017 Arch=x86_64 State=MIXED ThreadsPerCore=1 Partitions=main\n",
+        "NodeName=n1 State=DOWN+DRAIN+NOT_RESPONDING Reason=Not responding [slurm@2026-11-25T01:02:03]\n",
+        "NodeName=n2 State=ALLOCATED+DRAIN Reason=bad dimm, ticket 4711 [admin@2026-11-25T01:02:03]\n",
+        "NodeName=n3 State=IDLE Reason=(null)\n"):
+    put("scontrol_node", line)
+
 for p in files("tests/fixtures/transceivers/*.bin"):
     put("module_eeprom", read(os.path.relpath(p, ROOT)))
 

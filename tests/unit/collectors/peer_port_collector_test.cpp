@@ -240,6 +240,12 @@ TEST_F(PeerPortCollectorTest, ADeviceSysfsHasShownStaysRdmaPortsWhileItIsAway) {
   Topology sysfs;
   sysfs.devices.push_back(RdmaDevice{"mlx5_0", "0000:17:00.0", 1, {RdmaPort{1, "InfiniBand", {"ib0"}}}});
   EXPECT_FALSE(run(*c, sysfs).has("fabricmon_port_info{"));
+  // Away: its umad port goes too (the port's memory is dropped) ...
+  const std::vector<UmadPort> ports = src->localPorts;
+  src->localPorts.clear();
+  EXPECT_FALSE(run(*c, Topology{}).has("fabricmon_port_info{"));
+  // ... and answers MADs again before discovery sees the device.
+  src->localPorts = ports;
   const PollResult away = run(*c, Topology{});
   EXPECT_FALSE(away.has("fabricmon_port_info{"));
   EXPECT_FALSE(away.has("fabricmon_port_rate_bytes_per_second{"));
