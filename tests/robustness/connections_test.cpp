@@ -120,13 +120,8 @@ class ConnectionsTest : public DaemonTest {
  protected:
   void SetUp() override {
     DaemonTest::SetUp();
-    // 500 client sockets plus the test's own: stay clear of a 1024 soft limit where the hard
-    // limit allows.
-    rlimit lim{};
-    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-      lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, 4096);
-      ::setrlimit(RLIMIT_NOFILE, &lim);
-    }
+    // 500 client sockets plus the test's own.
+    raiseFileLimit(4096);
     simulate();
     ASSERT_GT(start(nodeArgs()), 0);
     // Counter files are opened at their first poll: measure once every collector has run.

@@ -217,11 +217,7 @@ class FloodTest : public DaemonTest {
  protected:
   void SetUp() override {
     DaemonTest::SetUp();
-    rlimit lim{};
-    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-      lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, 4096);
-      ::setrlimit(RLIMIT_NOFILE, &lim);
-    }
+    raiseFileLimit(4096);
     // Binding 127.16.0.1 must work (any 127/8 address on Linux's loopback); else there is nothing
     // to test here.
     const int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
