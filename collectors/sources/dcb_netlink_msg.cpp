@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "collectors/sources/netlink_socket.hpp"
+
 namespace fabricmon::dcbnl {
 
 namespace {
@@ -175,16 +177,11 @@ Result<DcbReply> parseReply(std::span<const uint8_t> datagram, uint32_t expected
     }
     const auto body = datagram.subspan(off + NLMSG_HDRLEN, hdr.nlmsg_len - NLMSG_HDRLEN);
     if (hdr.nlmsg_type == NLMSG_ERROR) {
-      if (body.size() < sizeof(int)) return Error{"dcbnl: truncated NLMSG_ERROR", EBADMSG};
-      const int err = loadAt<int>(body, 0);
-      // The kernel sends -errno, at most MAX_ERRNO (4095, include/linux/err.h); anything beyond
-      // (INT_MIN, whose negation overflows) is not an answer of the kernel's.
-      if (err < -4095 || err > 4095) {
-        return Error{"dcbnl: NLMSG_ERROR with error " + std::to_string(err) + " out of range", EBADMSG};
-      }
-      if (err != 0) {
+      const auto err = ackErrno(body);
+      if (!err) return Error{"dcbnl: truncated or out-of-range NLMSG_ERROR", EBADMSG};
+      if (*err != 0) {
         DcbReply r;
-        r.kernelErrno = err < 0 ? -err : err;
+        r.kernelErrno = *err;
         return r;
       }
       // error 0 is an ACK: the data (if any) came in an earlier message of this datagram

@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "collectors/sources/netlink_socket.hpp"
+
 namespace fabricmon::ethnl {
 
 namespace {
@@ -80,15 +82,11 @@ Result<Message> findMessage(std::span<const uint8_t> buf, uint32_t expectedSeq, 
     if (h.nlmsg_seq != expectedSeq) return Error{"ethtool netlink: reply to another request", EPROTO};
     const auto body = buf.subspan(off + NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
     if (h.nlmsg_type == NLMSG_ERROR) {
-      if (body.size() < sizeof(int)) return Error{"ethtool netlink: short error message", EPROTO};
-      int err;
-      std::memcpy(&err, body.data(), sizeof(err));
-      // netlink_ack() sends -errno, at least -MAX_ERRNO (4095, include/linux/err.h); a positive or
-      // larger value (INT_MIN, whose negation overflows) is not the kernel's.
-      if (err > 0 || err < -4095) return Error{"ethtool netlink: error " + std::to_string(err) + " out of range", EPROTO};
-      if (err != 0) {
+      const auto err = ackErrno(body);
+      if (!err) return Error{"ethtool netlink: malformed or out-of-range error message", EPROTO};
+      if (*err != 0) {
         Message m;
-        m.kernelErrno = -err;
+        m.kernelErrno = *err;
         return m;
       }
     } else if (h.nlmsg_type == family) {

@@ -144,10 +144,9 @@ Result<FamilyReply> parseFamilyReply(std::span<const uint8_t> datagram, uint32_t
   const auto body = datagram.subspan(NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
   FamilyReply r;
   if (h.nlmsg_type == NLMSG_ERROR) {
-    int32_t err = 0;
-    if (body.size() < sizeof err) return Error{"short netlink error message", EPROTO};
-    std::memcpy(&err, body.data(), sizeof err);
-    r.kernelErrno = -err;
+    const auto err = ackErrno(body);
+    if (!err) return Error{"malformed netlink error message", EPROTO};
+    r.kernelErrno = *err;
     if (r.kernelErrno == 0) return Error{"family request acknowledged without an answer", EPROTO};
     return r;
   }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,19 @@ class NetlinkSocket {
   std::string familyName_;
   std::vector<uint8_t> buf_;
 };
+
+/// The error an NLMSG_ERROR message carries, from its body: 0 for an ACK, else the errno. The kernel
+/// sends -errno, at least -MAX_ERRNO (netlink_ack(), include/linux/err.h): a truncated body, a
+/// positive value or one beyond -MAX_ERRNO (INT_MIN, whose negation overflows) is not the kernel's,
+/// and is nullopt. Every netlink parser here reads errors through this one function.
+inline std::optional<int> ackErrno(std::span<const uint8_t> body) {
+  constexpr int kMaxErrno = 4095;
+  int32_t err = 0;
+  if (body.size() < sizeof err) return std::nullopt;
+  std::memcpy(&err, body.data(), sizeof err);
+  if (err > 0 || err < -kMaxErrno) return std::nullopt;
+  return -err;
+}
 
 namespace genl {
 

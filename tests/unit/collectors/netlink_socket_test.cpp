@@ -1,12 +1,18 @@
 // The one netlink socket of the DCB, FEC and module EEPROM sources (collectors/sources/
 // netlink_socket.hpp) against the running kernel: generic-netlink family resolution (a known
-// family, an unknown one), and the FEC source over it asking about loopback, which has no FEC.
+// family, an unknown one), and the FEC source over it asking about loopback, which has no FEC;
+// and the one reading of NLMSG_ERROR the netlink parsers share.
 #include "collectors/sources/netlink_socket.hpp"
 
 #include <gtest/gtest.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <vector>
 
 #include "collectors/sources/fec_source.hpp"
 
@@ -49,6 +55,49 @@ TEST(FecNetlinkSource, LoopbackHasNoFecAndAMissingInterfaceIsNoData) {
     EXPECT_FALSE(info->has_value()) << ifname;
   }
   EXPECT_FALSE(source->read("")) << "an empty name is refused before the kernel is asked";
+}
+
+}  // namespace
+}  // namespace fabricmon
+
+namespace fabricmon {
+namespace {
+
+std::vector<uint8_t> errorMessage(uint32_t seq, int32_t error) {
+  std::vector<uint8_t> out(NLMSG_HDRLEN + sizeof error);
+  nlmsghdr h{};
+  h.nlmsg_len = static_cast<uint32_t>(out.size());
+  h.nlmsg_type = NLMSG_ERROR;
+  h.nlmsg_seq = seq;
+  std::memcpy(out.data(), &h, sizeof h);
+  std::memcpy(out.data() + NLMSG_HDRLEN, &error, sizeof error);
+  return out;
+}
+
+// One reading of NLMSG_ERROR for every netlink parser (DCB, ethtool FEC, the genetlink controller):
+// the kernel's -errno becomes an errno; what the kernel cannot send is malformed, never negated.
+TEST(AckErrno, TheKernelsRangeOnly) {
+  const auto body = [](int32_t e) {
+    std::vector<uint8_t> b(sizeof e);
+    std::memcpy(b.data(), &e, sizeof e);
+    return b;
+  };
+  EXPECT_EQ(ackErrno(body(0)), 0);
+  EXPECT_EQ(ackErrno(body(-ENOENT)), ENOENT);
+  EXPECT_EQ(ackErrno(body(-4095)), 4095);
+  for (int32_t e : {std::numeric_limits<int32_t>::min(), -4096, 1, std::numeric_limits<int32_t>::max()}) {
+    EXPECT_FALSE(ackErrno(body(e)).has_value()) << e;
+  }
+  EXPECT_FALSE(ackErrno(std::vector<uint8_t>{0, 0}).has_value());
+}
+
+TEST(GenlFamilyReply, AnErrorBeyondMaxErrnoIsMalformedNotNegated) {
+  auto enoent = genl::parseFamilyReply(errorMessage(3, -ENOENT), 3);
+  ASSERT_TRUE(enoent.ok());
+  EXPECT_EQ(enoent->kernelErrno, ENOENT);
+  auto bad = genl::parseFamilyReply(errorMessage(3, std::numeric_limits<int32_t>::min()), 3);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().errnum, EPROTO);
 }
 
 }  // namespace
