@@ -270,6 +270,7 @@ bool History::ingest(const Snapshot& snapshot) {
   if (indexDirty_) {
     for (auto& v : byFamily_) v.clear();
     for (auto& [key, s] : series_) byFamily_[static_cast<size_t>(s.fam)].push_back(&s);
+    subjects_.build(byFamily_);
     indexDirty_ = false;
   }
   if (changed) learnRefresh();
@@ -319,7 +320,11 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       shape(s);
       indexDirty_ = true;
     }
-    if (s.series != sample.series) s.series = sample.series;  // labels beyond the key may change
+    if (s.series != sample.series) {
+      // Labels beyond the key may change (a port's link_layer): the subjects hold views of them.
+      s.series = sample.series;
+      indexDirty_ = true;
+    }
     s.collector = collector;
     s.seenEpoch = epoch;
     seen.tracked = &s;  // unordered_map nodes never move: the pointer stays valid until erased

@@ -18,6 +18,7 @@
 #include "model/store.hpp"
 #include "watchdog/management_ports.hpp"
 #include "watchdog/input_families.hpp"
+#include "watchdog/subjects.hpp"
 
 namespace fabricmon::watchdog {
 
@@ -214,7 +215,11 @@ class History {
   /// The ports the rules leave alone (empty under watchdog.judge_management). They are on the node:
   /// device_missing counts them present.
   const ManagementPorts* leftAlone() const { return plan_.judgeManagement ? nullptr : &management_; }
-  /// A series by its key-label values (in InputFamily::keyLabels order).
+  /// The rules' subjects with handles to their series, rebuilt whenever a series appears or goes
+  /// (in the ingest that frees it: no handle outlives its series).
+  const Subjects& subjects() const { return subjects_; }
+  /// A series by its key-label values (in InputFamily::keyLabels order). Hashes the pieces: for
+  /// tests and one-off lookups; rules read through subjects().
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {},
                       std::string_view d = {}) const;
   size_t size() const { return series_.size(); }
@@ -249,6 +254,7 @@ class History {
   unsigned passesSinceIdSweep_ = 0;
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
+  Subjects subjects_;
   struct CollectorSeen {
     std::string name;
     BatchPtr last;

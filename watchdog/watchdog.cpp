@@ -9,7 +9,6 @@
 
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
-#include "watchdog/port_join.hpp"
 #include "watchdog/state_file.hpp"
 #include "watchdog/rules/rules.hpp"
 
@@ -135,11 +134,10 @@ class Engine {
 
   void evaluate(const Snapshot& snapshot, Nanos now, std::chrono::system_clock::time_point wallNow) {
     history_.ingest(snapshot);
-    join_.build(history_);
     RuleContext ctx{history_,
                     config_,
                     qos_,
-                    join_,
+                    history_.subjects(),
                     tracker_,
                     storms_,
                     std::to_string(qos_.rocePriority),
@@ -212,7 +210,6 @@ class Engine {
   WatchdogConfig config_;
   QosConfig qos_;
   History history_;
-  PortJoin join_;
   FindingTracker tracker_{ruleNames()};
   StormLedger storms_;
   std::vector<std::unique_ptr<RuleState>> memories_;  ///< each rule's RuleDef::makeMemory, by table index

@@ -1,7 +1,7 @@
 // dcqcn_misconfig: the node's QoS compared with the intent in `qos:` (config gauges), and the DCQCN
 // counter signatures of NVIDIA's RoCE troubleshooting notes (docs/rules.md, dcqcn_misconfig).
 #include <algorithm>
-#include <set>
+#include <vector>
 #include <string>
 
 #include <fmt/format.h>
@@ -23,7 +23,7 @@ struct WindowSum {
 WindowSum sumOver(const RuleContext& ctx, Fam fam, const std::vector<const PortRef*>& ports, Nanos window) {
   WindowSum out;
   for (const PortRef* p : ports) {
-    const Tracked* s = ctx.history.find(fam, p->device, p->port);
+    const Tracked* s = p->in(fam);
     if (!ctx.ready(s)) continue;
     auto w = s->over(window);
     if (!w.full) continue;
@@ -61,9 +61,11 @@ void gaugeOff(const RuleContext& ctx, const Tracked* g, Verdict& v, std::string_
   if (g->raw == 0) v.fire = true;
 }
 
-void npDisabled(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports, Nanos window) {
+void npDisabled(RuleContext& ctx, const IfaceRef& in, Nanos window) {
+  const std::string_view iface = in.name;
+  const auto& ports = in.ports;
   Verdict v;
-  gaugeOff(ctx, ctx.history.find(Fam::kNpEnabled, iface, ctx.rocePriority), v, "np_enabled");
+  gaugeOff(ctx, in.in(Fam::kNpEnabled, ctx.rocePriority), v, "np_enabled");
   bool configOff = v.fire;
   auto marks = sumOver(ctx, Fam::kRoceEcnMarked, ports, window);
   auto cnps = sumOver(ctx, Fam::kRoceCnpSent, ports, window);
@@ -83,9 +85,11 @@ void npDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
   report(ctx, "np_disabled", iface, ctx.rocePriority, v);
 }
 
-void rpDisabled(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports, Nanos window) {
+void rpDisabled(RuleContext& ctx, const IfaceRef& in, Nanos window) {
+  const std::string_view iface = in.name;
+  const auto& ports = in.ports;
   Verdict v;
-  gaugeOff(ctx, ctx.history.find(Fam::kRpEnabled, iface, ctx.rocePriority), v, "rp_enabled");
+  gaugeOff(ctx, in.in(Fam::kRpEnabled, ctx.rocePriority), v, "rp_enabled");
   bool configOff = v.fire;
   auto ignored = sumOver(ctx, Fam::kRoceCnpIgnored, ports, window);
   auto handled = sumOver(ctx, Fam::kRoceCnpHandled, ports, window);
@@ -105,13 +109,14 @@ void rpDisabled(RuleContext& ctx, std::string_view iface, const std::vector<cons
   report(ctx, "rp_disabled", iface, ctx.rocePriority, v);
 }
 
-void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<const PortRef*>& ports,
-                   Nanos window) {
+void pfcWithoutEcn(RuleContext& ctx, const IfaceRef& in, Nanos window) {
+  const std::string_view iface = in.name;
+  const auto& ports = in.ports;
   const auto& rule = ctx.settings<DcqcnMisconfigRule>();
   Verdict v;
   double fraction = -1;
   for (std::string_view dir : {"rx", "tx"}) {
-    const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, ctx.rocePriority, dir);
+    const Tracked* s = in.in(Fam::kPauseSeconds, ctx.rocePriority, dir);
     if (!ctx.ready(s)) continue;
     auto w = s->over(window);
     if (!w.full || w.seconds <= 0) continue;
@@ -128,7 +133,7 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
     v.stamp = std::max(v.stamp, s->t);
   }
   auto marks = sumOver(ctx, Fam::kRoceEcnMarked, ports, window);
-  auto prioMarks = seriesOver(ctx, ctx.history.find(Fam::kPrioEcnMarked, iface, ctx.rocePriority), window);
+  auto prioMarks = seriesOver(ctx, in.in(Fam::kPrioEcnMarked, ctx.rocePriority), window);
   auto sent = sumOver(ctx, Fam::kRoceCnpSent, ports, window);
   auto handled = sumOver(ctx, Fam::kRoceCnpHandled, ports, window);
   // "Not one ECN mark" needs an ECN counter that watched the whole window.
@@ -156,7 +161,7 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
   // is still counted here. Waiting that long keeps its onset from being reported as this.
   Nanos refresh = 0;
   for (std::string_view dir : {"rx", "tx"}) {
-    if (const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, ctx.rocePriority, dir)) {
+    if (const Tracked* s = in.in(Fam::kPauseSeconds, ctx.rocePriority, dir)) {
       refresh = std::max({refresh, s->refresh, s->poll});
     }
   }
@@ -165,14 +170,15 @@ void pfcWithoutEcn(RuleContext& ctx, std::string_view iface, const std::vector<c
                       Policy{1, std::max<Nanos>(3 * refresh, 2 * kSecond), 0}, v);
 }
 
-const Tracked* parameter(const RuleContext& ctx, std::string_view iface, std::initializer_list<std::string_view> names) {
+const Tracked* parameter(const IfaceRef& in, std::initializer_list<std::string_view> names) {
   for (std::string_view name : names) {
-    if (const Tracked* s = ctx.history.find(Fam::kDcqcnParameter, iface, "np", name)) return s;
+    if (const Tracked* s = in.in(Fam::kDcqcnParameter, "np", name)) return s;
   }
   return nullptr;
 }
 
-void cnpPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDscp) {
+void cnpPriorityMismatch(RuleContext& ctx, const IfaceRef& in, bool trustDscp) {
+  const std::string_view iface = in.name;
   const auto& qos = ctx.qos;
   Verdict v;
   auto check = [&](const Tracked* s, double want, std::string_view name) {
@@ -182,11 +188,10 @@ void cnpPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
     v.evidence.add(name, s->raw);
     if (s->raw != want) v.fire = true;
   };
-  check(parameter(ctx, iface, {"cnp_802p_prio", "np_cnp_prio"}), qos.cnpPriority, "cnp_priority");
-  check(parameter(ctx, iface, {"cnp_dscp", "np_cnp_dscp"}), qos.cnpDscp, "cnp_dscp");
+  check(parameter(in, {"cnp_802p_prio", "np_cnp_prio"}), qos.cnpPriority, "cnp_priority");
+  check(parameter(in, {"cnp_dscp", "np_cnp_dscp"}), qos.cnpDscp, "cnp_dscp");
   if (trustDscp) {
-    check(ctx.history.find(Fam::kDscpPriority, iface, std::to_string(qos.cnpDscp)), qos.cnpPriority,
-          "cnp_dscp_priority");
+    check(in.in(Fam::kDscpPriority, fmt::format_int(qos.cnpDscp).c_str()), qos.cnpPriority, "cnp_dscp_priority");
   }
   if (v.fire) {
     v.summary = fmt::format("{}: CNPs are not sent as intended (DSCP {} on priority {})", iface, qos.cnpDscp,
@@ -195,13 +200,15 @@ void cnpPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
   report(ctx, "cnp_priority_mismatch", iface, ctx.cnpPriority, v);
 }
 
-void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDscp, Nanos window) {
+void pfcPriorityMismatch(RuleContext& ctx, const IfaceRef& in, bool trustDscp, Nanos window) {
+  const std::string_view iface = in.name;
   const auto& qos = ctx.qos;
   Verdict v;
   double mask = 0;
   bool any = false;
+  static constexpr std::string_view kPriorities[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
   for (unsigned p = 0; p < 8; ++p) {
-    const Tracked* s = ctx.history.find(Fam::kPfcEnabled, iface, std::to_string(p));
+    const Tracked* s = in.in(Fam::kPfcEnabled, kPriorities[p]);
     if (!ctx.ready(s)) continue;
     any = true;
     v.stamp = std::max(v.stamp, s->t);
@@ -214,7 +221,7 @@ void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
     v.evidence.add("expected_mask", double(1u << qos.rocePriority));
   }
   if (trustDscp) {
-    const Tracked* m = ctx.history.find(Fam::kDscpPriority, iface, std::to_string(qos.roceDscp));
+    const Tracked* m = in.in(Fam::kDscpPriority, fmt::format_int(qos.roceDscp).c_str());
     if (ctx.ready(m)) {
       v.judged = true;
       v.stamp = std::max(v.stamp, m->t);
@@ -229,14 +236,15 @@ void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
   report(ctx, "pfc_priority_mismatch", iface, ctx.rocePriority, v);
 
   // Pause on a priority that should carry none: the traffic is classified onto the wrong priority.
-  std::set<std::string_view> others;
-  for (const Tracked* s : ctx.history.family(Fam::kPauseSeconds)) {
-    if (s->label("interface") == iface && s->label("priority") != ctx.rocePriority) others.insert(s->label("priority"));
+  std::vector<std::string_view> others;
+  for (const Tracked* s : in.inputs.all(Fam::kPauseSeconds)) {
+    const std::string_view prio = in.inputs.label(*s);
+    if (prio != ctx.rocePriority && (others.empty() || others.back() != prio)) others.push_back(prio);
   }
   for (std::string_view prio : others) {
     Verdict w;
     for (std::string_view dir : {"rx", "tx"}) {
-      const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, prio, dir);
+      const Tracked* s = in.in(Fam::kPauseSeconds, prio, dir);
       if (!ctx.ready(s)) continue;
       w.judged = true;
       w.stamp = std::max(w.stamp, s->t);
@@ -249,7 +257,7 @@ void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
     }
     bool quiet = true;
     for (std::string_view dir : {"rx", "tx"}) {
-      const Tracked* s = ctx.history.find(Fam::kPauseSeconds, iface, prio, dir);
+      const Tracked* s = in.in(Fam::kPauseSeconds, prio, dir);
       if (s != nullptr && s->increasedWithin(window)) quiet = false;
     }
     w.clear = quiet;
@@ -258,9 +266,10 @@ void pfcPriorityMismatch(RuleContext& ctx, std::string_view iface, bool trustDsc
   }
 }
 
-void trustNotDscp(RuleContext& ctx, std::string_view iface) {
+void trustNotDscp(RuleContext& ctx, const IfaceRef& in) {
+  const std::string_view iface = in.name;
   Verdict v;
-  const Tracked* t = ctx.history.find(Fam::kTrustDscp, iface);
+  const Tracked* t = in.in(Fam::kTrustDscp);
   if (ctx.ready(t)) {
     v.judged = true;
     v.stamp = t->t;
@@ -274,28 +283,19 @@ void trustNotDscp(RuleContext& ctx, std::string_view iface) {
 void evaluateDcqcnMisconfig(RuleContext& ctx, const DcqcnMisconfigRule& rule) {
   const Nanos window = toNanos(rule.window);
   // Only interfaces that carry RoCE: a management NIC's QoS is none of this rule's business.
-  std::vector<std::string_view> interfaces;
-  for (const auto& p : ctx.join.ports()) {
-    if (p.roce()) interfaces.push_back(p.interface);
-  }
-  std::sort(interfaces.begin(), interfaces.end());
-  interfaces.erase(std::unique(interfaces.begin(), interfaces.end()), interfaces.end());
-  for (std::string_view iface : interfaces) {
-    std::vector<const PortRef*> ports;
-    for (const auto& p : ctx.join.ports()) {
-      if (p.interface == iface) ports.push_back(&p);
-    }
-    const Tracked* trust = ctx.history.find(Fam::kTrustDscp, iface);
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    if (std::none_of(in.ports.begin(), in.ports.end(), [](const PortRef* p) { return p->roce(); })) continue;
+    const Tracked* trust = in.in(Fam::kTrustDscp);
     // The DSCP map only matters when the NIC classifies by DSCP; unknown trust is taken as dscp.
     bool trustDscp = trust == nullptr || trust->raw != 0;
     if (ctx.qos.dcqcnEnabled) {
-      npDisabled(ctx, iface, ports, window);
-      rpDisabled(ctx, iface, ports, window);
-      pfcWithoutEcn(ctx, iface, ports, window);
-      cnpPriorityMismatch(ctx, iface, trustDscp);
+      npDisabled(ctx, in, window);
+      rpDisabled(ctx, in, window);
+      pfcWithoutEcn(ctx, in, window);
+      cnpPriorityMismatch(ctx, in, trustDscp);
     }
-    pfcPriorityMismatch(ctx, iface, trustDscp, window);
-    trustNotDscp(ctx, iface);
+    pfcPriorityMismatch(ctx, in, trustDscp, window);
+    trustNotDscp(ctx, in);
   }
 }
 

@@ -4,7 +4,6 @@
 // 802.1Q-2018 clause 36.1.3: a port with PFC enabled shall not use PAUSE). Judged on the frames in
 // a window, not one poll, so a NIC that refreshes its counters slowly is judged the same.
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -19,17 +18,16 @@ namespace {
 void evaluateGlobalPause(RuleContext& ctx, const GlobalPauseRule& /*rule*/) {
   const auto& rule = ctx.settings<GlobalPauseRule>();
   const Nanos window = toNanos(rule.window);
-  std::set<std::string_view> pfcOn;
-  for (const Tracked* s : ctx.history.family(Fam::kPfcEnabled)) {
-    if (ctx.ready(s) && s->raw != 0) pfcOn.insert(s->label("interface"));
-  }
-  for (std::string_view iface : pfcOn) {
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    const auto pfc = in.inputs.all(Fam::kPfcEnabled);
+    if (std::none_of(pfc.begin(), pfc.end(), [&](const Tracked* s) { return ctx.ready(s) && s->raw != 0; })) continue;
+    const std::string_view iface = in.name;
     Verdict v;
     double frames = 0;
     bool recent = false;
     for (auto [fam, name] : {std::pair{Fam::kGlobalPauseRx, std::string_view("rx_frames")},
                              std::pair{Fam::kGlobalPauseTx, std::string_view("tx_frames")}}) {
-      const Tracked* s = ctx.history.find(fam, iface);
+      const Tracked* s = in.in(fam);
       if (!ctx.ready(s)) continue;
       v.judged = true;
       v.stamp = std::max(v.stamp, s->t);

@@ -14,11 +14,11 @@ namespace {
 
 void judge(RuleContext& ctx, const IbCongestionRule& rule, const PortRef& p, std::string_view side,
            const Tracked* wait) {
-  const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
+  const Tracked* rate = p.in(Fam::kPortRate);
   Subject subject{p.device, p.port, p.interface, {}, side};
   Verdict v;
   // A saturated counter has no rate (docs/metrics.md); a port without a rate has no time base.
-  if (ctx.ready(wait) && !wait->saturated && ctx.ready(rate) && rate->raw > 0 && !ctx.portDown(p.device, p.port)) {
+  if (ctx.ready(wait) && !wait->saturated && ctx.ready(rate) && rate->raw > 0 && !ctx.portDown(p)) {
     const auto w = wait->over(toNanos(rule.window));
     if (w.seconds > 0) {
       const double fraction = std::clamp(w.increase * rule.bytesPerTick / (rate->raw * w.seconds), 0.0, 1.0);
@@ -47,10 +47,10 @@ void judge(RuleContext& ctx, const IbCongestionRule& rule, const PortRef& p, std
 }
 
 void evaluateIbCongestion(RuleContext& ctx, const IbCongestionRule& rule) {
-  for (const PortRef& p : ctx.join.ports()) {
+  for (const PortRef& p : ctx.subjects.ports()) {
     if (p.linkLayer != "InfiniBand") continue;  // RoCE congestion is pause_storm's and DCQCN's business
-    judge(ctx, rule, p, "local", ctx.history.find(Fam::kXmitWait, p.device, p.port));
-    judge(ctx, rule, p, "peer", ctx.history.find(Fam::kPeerXmitWait, p.device, p.port));
+    judge(ctx, rule, p, "local", p.in(Fam::kXmitWait));
+    judge(ctx, rule, p, "peer", p.in(Fam::kPeerXmitWait));
   }
 }
 

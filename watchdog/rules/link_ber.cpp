@@ -74,19 +74,19 @@ double limitFor(const LinkBerRule& rule, std::string_view code) {
   return 0;
 }
 
-Fec fecOf(const RuleContext& ctx, const LinkBerRule& rule, std::string_view iface, const PortRef* port) {
-  const auto& h = ctx.history;
+Fec fecOf(const LinkBerRule& rule, const IfaceRef& in) {
+  const PortRef* port = in.port;
   Fec f;
-  if (const Tracked* lanes = h.find(Fam::kLinkLanes, iface); lanes && lanes->samples > 0) f.lanes = lanes->raw;
-  if (const Tracked* speed = h.find(Fam::kLinkSpeed, iface); speed && speed->samples > 0) {
+  if (const Tracked* lanes = in.in(Fam::kLinkLanes); lanes && lanes->samples > 0) f.lanes = lanes->raw;
+  if (const Tracked* speed = in.in(Fam::kLinkSpeed); speed && speed->samples > 0) {
     f.bitsPerSecond = speed->raw * kBitsPerByte;
   } else if (port != nullptr) {
-    if (const Tracked* rate = h.find(Fam::kPortRate, port->device, port->port); rate && rate->samples > 0) {
+    if (const Tracked* rate = port->in(Fam::kPortRate); rate && rate->samples > 0) {
       f.bitsPerSecond = rate->raw * kBitsPerByte;
     }
   }
   std::string_view code;
-  if (const Tracked* info = h.find(Fam::kFecInfo, iface); info && info->samples > 0) code = info->label("code");
+  if (const Tracked* info = in.in(Fam::kFecInfo); info && info->samples > 0) code = info->label("code");
   if (code == "none") return f;  // FEC off: pre-FEC is post-FEC, link_errors judges it
   if (!code.empty() && code != "RS" && code != "unknown") {
     f.code = std::string(code);
@@ -103,18 +103,17 @@ Fec fecOf(const RuleContext& ctx, const LinkBerRule& rule, std::string_view ifac
 /// Corrected bits over received bits, both over the same `window`. Without a received-bit counter,
 /// the line rate times the time; without corrected bits, corrected codewords x 1 bit (a lower bound:
 /// a corrected codeword holds at least one bit error, and rarely more while the BER is low).
-Ber berOver(const RuleContext& ctx, std::string_view iface, const Fec& fec, Nanos window) {
-  const auto& h = ctx.history;
+Ber berOver(const RuleContext& ctx, const IfaceRef& in, const Fec& fec, Nanos window) {
   Ber b;
-  const Tracked* errors = h.find(Fam::kPhyCorrectedBits, iface);
+  const Tracked* errors = in.in(Fam::kPhyCorrectedBits);
   if (!ctx.ready(errors)) {
-    errors = h.find(Fam::kFecCorrectedBlocks, iface);
+    errors = in.in(Fam::kFecCorrectedBlocks);
     b.approximated = true;
   }
   if (!ctx.ready(errors)) return b;
   const auto e = errors->over(window);
   if (e.seconds <= 0) return b;
-  const Tracked* received = h.find(Fam::kPhyReceivedBytes, iface);
+  const Tracked* received = in.in(Fam::kPhyReceivedBytes);
   double bits = 0;
   Nanos stamp = errors->t;
   if (ctx.ready(received) && received->t == errors->t) {
@@ -141,19 +140,19 @@ struct Lane {
   int lane = -1;
   double ber = 0;
 };
-Lane worstLane(const RuleContext& ctx, std::string_view iface, const Ber& total, double lanes, Nanos window) {
+Lane worstLane(const RuleContext& ctx, const IfaceRef& in, const Ber& total, double lanes, Nanos window) {
   Lane worst;
   double most = -1;
   double count = 0;
   for (Fam fam : {Fam::kPhyLaneCorrectedBits, Fam::kFecLaneCorrected}) {
-    for (const Tracked* s : ctx.history.family(fam)) {
-      if (s->label("interface") != iface || !ctx.ready(s)) continue;
+    for (const Tracked* s : in.inputs.all(fam)) {
+      if (!ctx.ready(s)) continue;
       ++count;
       const double inc = s->over(window).increase;
       if (inc > most) {
         most = inc;
         unsigned n = 0;
-        auto lane = s->label("lane");
+        auto lane = in.inputs.label(*s);
         std::from_chars(lane.data(), lane.data() + lane.size(), n);
         worst.lane = static_cast<int>(n);
       }
@@ -235,10 +234,11 @@ void setGauges(BerBaseline& m, std::string_view iface, double ber, double baseli
   m.level = level;
 }
 
-std::string where(const RuleContext& ctx, std::string_view iface, const PortRef* port) {
-  std::string out(iface);
+std::string where(const IfaceRef& in) {
+  std::string out(in.name);
+  const PortRef* port = in.port;
   if (port == nullptr) return out;
-  if (const Tracked* t = ctx.history.find(Fam::kPortTopology, port->device, port->port)) {
+  if (const Tracked* t = port->in(Fam::kPortTopology)) {
     auto role = t->label("role"), rail = t->label("rail");
     if (!role.empty() || !rail.empty()) {
       out += fmt::format(" ({}{}{})", role, rail.empty() ? "" : ", rail ", rail);
@@ -247,22 +247,24 @@ std::string where(const RuleContext& ctx, std::string_view iface, const PortRef*
   return out;
 }
 
-void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_view iface) {
-  const auto& h = ctx.history;
-  const PortRef* port = ctx.join.byInterface(iface);
+void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const IfaceRef& in) {
+  const std::string_view iface = in.name;
+  const PortRef* port = in.port;
   Subject subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, iface, {}};
   const Nanos window = toNanos(rule.window);
-  const Fec fec = fecOf(ctx, rule, iface, port);
-  auto [it, inserted] = ctx.remembered<LinkBerMemory>().berBaselines.try_emplace(std::string(iface));
+  const Fec fec = fecOf(rule, in);
+  auto& baselines = ctx.remembered<LinkBerMemory>().berBaselines;
+  auto it = baselines.find(iface);
+  if (it == baselines.end()) it = baselines.try_emplace(std::string(iface)).first;
   BerBaseline& memory = it->second;
 
   // A link that is down has no BER: hold every verdict as it is.
-  const bool down = ctx.interfaceDown(iface);
+  const bool down = RuleContext::interfaceDown(in);
 
   // ---- uncorrectable codewords: frames lost after the FEC ----
   {
     Verdict v;
-    const Tracked* uncorr = h.find(Fam::kFecUncorrectable, iface);
+    const Tracked* uncorr = in.in(Fam::kFecUncorrectable);
     if (ctx.ready(uncorr)) {
       const auto w = uncorr->over(window);
       v.judged = true;
@@ -276,18 +278,18 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
       if (v.fire) {
         v.summary = fmt::format("{}: {:.0f} uncorrectable FEC codewords in {:.0f}s ({}): frames are being lost "
                                 "after FEC",
-                                where(ctx, iface, port), w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
+                                where(in), w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
       }
     }
     ctx.observe("uncorrectable", Severity::kCritical, subject, Policy{}, v);
   }
 
-  const Tracked* errors = h.find(Fam::kPhyCorrectedBits, iface);
-  if (!ctx.ready(errors)) errors = h.find(Fam::kFecCorrectedBlocks, iface);
-  const Tracked* received = h.find(Fam::kPhyReceivedBytes, iface);
+  const Tracked* errors = in.in(Fam::kPhyCorrectedBits);
+  if (!ctx.ready(errors)) errors = in.in(Fam::kFecCorrectedBlocks);
+  const Tracked* received = in.in(Fam::kPhyReceivedBytes);
   if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
   const double baseline = baselineOf(memory, ctx, rule);
-  const Ber now = down ? Ber{} : berOver(ctx, iface, fec, window);
+  const Ber now = down ? Ber{} : berOver(ctx, in, fec, window);
   const bool enough = now.judged && now.bits >= rule.minBits;
   const double level = fec.limit > 0 ? fec.limit / rule.marginFactor : -1;
   setGauges(memory, iface, enough ? now.ber : -1, baseline, level);
@@ -300,7 +302,7 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
       v.stamp = now.stamp;
       v.fire = now.ber > level;
       v.clear = !v.fire;
-      const Lane lane = worstLane(ctx, iface, now, fec.lanes, window);
+      const Lane lane = worstLane(ctx, in, now, fec.lanes, window);
       v.evidence.add("ber", now.ber);
       v.evidence.add("warning_level", level);
       v.evidence.add("correction_limit", fec.limit);
@@ -312,7 +314,7 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
       v.evidence.add("approximated", now.approximated ? 1 : 0);
       if (v.fire) {
         v.summary = fmt::format("{}: pre-FEC BER {:.2g} over {:.0f}s, {} corrects up to ~{:.2g}: less than {:g}x margin left{}",
-                                where(ctx, iface, port), now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
+                                where(in), now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
                                 lane.lane >= 0 ? fmt::format(" (worst lane {}: {:.2g})", lane.lane, lane.ber) : "");
       }
     }
@@ -338,7 +340,7 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
       if (v.fire) {
         v.summary = fmt::format("{}: pre-FEC BER {:.2g} is {:.0f}x its baseline of {:.2g} ({}): the optic or cable is "
                                 "degrading",
-                                where(ctx, iface, port), now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
+                                where(in), now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
                                 fec.code.empty() ? "FEC" : fec.code);
       }
     }
@@ -349,13 +351,11 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, std::string_vi
 void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   auto& memory = ctx.remembered<LinkBerMemory>();
   for (auto& [iface, m] : memory.berBaselines) m.live = false;
-  std::vector<std::string_view> interfaces;
-  for (Fam fam : {Fam::kPhyCorrectedBits, Fam::kFecCorrectedBlocks, Fam::kFecUncorrectable}) {
-    for (const Tracked* s : ctx.history.family(fam)) interfaces.push_back(s->label("interface"));
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    if (in.in(Fam::kPhyCorrectedBits) || in.in(Fam::kFecCorrectedBlocks) || in.in(Fam::kFecUncorrectable)) {
+      evaluateInterface(ctx, rule, in);
+    }
   }
-  std::sort(interfaces.begin(), interfaces.end());
-  interfaces.erase(std::unique(interfaces.begin(), interfaces.end()), interfaces.end());
-  for (std::string_view iface : interfaces) evaluateInterface(ctx, rule, iface);
   // A baseline whose every part is older than the window has nothing left to say.
   const int64_t now = wallSeconds(ctx);
   std::erase_if(memory.berBaselines, [&](const auto& kv) {

@@ -88,48 +88,46 @@ void berCheck(RuleContext& ctx, const Subject& subject, Count c, const Tracked* 
 /// it receives are errors of what we send, on our lanes or on the cable.
 void peerSide(RuleContext& ctx, const LinkErrorsRule& rule, const PortRef& p, const Subject& subject, Nanos window,
               Nanos berWindow) {
-  const auto& h = ctx.history;
   Subject peer = subject;
   peer.side = "peer";
-  const Tracked* symbol = h.find(Fam::kPeerSymbolErrors, p.device, p.port);
+  const Tracked* symbol = p.in(Fam::kPeerSymbolErrors);
   limitCheck(ctx, peer, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {symbol}, window), window);
   limitCheck(ctx, peer, "link_error_recovery", rule.linkErrorRecoveryPerHour,
-             countOver(ctx, {h.find(Fam::kPeerLinkErrorRecovery, p.device, p.port)}, window), window);
+             countOver(ctx, {p.in(Fam::kPeerLinkErrorRecovery)}, window), window);
   limitCheck(ctx, peer, "receive_errors", rule.receiveErrorsPerHour,
-             countOver(ctx, {h.find(Fam::kPeerReceiveErrors, p.device, p.port)}, window), window);
+             countOver(ctx, {p.in(Fam::kPeerReceiveErrors)}, window), window);
   limitCheck(ctx, peer, "local_link_integrity_errors", rule.localLinkIntegrityErrorsPerHour,
-             countOver(ctx, {h.find(Fam::kPeerPortCounter, p.device, p.port, "local_link_integrity_errors")}, window),
+             countOver(ctx, {p.in(Fam::kPeerPortCounter, "local_link_integrity_errors")}, window),
              window);
-  berCheck(ctx, peer, countOver(ctx, {symbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
+  berCheck(ctx, peer, countOver(ctx, {symbol}, berWindow), p.in(Fam::kPortRate));
 }
 
 void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
   const Nanos window = toNanos(rule.window);
   const Nanos berWindow = toNanos(rule.berWindow);
-  const auto& h = ctx.history;
-  for (const PortRef& p : ctx.join.ports()) {
+  for (const PortRef& p : ctx.subjects.ports()) {
     // On InfiniBand either end of the cable can see the errors: the finding says which.
     Subject subject{p.device, p.port, p.interface, {}, p.linkLayer == "InfiniBand" ? "local" : ""};
-    const Tracked* pmaSymbol = h.find(Fam::kSymbolErrors, p.device, p.port);
-    const Tracked* phySymbol = p.interface.empty() ? nullptr : h.find(Fam::kPhySymbolErrors, p.interface);
+    const Tracked* pmaSymbol = p.in(Fam::kSymbolErrors);
+    const Tracked* phySymbol = p.ifaceIn(Fam::kPhySymbolErrors);
     limitCheck(ctx, subject, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {pmaSymbol, phySymbol}, window),
                window);
     limitCheck(ctx, subject, "link_error_recovery", rule.linkErrorRecoveryPerHour,
-               countOver(ctx, {h.find(Fam::kLinkErrorRecovery, p.device, p.port)}, window), window);
+               countOver(ctx, {p.in(Fam::kLinkErrorRecovery)}, window), window);
     limitCheck(ctx, subject, "receive_errors", rule.receiveErrorsPerHour,
-               countOver(ctx, {h.find(Fam::kReceiveErrors, p.device, p.port)}, window), window);
+               countOver(ctx, {p.in(Fam::kReceiveErrors)}, window), window);
     limitCheck(ctx, subject, "local_link_integrity_errors", rule.localLinkIntegrityErrorsPerHour,
-               countOver(ctx, {h.find(Fam::kPortCounter, p.device, p.port, "local_link_integrity_errors")}, window),
+               countOver(ctx, {p.in(Fam::kPortCounter, "local_link_integrity_errors")}, window),
                window);
-    berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol}, berWindow), h.find(Fam::kPortRate, p.device, p.port));
+    berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol}, berWindow), p.in(Fam::kPortRate));
     if (p.linkLayer == "InfiniBand") peerSide(ctx, rule, p, subject, window, berWindow);
   }
   // Interfaces without an RDMA port: only the PHY counter, and no line rate for a BER.
-  for (const Tracked* s : h.family(Fam::kPhySymbolErrors)) {
-    std::string_view iface = s->label("interface");
-    if (ctx.join.byInterface(iface) != nullptr) continue;
-    limitCheck(ctx, Subject{{}, {}, iface, {}}, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {s}, window),
-               window);
+  for (const IfaceRef& iface : ctx.subjects.interfaces()) {
+    const Tracked* s = iface.in(Fam::kPhySymbolErrors);
+    if (s == nullptr || iface.port != nullptr) continue;
+    limitCheck(ctx, Subject{{}, {}, iface.name, {}}, "symbol_errors", rule.symbolErrorsPerHour,
+               countOver(ctx, {s}, window), window);
   }
 }
 

@@ -3,7 +3,6 @@
 // so the largest count wins rather than the sum.
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -51,43 +50,43 @@ void judgeSubject(RuleContext& ctx, const Subject& subject, std::initializer_lis
   ctx.observe({}, Severity::kCritical, subject, Policy{}, v);
 }
 
-const Tracked* carrierDown(const RuleContext& ctx, std::string_view iface, double* perEvent) {
+const Tracked* carrierDown(const IfaceRef* iface, double* perEvent) {
   *perEvent = 1;
-  if (const Tracked* s = ctx.history.find(Fam::kCarrierDownChanges, iface)) return s;
+  if (iface == nullptr) return nullptr;
+  if (const Tracked* s = iface->in(Fam::kCarrierDownChanges)) return s;
   *perEvent = 2;  // carrier_changes counts both edges: one flap is a down and an up
-  return ctx.history.find(Fam::kCarrierChanges, iface);
+  return iface->in(Fam::kCarrierChanges);
 }
 
 void evaluateLinkFlap(RuleContext& ctx, const LinkFlapRule& /*rule*/) {
-  for (const PortRef& p : ctx.join.ports()) {
+  for (const PortRef& p : ctx.subjects.ports()) {
     double perEvent = 1;
-    const Tracked* carrier = p.interface.empty() ? nullptr : carrierDown(ctx, p.interface, &perEvent);
-    const Tracked* phy = p.interface.empty() ? nullptr : ctx.history.find(Fam::kPhyLinkDown, p.interface);
-    const bool ib = p.linkLayer == "InfiniBand";
+    const Tracked* carrier = carrierDown(p.iface, &perEvent);
+    const Tracked* phy = p.ifaceIn(Fam::kPhyLinkDown);
+    const bool ib = p.infiniband();
     judgeSubject(ctx, Subject{p.device, p.port, p.interface, {}, ib ? "local" : ""},
-                 {{ctx.history.find(Fam::kLinkDowned, p.device, p.port), "link_downed", 1},
+                 {{p.in(Fam::kLinkDowned), "link_downed", 1},
                   {carrier, "carrier_down", perEvent},
                   {phy, "link_down_events_phy", 1},
-                  {ctx.history.find(Fam::kLinkDownObserved, p.device, p.port), "down_observed", 1}});
+                  {p.in(Fam::kLinkDownObserved), "down_observed", 1}});
     if (ib) {
       // The neighbour's port: its LinkDownedCounter, and the times the MAD poller lost it.
       judgeSubject(ctx, Subject{p.device, p.port, p.interface, {}, "peer"},
-                   {{ctx.history.find(Fam::kPeerLinkDowned, p.device, p.port), "link_downed", 1},
-                    {ctx.history.find(Fam::kPeerLinkDownObserved, p.device, p.port), "down_observed", 1}});
+                   {{p.in(Fam::kPeerLinkDowned), "link_downed", 1},
+                    {p.in(Fam::kPeerLinkDownObserved), "down_observed", 1}});
     }
   }
   // Interfaces without an RDMA port (netdev.include).
-  std::set<std::string_view> lone;
-  for (Fam fam : {Fam::kCarrierChanges, Fam::kCarrierDownChanges, Fam::kPhyLinkDown}) {
-    for (const Tracked* s : ctx.history.family(fam)) {
-      if (ctx.join.byInterface(s->label("interface")) == nullptr) lone.insert(s->label("interface"));
+  for (const IfaceRef& iface : ctx.subjects.interfaces()) {
+    if (iface.port != nullptr) continue;
+    const Tracked* phy = iface.in(Fam::kPhyLinkDown);
+    if (phy == nullptr && iface.in(Fam::kCarrierChanges) == nullptr && iface.in(Fam::kCarrierDownChanges) == nullptr) {
+      continue;
     }
-  }
-  for (std::string_view iface : lone) {
     double perEvent = 1;
-    const Tracked* carrier = carrierDown(ctx, iface, &perEvent);
-    judgeSubject(ctx, Subject{{}, {}, iface, {}},
-                 {{carrier, "carrier_down", perEvent}, {ctx.history.find(Fam::kPhyLinkDown, iface), "link_down_events_phy", 1}});
+    const Tracked* carrier = carrierDown(&iface, &perEvent);
+    judgeSubject(ctx, Subject{{}, {}, iface.name, {}},
+                 {{carrier, "carrier_down", perEvent}, {phy, "link_down_events_phy", 1}});
   }
 }
 

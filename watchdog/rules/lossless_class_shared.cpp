@@ -17,15 +17,16 @@
 namespace fabricmon::watchdog {
 namespace {
 
-void nonRdmaBytes(RuleContext& ctx, std::string_view iface) {
+void nonRdmaBytes(RuleContext& ctx, const IfaceRef& in) {
+  const std::string_view iface = in.name;
   const auto& rule = ctx.settings<LosslessClassSharedRule>();
   const Nanos window = toNanos(rule.window);
   Verdict v;
   double worst = 0;
   for (std::string_view dir : {"rx", "tx"}) {
     const Tracked* prio =
-        ctx.history.find(dir == "rx" ? Fam::kPrioRxBytes : Fam::kPrioTxBytes, iface, ctx.rocePriority);
-    const Tracked* rdma = ctx.history.find(Fam::kRdmaVportBytes, iface, dir);
+        in.in(dir == "rx" ? Fam::kPrioRxBytes : Fam::kPrioTxBytes, ctx.rocePriority);
+    const Tracked* rdma = in.in(Fam::kRdmaVportBytes, dir);
     if (!ctx.rated(prio) || !ctx.rated(rdma)) continue;
     const auto wp = prio->over(window);
     const auto wr = rdma->over(window);
@@ -53,9 +54,10 @@ void nonRdmaBytes(RuleContext& ctx, std::string_view iface) {
                       v);
 }
 
-void dscpMap(RuleContext& ctx, std::string_view iface) {
+void dscpMap(RuleContext& ctx, const IfaceRef& in) {
+  const std::string_view iface = in.name;
   const auto& rule = ctx.settings<LosslessClassSharedRule>();
-  const Tracked* trust = ctx.history.find(Fam::kTrustDscp, iface);
+  const Tracked* trust = in.in(Fam::kTrustDscp);
   // With trust pcp the DSCP map classifies nothing (dcqcn_misconfig's trust_not_dscp says so).
   if (trust != nullptr && trust->raw == 0) return;
   std::set<unsigned> allowed{ctx.qos.roceDscp};
@@ -68,18 +70,19 @@ void dscpMap(RuleContext& ctx, std::string_view iface) {
   std::string others;
   double count = 0;
   double lowest = -1;
-  for (const Tracked* s : ctx.history.family(Fam::kDscpPriority)) {
-    if (s->label("interface") != iface || !ctx.ready(s)) continue;
+  for (const Tracked* s : in.inputs.all(Fam::kDscpPriority)) {
+    if (!ctx.ready(s)) continue;
     v.judged = true;
     v.stamp = std::max(v.stamp, s->t);
     if (s->raw != ctx.qos.rocePriority) continue;
     unsigned dscp = 0;
-    for (char c : s->label("dscp")) dscp = dscp * 10 + unsigned(c - '0');
+    const std::string_view label = in.inputs.label(*s);
+    for (char c : label) dscp = dscp * 10 + unsigned(c - '0');
     if (allowed.count(dscp)) continue;
     ++count;
     if (lowest < 0 || dscp < lowest) lowest = dscp;
     if (!others.empty()) others += ',';
-    others += s->label("dscp");
+    others += label;
   }
   v.fire = count > 0;
   v.clear = !v.fire;
@@ -95,13 +98,10 @@ void dscpMap(RuleContext& ctx, std::string_view iface) {
 }  // namespace
 
 void evaluateLosslessClassShared(RuleContext& ctx, const LosslessClassSharedRule& /*rule*/) {
-  std::set<std::string_view> interfaces;
-  for (const PortRef& p : ctx.join.ports()) {
-    if (p.roce()) interfaces.insert(p.interface);
-  }
-  for (std::string_view iface : interfaces) {
-    nonRdmaBytes(ctx, iface);
-    dscpMap(ctx, iface);
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    if (std::none_of(in.ports.begin(), in.ports.end(), [](const PortRef* p) { return p->roce(); })) continue;
+    nonRdmaBytes(ctx, in);
+    dscpMap(ctx, in);
   }
 }
 

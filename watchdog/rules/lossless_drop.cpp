@@ -1,7 +1,6 @@
 // lossless_drop: traffic on the lossless (RoCE) priority was dropped. With PFC working this never
 // happens (Microsoft, SIGCOMM 2016: any drop of lossless traffic is a bug), so one drop is critical.
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -11,13 +10,14 @@
 namespace fabricmon::watchdog {
 namespace {
 
-void priorityDiscards(RuleContext& ctx, std::string_view iface) {
+void priorityDiscards(RuleContext& ctx, const IfaceRef& in) {
+  const std::string_view iface = in.name;
   const Nanos hold = toNanos(ctx.settings<LosslessDropRule>().clearAfter);
   Verdict v;
   bool recent = false;
   double dropped = 0;
   for (std::string_view kind : {"discards", "buffer", "congestion"}) {
-    const Tracked* s = ctx.history.find(Fam::kPrioDiscards, iface, ctx.rocePriority, kind);
+    const Tracked* s = in.in(Fam::kPrioDiscards, ctx.rocePriority, kind);
     if (!ctx.ready(s)) continue;
     v.judged = true;
     v.stamp = std::max(v.stamp, s->t);
@@ -36,7 +36,7 @@ void priorityDiscards(RuleContext& ctx, std::string_view iface) {
 
 void bufferOverrun(RuleContext& ctx, const PortRef& p) {
   const Nanos hold = toNanos(ctx.settings<LosslessDropRule>().clearAfter);
-  const Tracked* s = ctx.history.find(Fam::kPortCounter, p.device, p.port, "excessive_buffer_overrun_errors");
+  const Tracked* s = p.in(Fam::kPortCounter, "excessive_buffer_overrun_errors");
   Verdict v;
   v.judged = ctx.ready(s);
   if (v.judged) {
@@ -55,15 +55,14 @@ void bufferOverrun(RuleContext& ctx, const PortRef& p) {
 
 void evaluateLosslessDrop(RuleContext& ctx, const LosslessDropRule& /*rule*/) {
   // The lossless priority exists on RoCE interfaces and wherever PFC is on for it.
-  std::set<std::string_view> interfaces;
-  for (const PortRef& p : ctx.join.ports()) {
-    if (p.roce()) interfaces.insert(p.interface);
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    const Tracked* pfc = in.in(Fam::kPfcEnabled, ctx.rocePriority);
+    if ((pfc != nullptr && pfc->raw != 0) ||
+        std::any_of(in.ports.begin(), in.ports.end(), [](const PortRef* p) { return p->roce(); })) {
+      priorityDiscards(ctx, in);
+    }
   }
-  for (const Tracked* s : ctx.history.family(Fam::kPfcEnabled)) {
-    if (s->label("priority") == ctx.rocePriority && s->raw != 0) interfaces.insert(s->label("interface"));
-  }
-  for (std::string_view iface : interfaces) priorityDiscards(ctx, iface);
-  for (const PortRef& p : ctx.join.ports()) bufferOverrun(ctx, p);
+  for (const PortRef& p : ctx.subjects.ports()) bufferOverrun(ctx, p);
 }
 
 void planLosslessDrop(const LosslessDropRule& /*rule*/, EnginePlan& /*plan*/) {}

@@ -77,7 +77,7 @@ void evaluateNicDriverError(RuleContext& ctx, const NicDriverErrorRule& rule) {
     if (!device.empty() && port.empty()) {
       // A function with several ports: its record concerns each of them.
       bool any = false;
-      for (const PortRef& p : ctx.join.ports()) {
+      for (const PortRef& p : ctx.subjects.ports()) {
         if (p.device != device) continue;
         any = true;
         judge(ctx, *s, Subject{device, p.port, p.interface, {}}, severity, quiet);

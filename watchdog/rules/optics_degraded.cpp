@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <map>
+#include <span>
 
 #include "watchdog/rules/rules.hpp"
 
@@ -27,9 +27,8 @@ struct Judged {
 };
 
 // The threshold of `level` for the interface, when the module has one (absent = unsupported).
-std::optional<double> threshold(const RuleContext& ctx, Fam fam, std::string_view iface,
-                                std::string_view level) {
-  const Tracked* t = ctx.history.find(fam, iface, level);
+std::optional<double> threshold(const RuleContext& ctx, Fam fam, const IfaceRef& in, std::string_view level) {
+  const Tracked* t = in.in(fam, level);
   if (t == nullptr || !ctx.ready(t)) return std::nullopt;
   return t->raw;
 }
@@ -37,12 +36,12 @@ std::optional<double> threshold(const RuleContext& ctx, Fam fam, std::string_vie
 std::string_view what(const Subject& s) { return s.interface; }
 
 // Rx or Tx power of every lane against the low warning (and alarm) threshold.
-Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const Subject& subject,
-                  const std::vector<const Tracked*>& lanes, Fam thresholdFam,
+Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const IfaceRef& in, const Subject& subject,
+                  std::span<const Tracked* const> lanes, Fam thresholdFam,
                   std::string_view name) {
   Judged j;
-  const auto lowWarn = threshold(ctx, thresholdFam, subject.interface, "low_warning");
-  const auto lowAlarm = threshold(ctx, thresholdFam, subject.interface, "low_alarm");
+  const auto lowWarn = threshold(ctx, thresholdFam, in, "low_warning");
+  const auto lowAlarm = threshold(ctx, thresholdFam, in, "low_alarm");
   if (!lowWarn || *lowWarn <= 0) return j;  // no threshold: nothing to judge against
   const double fireAt = *lowWarn * dbFactor(rule.powerMarginDb);
   const double clearAbove = fireAt * dbFactor(rule.clearHysteresisDb);
@@ -80,14 +79,14 @@ Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const 
 }
 
 // Temperature (module) or bias (per lane) beyond either warning threshold.
-Judged judgeRange(const RuleContext& ctx, const Subject& subject,
-                  const std::vector<const Tracked*>& values, Fam thresholdFam,
+Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& subject,
+                  std::span<const Tracked* const> values, Fam thresholdFam,
                   std::string_view name, std::string_view unit, double display) {
   Judged j;
-  const auto hw = threshold(ctx, thresholdFam, subject.interface, "high_warning");
-  const auto lw = threshold(ctx, thresholdFam, subject.interface, "low_warning");
-  const auto ha = threshold(ctx, thresholdFam, subject.interface, "high_alarm");
-  const auto la = threshold(ctx, thresholdFam, subject.interface, "low_alarm");
+  const auto hw = threshold(ctx, thresholdFam, in, "high_warning");
+  const auto lw = threshold(ctx, thresholdFam, in, "low_warning");
+  const auto ha = threshold(ctx, thresholdFam, in, "high_alarm");
+  const auto la = threshold(ctx, thresholdFam, in, "low_alarm");
   if (!hw && !lw) return j;
   const Tracked* worst = nullptr;
   double worstExcess = -INFINITY;  // how far beyond a warning threshold, in the value's unit
@@ -123,8 +122,7 @@ Judged judgeRange(const RuleContext& ctx, const Subject& subject,
 
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
 // previous read.
-Judged judgeAlarmFlags(const RuleContext& ctx, const Subject& subject,
-                       const std::vector<const Tracked*>& flags) {
+Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags) {
   Judged j;
   j.severity = Severity::kCritical;
   const Tracked* first = nullptr;
@@ -148,31 +146,23 @@ Judged judgeAlarmFlags(const RuleContext& ctx, const Subject& subject,
   return j;
 }
 
-struct ModuleSeries {
-  std::vector<const Tracked*> rx, tx, bias, temperature, flags;
-};
-
 void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
-  std::map<std::string_view, ModuleSeries> modules;
-  for (const auto& [fam, member] : {std::pair{Fam::kXcvrRxPower, &ModuleSeries::rx},
-                                    std::pair{Fam::kXcvrTxPower, &ModuleSeries::tx},
-                                    std::pair{Fam::kXcvrTxBias, &ModuleSeries::bias},
-                                    std::pair{Fam::kXcvrTemperature, &ModuleSeries::temperature},
-                                    std::pair{Fam::kXcvrFlag, &ModuleSeries::flags}}) {
-    for (const Tracked* s : ctx.history.family(fam))
-      (modules[s->label("interface")].*member).push_back(s);
-  }
   const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
-  for (const auto& [iface, m] : modules) {
-    const PortRef* port = ctx.join.byInterface(iface);
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    const auto rx = in.inputs.all(Fam::kXcvrRxPower), tx = in.inputs.all(Fam::kXcvrTxPower),
+               bias = in.inputs.all(Fam::kXcvrTxBias), temperature = in.inputs.all(Fam::kXcvrTemperature),
+               alarms = in.inputs.all(Fam::kXcvrFlag);
+    if (rx.empty() && tx.empty() && bias.empty() && temperature.empty() && alarms.empty()) continue;
+    const std::string_view iface = in.name;
+    const PortRef* port = in.port;
     const Subject subject{port ? std::string_view(port->device) : std::string_view{},
                           port ? std::string_view(port->port) : std::string_view{},
                           iface,
                           {}};
     // A link that is down receives no light by definition: port_down and link_flap say so; the
     // power findings hold their state until the link is back.
-    const bool down = ctx.interfaceDown(iface);
+    const bool down = RuleContext::interfaceDown(in);
     // Always observed, judged or not: an unjudged verdict holds an active finding (a subject not
     // observed at all would count as vanished and clear it).
     auto report = [&](std::string_view reason, Judged j, const Policy& policy) {
@@ -182,19 +172,19 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
       for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias"})
         report(reason, Judged{}, values);
     } else {
-      report("rx_power_low", judgePower(ctx, rule, subject, m.rx, Fam::kXcvrRxPowerThreshold, "Rx"),
+      report("rx_power_low", judgePower(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx"),
              values);
-      report("tx_power_low", judgePower(ctx, rule, subject, m.tx, Fam::kXcvrTxPowerThreshold, "Tx"),
+      report("tx_power_low", judgePower(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx"),
              values);
       report("tx_bias",
-             judgeRange(ctx, subject, m.bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000),
+             judgeRange(ctx, in, subject, bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000),
              values);
     }
     report("temperature",
-           judgeRange(ctx, subject, m.temperature, Fam::kXcvrTemperatureThreshold,
+           judgeRange(ctx, in, subject, temperature, Fam::kXcvrTemperatureThreshold,
                       "module temperature", "°C", 1),
            values);
-    report("alarm_flag", judgeAlarmFlags(ctx, subject, m.flags), flags);
+    report("alarm_flag", judgeAlarmFlags(subject, alarms), flags);
   }
 }
 

@@ -2,7 +2,7 @@
 // count pause frames but not pause time, its frame-count detector), the NIC's own storm-prevention
 // events, and a lower-severity long-window pause fraction.
 #include <algorithm>
-#include <set>
+#include <vector>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -31,9 +31,9 @@ struct Direction {
 
 /// Packets the paused side moved within the pause counter's judged interval: the same NIC read,
 /// whatever its refresh cadence. -1 when the node has no such counter.
-double progressIn(const RuleContext& ctx, Fam fam, std::string_view interface, std::string_view priority,
-                  Nanos from, Nanos to) {
-  const Tracked* p = ctx.history.find(fam, interface, priority);
+double progressIn(const RuleContext& ctx, Fam fam, const IfaceRef& iface, std::string_view priority, Nanos from,
+                  Nanos to) {
+  const Tracked* p = iface.in(fam, priority);
   if (!ctx.ready(p)) return -1;
   if (!p->increasedIn(from, to)) return 0;
   return std::max({p->lastDelta(), p->rateIncrease, 1.0});
@@ -56,8 +56,8 @@ void fill(Direction& d, const Tracked* s) {
 // stopped for longer than a latch lag) still breaks the run.
 constexpr double kLatchSlack = 0.15;
 
-void judgeIncomplete(const RuleContext& ctx, Direction& d, const Tracked* pause, Fam progressFam, bool linkDown,
-                     double threshold) {
+void judgeIncomplete(const RuleContext& ctx, Direction& d, const IfaceRef& iface, std::string_view priority,
+                     const Tracked* pause, Fam progressFam, bool linkDown, double threshold) {
   if (linkDown || d.progress > 0) return;
   if (!d.storming) {
     d.undecided = d.fraction >= threshold - kLatchSlack;
@@ -69,8 +69,7 @@ void judgeIncomplete(const RuleContext& ctx, Direction& d, const Tracked* pause,
   const double both = (pause->prevRateIncrease + pause->rateIncrease + pause->carry) /
                       (pause->prevRateSeconds + pause->rateSeconds);
   if (both < threshold) return;
-  if (progressIn(ctx, progressFam, pause->label("interface"), pause->label("priority"), pause->prevRateFromT,
-                 d.stamp) > 0) {
+  if (progressIn(ctx, progressFam, iface, priority, pause->prevRateFromT, d.stamp) > 0) {
     return;
   }
   d.confirms = true;
@@ -78,7 +77,8 @@ void judgeIncomplete(const RuleContext& ctx, Direction& d, const Tracked* pause,
 
 // rx: we received pause, so our transmit on that priority is the paused side.
 // tx: we sent it, so the peer's transmit (our receive) is the paused side.
-Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressFam, bool linkDown) {
+Direction byDuration(const RuleContext& ctx, const IfaceRef& iface, std::string_view priority, const Tracked* pause,
+                     Fam progressFam, bool linkDown) {
   Direction d;
   if (!ctx.rated(pause)) return d;
   fill(d, pause);
@@ -90,12 +90,12 @@ Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressF
   if (refresh > 0 && pause->rateSeconds > refresh && pause->rateSeconds < 1.5 * refresh) {
     d.fraction = std::clamp(pause->rateIncrease / refresh, 0.0, 1.0);
   }
-  d.progress = progressIn(ctx, progressFam, pause->label("interface"), pause->label("priority"), d.from, d.stamp);
+  d.progress = progressIn(ctx, progressFam, iface, priority, d.from, d.stamp);
   const auto& rule = ctx.settings<PauseStormRule>();
   // A link that is down pauses nothing: a storm that outlives its link is over.
   d.storming = !linkDown && d.fraction >= rule.pauseFraction && d.progress <= 0;
   d.quiet = linkDown || d.fraction < rule.clearFraction;
-  judgeIncomplete(ctx, d, pause, progressFam, linkDown, rule.pauseFraction);
+  judgeIncomplete(ctx, d, iface, priority, pause, progressFam, linkDown, rule.pauseFraction);
   return d;
 }
 
@@ -105,10 +105,9 @@ Direction byDuration(const RuleContext& ctx, const Tracked* pause, Fam progressF
 // paused port with little to send is not what makes pause frames keep coming). -1 when unknown.
 constexpr double kStalledLineShare = 0.01;
 
-double portProgress(const RuleContext& ctx, std::string_view interface, Nanos from, Nanos to) {
-  const Tracked* bytes = ctx.history.find(Fam::kPhyTxBytes, interface);
-  const PortRef* port = ctx.join.byInterface(interface);
-  const Tracked* rate = port != nullptr ? ctx.history.find(Fam::kPortRate, port->device, port->port) : nullptr;
+double portProgress(const RuleContext& ctx, const IfaceRef& iface, Nanos from, Nanos to) {
+  const Tracked* bytes = iface.in(Fam::kPhyTxBytes);
+  const Tracked* rate = iface.port != nullptr ? iface.port->in(Fam::kPortRate) : nullptr;
   if (!ctx.rated(bytes) || !ctx.ready(rate) || rate->raw <= 0) return -1;
   if (!bytes->increasedIn(from, to)) return 0;
   return bytes->rate >= kStalledLineShare * rate->raw ? bytes->rateIncrease : 0;
@@ -117,16 +116,17 @@ double portProgress(const RuleContext& ctx, std::string_view interface, Nanos fr
 // SONiC's detector for NICs without pause-time counters: pause frames keep arriving at every
 // counter refresh while the paused side moves nothing. Needs a progress counter: frames alone
 // are what a busy, healthy lossless port sees too.
-Direction byFrames(const RuleContext& ctx, const Tracked* frames, Fam progressFam, bool linkDown) {
+Direction byFrames(const RuleContext& ctx, const IfaceRef& iface, std::string_view priority, const Tracked* frames,
+                   Fam progressFam, bool linkDown) {
   Direction d;
   if (!ctx.rated(frames)) return d;
   fill(d, frames);
   d.frames = true;
   d.frameCount = frames->rateIncrease;
-  d.progress = progressIn(ctx, progressFam, frames->label("interface"), frames->label("priority"), d.from, d.stamp);
+  d.progress = progressIn(ctx, progressFam, iface, priority, d.from, d.stamp);
   // Our own transmit is the paused side of received pause: the port's bytes can stand in for it.
   if (d.progress < 0 && progressFam == Fam::kPrioTxPackets) {
-    d.progress = portProgress(ctx, frames->label("interface"), d.from, d.stamp);
+    d.progress = portProgress(ctx, iface, d.from, d.stamp);
   }
   const bool rising = frames->rateIncrease > 0;
   d.storming = !linkDown && rising && d.progress == 0;
@@ -136,26 +136,25 @@ Direction byFrames(const RuleContext& ctx, const Tracked* frames, Fam progressFa
 
 /// The pause-time counter decides where there is one; otherwise the frame counters (ethtool, or
 /// the vendor-neutral DCB ieee_pfc counts).
-Direction judge(const RuleContext& ctx, std::string_view interface, std::string_view priority, std::string_view dir,
+Direction judge(const RuleContext& ctx, const IfaceRef& iface, std::string_view priority, std::string_view dir,
                 bool linkDown) {
   const bool rx = dir == "rx";
   const Fam progressFam = rx ? Fam::kPrioTxPackets : Fam::kPrioRxPackets;
-  if (const Tracked* pause = ctx.history.find(Fam::kPauseSeconds, interface, priority, dir)) {
-    return byDuration(ctx, pause, progressFam, linkDown);
+  if (const Tracked* pause = iface.in(Fam::kPauseSeconds, priority, dir)) {
+    return byDuration(ctx, iface, priority, pause, progressFam, linkDown);
   }
-  const Tracked* frames = ctx.history.find(rx ? Fam::kPfcFramesRx : Fam::kPfcFramesTx, interface, priority);
-  if (frames == nullptr) {
-    frames = ctx.history.find(rx ? Fam::kDcbPfcIndications : Fam::kDcbPfcRequests, interface, priority);
-  }
+  const Tracked* frames = iface.in(rx ? Fam::kPfcFramesRx : Fam::kPfcFramesTx, priority);
+  if (frames == nullptr) frames = iface.in(rx ? Fam::kDcbPfcIndications : Fam::kDcbPfcRequests, priority);
   if (frames == nullptr) return {};
-  return byFrames(ctx, frames, progressFam, linkDown);
+  return byFrames(ctx, iface, priority, frames, progressFam, linkDown);
 }
 
-void stormDetector(RuleContext& ctx, std::string_view interface, std::string_view priority) {
+void stormDetector(RuleContext& ctx, const IfaceRef& iface, std::string_view priority) {
   const auto& rule = ctx.settings<PauseStormRule>();
-  const bool linkDown = ctx.interfaceDown(interface);
-  const Direction rx = judge(ctx, interface, priority, "rx", linkDown);
-  const Direction tx = judge(ctx, interface, priority, "tx", linkDown);
+  const std::string_view interface = iface.name;
+  const bool linkDown = RuleContext::interfaceDown(iface);
+  const Direction rx = judge(ctx, iface, priority, "rx", linkDown);
+  const Direction tx = judge(ctx, iface, priority, "tx", linkDown);
   const Subject subject{{}, {}, interface, priority};
 
   Verdict v;
@@ -195,7 +194,7 @@ void stormDetector(RuleContext& ctx, std::string_view interface, std::string_vie
   // What the storm claims is no evidence for any other rule (pfc_without_ecn).
   const bool active = ctx.isActive("storm", subject);
   auto claim = [&](std::string_view dir, const Direction& dd) {
-    const Tracked* pause = ctx.history.find(Fam::kPauseSeconds, interface, priority, dir);
+    const Tracked* pause = iface.in(Fam::kPauseSeconds, priority, dir);
     if (!dd.judged || dd.frames || pause == nullptr) return;
     ctx.storms.record(interface, priority, dir, dd.from, dd.stamp, pause->rateIncrease, dd.storming || active);
   };
@@ -203,14 +202,15 @@ void stormDetector(RuleContext& ctx, std::string_view interface, std::string_vie
   claim("tx", tx);
 }
 
-void sustained(RuleContext& ctx, std::string_view interface, std::string_view priority) {
+void sustained(RuleContext& ctx, const IfaceRef& iface, std::string_view priority) {
+  const std::string_view interface = iface.name;
   const auto& rule = ctx.settings<PauseStormRule>();
   const Nanos window = toNanos(rule.sustainedWindow);
   Verdict v;
   double worst = 0;
   std::string_view worstDir;
   for (std::string_view dir : {"rx", "tx"}) {
-    const Tracked* s = ctx.history.find(Fam::kPauseSeconds, interface, priority, dir);
+    const Tracked* s = iface.in(Fam::kPauseSeconds, priority, dir);
     if (!ctx.ready(s)) continue;
     auto w = s->over(window);
     // Judged only over a fully observed window: a few busy seconds after start-up are not 5 minutes.
@@ -259,18 +259,30 @@ void nicEvents(RuleContext& ctx, const Tracked* s, bool error) {
 }
 
 void evaluatePauseStorm(RuleContext& ctx, const PauseStormRule& /*rule*/) {
-  std::set<std::pair<std::string_view, std::string_view>> pairs;
-  for (Fam fam : {Fam::kPauseSeconds, Fam::kPfcFramesRx, Fam::kPfcFramesTx, Fam::kDcbPfcIndications,
-                  Fam::kDcbPfcRequests}) {
-    for (const Tracked* s : ctx.history.family(fam)) pairs.emplace(s->label("interface"), s->label("priority"));
-  }
-  for (const auto& [interface, priority] : pairs) {
-    stormDetector(ctx, interface, priority);
-    sustained(ctx, interface, priority);
+  std::vector<std::string_view> priorities;
+  for (const IfaceRef& iface : ctx.subjects.interfaces()) {
+    // The priorities with a pause counter of any kind, in order.
+    priorities.clear();
+    for (Fam fam : {Fam::kPauseSeconds, Fam::kPfcFramesRx, Fam::kPfcFramesTx, Fam::kDcbPfcIndications,
+                    Fam::kDcbPfcRequests}) {
+      for (const Tracked* s : iface.inputs.all(fam)) {
+        priorities.push_back(iface.inputs.label(*s));
+      }
+    }
+    std::sort(priorities.begin(), priorities.end());
+    priorities.erase(std::unique(priorities.begin(), priorities.end()), priorities.end());
+    for (std::string_view priority : priorities) {
+      stormDetector(ctx, iface, priority);
+      sustained(ctx, iface, priority);
+    }
   }
   ctx.storms.sweep();
-  for (const Tracked* s : ctx.history.family(Fam::kStormWarning)) nicEvents(ctx, s, false);
-  for (const Tracked* s : ctx.history.family(Fam::kStormError)) nicEvents(ctx, s, true);
+  for (const IfaceRef& iface : ctx.subjects.interfaces()) {
+    if (const Tracked* s = iface.in(Fam::kStormWarning)) nicEvents(ctx, s, false);
+  }
+  for (const IfaceRef& iface : ctx.subjects.interfaces()) {
+    if (const Tracked* s = iface.in(Fam::kStormError)) nicEvents(ctx, s, true);
+  }
 }
 
 void planPauseStorm(const PauseStormRule& rule, EnginePlan& plan) {

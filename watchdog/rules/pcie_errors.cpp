@@ -113,7 +113,7 @@ void evaluatePcieErrors(RuleContext& ctx, const PcieErrorsRule& rule) {
   if (byDevice.empty()) return;
   const Nanos window = toNanos(rule.window);
   const Nanos hold = toNanos(rule.clearAfter);
-  for (const PortRef& p : ctx.join.ports()) {
+  for (const PortRef& p : ctx.subjects.ports()) {
     const auto it = byDevice.find(p.device);
     if (it == byDevice.end()) continue;
     const Subject subject{p.device, p.port, p.interface, {}};

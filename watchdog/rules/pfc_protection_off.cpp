@@ -18,18 +18,21 @@ namespace {
 void evaluatePfcProtectionOff(RuleContext& ctx, const PfcProtectionOffRule& /*rule*/) {
   const auto& rule = ctx.settings<PfcProtectionOffRule>();
   // Interfaces with PFC on any priority, and the mask of those priorities.
-  std::map<std::string_view, std::pair<double, Nanos>> pfc;
-  for (const Tracked* s : ctx.history.family(Fam::kPfcEnabled)) {
-    if (!ctx.ready(s)) continue;
-    auto& [mask, stamp] = pfc[s->label("interface")];
-    stamp = std::max(stamp, s->t);
-    unsigned prio = 0;
-    for (char c : s->label("priority")) prio = prio * 10 + unsigned(c - '0');
-    if (s->raw != 0 && prio < 8) mask += double(1u << prio);
-  }
-  for (const auto& [iface, entry] : pfc) {
-    const auto [mask, stamp] = entry;
-    const Tracked* timeout = ctx.history.find(Fam::kPfcStormTimeout, iface);
+  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    double mask = 0;
+    Nanos stamp = 0;
+    bool any = false;
+    for (const Tracked* s : in.inputs.all(Fam::kPfcEnabled)) {
+      if (!ctx.ready(s)) continue;
+      any = true;
+      stamp = std::max(stamp, s->t);
+      unsigned prio = 0;
+      for (char c : in.inputs.label(*s)) prio = prio * 10 + unsigned(c - '0');
+      if (s->raw != 0 && prio < 8) mask += double(1u << prio);
+    }
+    if (!any) continue;
+    const std::string_view iface = in.name;
+    const Tracked* timeout = in.in(Fam::kPfcStormTimeout);
     Verdict v;
     std::string_view reason = "timeout_off";
     if (ctx.ready(timeout)) {

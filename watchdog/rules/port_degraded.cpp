@@ -15,18 +15,18 @@
 namespace fabricmon::watchdog {
 namespace {
 
-bool upAndActive(const RuleContext& ctx, const PortRef& p) {
-  const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
-  const Tracked* phys = ctx.history.find(Fam::kPortPhysState, p.device, p.port);
+bool upAndActive(const PortRef& p) {
+  const Tracked* state = p.in(Fam::kPortState);
+  const Tracked* phys = p.in(Fam::kPortPhysState);
   return state != nullptr && state->raw == kPortActive && (phys == nullptr || phys->raw == kPhysLinkUp);
 }
 
 /// The NIC model a port belongs to: hca_type and board_id from fabricmon_device_info, else the
 /// driver's device-name stem ("bnxt_re", "irdma", "mlx5"), the link layer, and the port's role
 /// (fabricmon_port_topology_info): a storage port is not compared with the compute ports.
-std::string modelOf(const RuleContext& ctx, const PortRef& p) {
+std::string modelOf(const PortRef& p) {
   std::string model;
-  if (const Tracked* info = ctx.history.find(Fam::kDeviceInfo, p.device)) {
+  if (const Tracked* info = p.devIn(Fam::kDeviceInfo)) {
     std::string_view hca = info->label("hca_type"), board = info->label("board_id");
     if (!hca.empty() || !board.empty()) model = fmt::format("{}/{}", hca, board);
   }
@@ -38,7 +38,7 @@ std::string modelOf(const RuleContext& ctx, const PortRef& p) {
     model = stem;
   }
   std::string_view role;
-  if (const Tracked* t = ctx.history.find(Fam::kPortTopology, p.device, p.port)) role = t->label("role");
+  if (const Tracked* t = p.in(Fam::kPortTopology)) role = t->label("role");
   return fmt::format("{}|{}|{}", model, p.linkLayer, role);
 }
 
@@ -46,10 +46,10 @@ std::string modelOf(const RuleContext& ctx, const PortRef& p) {
 /// support (fabricmon_device_pcie_link_*; current vs max): a NIC at x8 instead of x16, or Gen4
 /// instead of Gen5, moves at most half its line rate to and from host or GPU memory.
 void pcieDowntrained(RuleContext& ctx, const PortDegradedRule& rule, const PortRef& p, const Subject& subject) {
-  const Tracked* wc = ctx.history.find(Fam::kPcieWidth, p.device, "current");
-  const Tracked* wm = ctx.history.find(Fam::kPcieWidth, p.device, "max");
-  const Tracked* sc = ctx.history.find(Fam::kPcieSpeed, p.device, "current");
-  const Tracked* sm = ctx.history.find(Fam::kPcieSpeed, p.device, "max");
+  const Tracked* wc = p.devIn(Fam::kPcieWidth, "current");
+  const Tracked* wm = p.devIn(Fam::kPcieWidth, "max");
+  const Tracked* sc = p.devIn(Fam::kPcieSpeed, "current");
+  const Tracked* sm = p.devIn(Fam::kPcieSpeed, "max");
   const bool width = ctx.ready(wc) && ctx.ready(wm) && wm->raw > 0;
   const bool speed = ctx.ready(sc) && ctx.ready(sm) && sm->raw > 0;
   Verdict v;
@@ -81,10 +81,10 @@ void pcieDowntrained(RuleContext& ctx, const PortDegradedRule& rule, const PortR
 /// The most common rate of the up ports of each model; absent when there is no single one.
 std::map<std::string, double> modelRates(const RuleContext& ctx) {
   std::map<std::string, std::map<double, unsigned>> counts;
-  for (const PortRef& p : ctx.join.ports()) {
-    const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
-    if (rate == nullptr || rate->raw <= 0 || !upAndActive(ctx, p)) continue;
-    ++counts[modelOf(ctx, p)][rate->raw];
+  for (const PortRef& p : ctx.subjects.ports()) {
+    const Tracked* rate = p.in(Fam::kPortRate);
+    if (rate == nullptr || rate->raw <= 0 || !upAndActive(p)) continue;
+    ++counts[modelOf(p)][rate->raw];
   }
   std::map<std::string, double> out;
   for (const auto& [model, byRate] : counts) {
@@ -107,8 +107,8 @@ std::map<std::string, double> modelRates(const RuleContext& ctx) {
 
 void notActive(RuleContext& ctx, const PortRef& p, const Subject& subject) {
   const auto& rule = ctx.settings<PortDegradedRule>();
-  const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
-  const Tracked* phys = ctx.history.find(Fam::kPortPhysState, p.device, p.port);
+  const Tracked* state = p.in(Fam::kPortState);
+  const Tracked* phys = p.in(Fam::kPortPhysState);
   Verdict v;
   if (ctx.ready(state) && ctx.ready(phys)) {
     v.judged = true;
@@ -131,10 +131,10 @@ void notActive(RuleContext& ctx, const PortRef& p, const Subject& subject) {
 void below(RuleContext& ctx, const PortRef& p, const Subject& subject, std::string_view reason, double expected,
            std::string_view against) {
   const auto& rule = ctx.settings<PortDegradedRule>();
-  const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
+  const Tracked* rate = p.in(Fam::kPortRate);
   Verdict v;
   // The rate of a port that is down means nothing: that is link_flap's business, not this rule's.
-  if (ctx.ready(rate) && upAndActive(ctx, p)) {
+  if (ctx.ready(rate) && upAndActive(p)) {
     v.judged = true;
     v.stamp = rate->t;
     v.fire = expected > 0 && rate->raw < expected;
@@ -158,11 +158,11 @@ void below(RuleContext& ctx, const PortRef& p, const Subject& subject, std::stri
 /// negotiation. The ends negotiate the best both enable (IBA 14.2.5.6), so less is degraded.
 void belowEnabled(RuleContext& ctx, const PortDegradedRule& rule, const PortRef& p, const Subject& subject,
                   std::string_view reason, Fam active, Fam localEnabled, Fam peerEnabled, std::string_view what) {
-  const Tracked* a = ctx.history.find(active, p.device, p.port);
-  const Tracked* le = ctx.history.find(localEnabled, p.device, p.port);
-  const Tracked* pe = ctx.history.find(peerEnabled, p.device, p.port);
+  const Tracked* a = p.in(active);
+  const Tracked* le = p.in(localEnabled);
+  const Tracked* pe = p.in(peerEnabled);
   Verdict v;
-  if (ctx.ready(a) && ctx.ready(le) && ctx.ready(pe) && upAndActive(ctx, p) && le->raw > 0 && pe->raw > 0) {
+  if (ctx.ready(a) && ctx.ready(le) && ctx.ready(pe) && upAndActive(p) && le->raw > 0 && pe->raw > 0) {
     const double expected = std::min(le->raw, pe->raw);
     v.judged = true;
     v.stamp = std::max({a->t, le->t, pe->t});
@@ -188,7 +188,7 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
   auto& memory = ctx.remembered<PortDegradedMemory>();
   const auto models = modelRates(ctx);
   std::map<std::string, double, std::less<>> best;
-  for (const PortRef& p : ctx.join.ports()) {
+  for (const PortRef& p : ctx.subjects.ports()) {
     Subject subject{p.device, p.port, p.interface, {}};
     notActive(ctx, p, subject);
 
@@ -197,14 +197,14 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
     const std::string key = fmt::format("{}/{}", p.device, p.port);
     double own = 0;
     if (auto it = memory.bestRate.find(key); it != memory.bestRate.end()) own = it->second;
-    const Tracked* rate = ctx.history.find(Fam::kPortRate, p.device, p.port);
-    if (rate != nullptr && upAndActive(ctx, p) && rate->raw > own) own = rate->raw;
+    const Tracked* rate = p.in(Fam::kPortRate);
+    if (rate != nullptr && upAndActive(p) && rate->raw > own) own = rate->raw;
     best[key] = own;
 
     if (rule.expectedRateGbps) {
       below(ctx, p, subject, "rate_below_expected", *rule.expectedRateGbps * 1e9 / 8, "the expected");
     } else {
-      auto it = models.find(modelOf(ctx, p));
+      auto it = models.find(modelOf(p));
       below(ctx, p, subject, "rate_below_peers", it == models.end() ? 0 : it->second,
             "the usual rate of this node's ports of the same model");
     }

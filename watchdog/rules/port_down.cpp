@@ -93,10 +93,10 @@ void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
   const Nanos hold = toNanos(rule.hold);
   auto& memory = ctx.remembered<PortDownMemory>();
   for (auto& [key, mem] : memory.ports) mem.ignored.clear();
-  for (const PortRef& p : ctx.join.ports()) {
-    const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
+  for (const PortRef& p : ctx.subjects.ports()) {
+    const Tracked* state = p.in(Fam::kPortState);
     if (!ctx.ready(state)) continue;
-    const Tracked* phys = ctx.history.find(Fam::kPortPhysState, p.device, p.port);
+    const Tracked* phys = p.in(Fam::kPortPhysState);
     const std::string key = fmt::format("{}/{}", p.device, p.port);
     PortUpMemory& mem = memory.ports[key];
     const bool active = state->raw == kPortActive;

@@ -16,8 +16,8 @@ namespace {
 
 /// Since when the port has been up: loss counted while it was down, or while it came back, belongs
 /// to link_flap. kNever when the port state is unknown.
-Nanos upSince(const RuleContext& ctx, const PortRef& p) {
-  const Tracked* state = ctx.history.find(Fam::kPortState, p.device, p.port);
+Nanos upSince(const PortRef& p) {
+  const Tracked* state = p.in(Fam::kPortState);
   if (state == nullptr) return kNever;
   return state->changedT;
 }
@@ -29,13 +29,12 @@ void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject,
     const Tracked* s;
     std::string_view name;
   };
-  const auto& h = ctx.history;
-  const Tracked* outOfSequence = h.find(Fam::kRoceOutOfSequence, p.device, p.port);
+  const Tracked* outOfSequence = p.in(Fam::kRoceOutOfSequence);
   const Src sources[] = {
       {outOfSequence, "out_of_sequence"},
-      {h.find(Fam::kRoceSeqErrors, p.device, p.port), "packet_seq_err"},
-      {h.find(Fam::kRoceLocalAckTimeouts, p.device, p.port), "local_ack_timeout_err"},
-      {h.find(Fam::kHwCounter, p.device, p.port, "roce_adp_retrans"), "roce_adp_retrans"},
+      {p.in(Fam::kRoceSeqErrors), "packet_seq_err"},
+      {p.in(Fam::kRoceLocalAckTimeouts), "local_ack_timeout_err"},
+      {p.in(Fam::kHwCounter, "roce_adp_retrans"), "roce_adp_retrans"},
   };
   Verdict v;
   bool rising = false;
@@ -48,7 +47,7 @@ void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject,
     const bool reorderOnly = src.s == outOfSequence && !rule.outOfSequenceAloneIsLoss;
     if (!reorderOnly && src.s->increasedWithin(window) && src.s->lastIncreaseT > settledAt) rising = true;
   }
-  if (ctx.portDown(p.device, p.port)) rising = false;
+  if (ctx.portDown(p)) rising = false;
   v.fire = rising;
   v.clear = !rising;
   v.evidence.add("window_seconds", double(window) / kSecond);
@@ -63,13 +62,13 @@ void retransmissions(RuleContext& ctx, const PortRef& p, const Subject& subject,
 void ackTimeouts(RuleContext& ctx, const PortRef& p, const Subject& subject, Nanos upAt) {
   const auto& rule = ctx.settings<RocePacketLossRule>();
   const Nanos window = toNanos(rule.criticalWindow);
-  const Tracked* s = ctx.history.find(Fam::kRoceLocalAckTimeouts, p.device, p.port);
+  const Tracked* s = p.in(Fam::kRoceLocalAckTimeouts);
   Verdict v;
   if (ctx.ready(s)) {
     auto w = s->over(window);
     // The whole measured span must lie after the port came up.
     bool settled = upAt == kNever || s->t - Nanos(w.seconds * kSecond) >= upAt;
-    if (w.full && w.seconds > 0 && settled && !ctx.portDown(p.device, p.port)) {
+    if (w.full && w.seconds > 0 && settled && !ctx.portDown(p)) {
       v.judged = true;
       v.stamp = s->t;
       double rate = w.increase / w.seconds;
@@ -82,7 +81,7 @@ void ackTimeouts(RuleContext& ctx, const PortRef& p, const Subject& subject, Nan
         v.summary = fmt::format("{} port {}: {:.1f} local ACK timeouts/s over {:.0f}s (limit {:g}/s)", p.device,
                                 p.port, rate, w.seconds, rule.localAckTimeoutCriticalPerSecond);
       }
-    } else if (ctx.portDown(p.device, p.port)) {
+    } else if (ctx.portDown(p)) {
       v.judged = true;
       v.stamp = s->t;
       v.clear = true;
@@ -93,9 +92,9 @@ void ackTimeouts(RuleContext& ctx, const PortRef& p, const Subject& subject, Nan
 
 void evaluateRocePacketLoss(RuleContext& ctx, const RocePacketLossRule& rule) {
   const Nanos settle = toNanos(rule.criticalWindow);
-  for (const PortRef& p : ctx.join.ports()) {
+  for (const PortRef& p : ctx.subjects.ports()) {
     Subject subject{p.device, p.port, p.interface, {}};
-    Nanos upAt = upSince(ctx, p);
+    Nanos upAt = upSince(p);
     retransmissions(ctx, p, subject, upAt == kNever ? kNever : upAt + settle);
     ackTimeouts(ctx, p, subject, upAt);
   }

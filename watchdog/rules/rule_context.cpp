@@ -2,17 +2,21 @@
 
 namespace fabricmon::watchdog {
 
-bool RuleContext::portDown(std::string_view device, std::string_view port) const {
-  const Tracked* state = history.find(Fam::kPortState, device, port);
-  const Tracked* phys = history.find(Fam::kPortPhysState, device, port);
+bool RuleContext::portDown(const PortRef& port) {
+  const Tracked* state = port.in(Fam::kPortState);
+  const Tracked* phys = port.in(Fam::kPortPhysState);
   return (state != nullptr && state->raw != kPortActive) || (phys != nullptr && phys->raw != kPhysLinkUp);
 }
 
-bool RuleContext::interfaceDown(std::string_view interface) const {
-  const Tracked* up = history.find(Fam::kNetdevUp, interface);
+bool RuleContext::interfaceDown(const IfaceRef& iface) {
+  const Tracked* up = iface.in(Fam::kNetdevUp);
   if (up != nullptr && up->raw == 0) return true;
-  const PortRef* p = join.byInterface(interface);
-  return p != nullptr && portDown(p->device, p->port);
+  return iface.port != nullptr && portDown(*iface.port);
+}
+
+bool RuleContext::interfaceDown(std::string_view interface) const {
+  const IfaceRef* iface = subjects.interface(interface);
+  return iface != nullptr && interfaceDown(*iface);
 }
 
 }  // namespace fabricmon::watchdog

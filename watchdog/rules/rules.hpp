@@ -1,5 +1,5 @@
 #pragma once
-// What every rule sees: the RuleContext (history, config, joins, the finding tracker) and
+// What every rule sees: the RuleContext (history, config, subjects, the finding tracker) and
 // defineRule(), which turns a rule's settings struct and functions into its RuleDef (rule.hpp).
 // docs/rules.md documents each rule.
 
@@ -11,7 +11,7 @@
 #include "config/config.hpp"
 #include "watchdog/finding_tracker.hpp"
 #include "watchdog/history.hpp"
-#include "watchdog/port_join.hpp"
+#include "watchdog/subjects.hpp"
 #include "watchdog/rules/rule.hpp"
 #include "watchdog/storm_ledger.hpp"
 
@@ -23,7 +23,7 @@ struct RuleContext {
   const History& history;
   const WatchdogConfig& config;
   const QosConfig& qos;
-  const PortJoin& join;
+  const Subjects& subjects;  ///< history.subjects(): ports, interfaces, devices and their inputs
   FindingTracker& tracker;
   StormLedger& storms;
   std::string rocePriority;  ///< qos.rocePriority as a label value
@@ -65,8 +65,9 @@ struct RuleContext {
   /// A counter with a judged rate (see History::judgeRate: cadence-proof).
   bool rated(const Tracked* s) const { return ready(s) && s->rated(); }
   /// The RDMA port is known to be not ACTIVE or its physical link not up.
-  bool portDown(std::string_view device, std::string_view port) const;
-  /// The interface is known to be down (operstate).
+  static bool portDown(const PortRef& port);
+  /// The interface is known to be down (operstate, or its RDMA port).
+  static bool interfaceDown(const IfaceRef& iface);
   bool interfaceDown(std::string_view interface) const;
 };
 
