@@ -150,12 +150,14 @@ void History::shape(Tracked& s) const {
       s.ring->reshape(width, capacity);
     }
   }
+  if (!s.counter) return;  // a rate peak is a counter's
+  RateJudgement& j = *s.counter;
   if (plan_.peak[f]) {
-    if (!s.peak) s.peak = std::make_unique<PeakBuckets>(plan_.peakWindow);
-    s.peak->setWindow(plan_.peakWindow);
+    if (!j.peak) j.peak = std::make_unique<PeakBuckets>(plan_.peakWindow);
+    j.peak->setWindow(plan_.peakWindow);
   } else {
-    s.peak.reset();
-    s.peakSeries.reset();
+    j.peak.reset();
+    j.peakSeries.reset();
   }
 }
 
@@ -316,7 +318,10 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       s.key = it->first;
       s.fam = *fam;
       s.saturatesAt = saturatesAt;
-      if (def.counter()) s.group = groupOf(*sample.series, collectors_[collector].name);
+      if (def.counter()) {
+        s.counter = std::make_unique<RateJudgement>();
+        s.counter->group = groupOf(*sample.series, collectors_[collector].name);
+      }
       shape(s);
       indexDirty_ = true;
     }
@@ -334,7 +339,9 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (!note.series) continue;
     const auto it = byId_.find(note.series->id);
     if (it == byId_.end() || it->second.tracked == nullptr) continue;  // not a rule's input
-    if (it->second.tracked->note != note.text) it->second.tracked->note = note.text;
+    auto& text = it->second.tracked->note_;
+    if (!text) text = std::make_unique<std::string>();
+    if (*text != note.text) *text = note.text;
   }
 }
 
@@ -355,7 +362,6 @@ void History::forgetStaleIds(const std::vector<uint16_t>& fresh) {
 
 void History::update(Tracked& s, Nanos t, double v) {
   if (s.samples > 0 && t <= s.t) return;  // not newer: a rate needs time to pass
-  const auto& def = inputFamily(s.fam);
   if (s.samples == 0) {
     s.raw = v;
     s.total = s.prevTotal = 0;
@@ -367,12 +373,12 @@ void History::update(Tracked& s, Nanos t, double v) {
   }
   s.prevT = s.t;
   s.prevTotal = s.total;
-  if (def.counter()) {
+  if (s.counter) {
     double delta;
     const bool reset = v < s.raw;
     if (reset) {
       delta = v;  // a counter that goes down was reset: it counted up from 0 since
-      s.carry = 0;
+      s.counter->carry = 0;
     } else if (s.saturatesAt > 0 && v >= s.saturatesAt && s.raw >= s.saturatesAt) {
       delta = 0;  // stuck at its maximum: it saturates, it does not wrap; the true rate is unknown
     } else {
@@ -381,7 +387,7 @@ void History::update(Tracked& s, Nanos t, double v) {
     s.saturated = s.saturatesAt > 0 && v >= s.saturatesAt;
     s.total += delta;
     if (delta > 0) s.lastIncreaseT = t;
-    judgeRate(s, t, delta, v != s.raw, reset);
+    judgeRate(s, *s.counter, t, delta, v != s.raw, reset);
   } else if (v != s.raw) {
     s.changedT = t;
   }
@@ -399,32 +405,32 @@ void History::update(Tracked& s, Nanos t, double v) {
 //    A counter that stood still for two refresh periods has really stopped: rate 0.
 //  - An increase above the physical maximum (a priority paused more than 1 s per second) is not a
 //    reset and not garbage: the NIC latched late, and the excess is carried into the next interval.
-void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool reset) {
+void History::judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, bool changed, bool reset) {
   const auto& def = inputFamily(s.fam);
-  const Nanos changedBefore = s.lastChangeT;
+  const Nanos changedBefore = j.lastChangeT;
   if (changed) {
-    if (s.lastChangeT != kNever) {
-      s.gaps[s.gapNext] = static_cast<float>(double(t - s.lastChangeT) / kSecond);
-      s.gapNext = static_cast<uint8_t>((s.gapNext + 1) % kGapSlots);
-      if (s.gapCount < kGapSlots) ++s.gapCount;
-      std::array<float, kGapSlots> sorted = s.gaps;
-      std::nth_element(sorted.begin(), sorted.begin() + s.gapCount / 2, sorted.begin() + s.gapCount);
-      s.ownRefresh = static_cast<Nanos>(double(sorted[s.gapCount / 2]) * kSecond);
+    if (j.lastChangeT != kNever) {
+      j.gaps[j.gapNext] = static_cast<float>(double(t - j.lastChangeT) / kSecond);
+      j.gapNext = static_cast<uint8_t>((j.gapNext + 1) % kGapSlots);
+      if (j.gapCount < kGapSlots) ++j.gapCount;
+      std::array<float, kGapSlots> sorted = j.gaps;
+      std::nth_element(sorted.begin(), sorted.begin() + j.gapCount / 2, sorted.begin() + j.gapCount);
+      j.ownRefresh = static_cast<Nanos>(double(sorted[j.gapCount / 2]) * kSecond);
     }
-    s.lastChangeT = t;
+    j.lastChangeT = t;
   }
   const Nanos dt = t - s.prevT;
   // Compared with the usual poll interval, not this one: one late or early poll says nothing
   // about the NIC.
-  s.poll = s.poll == 0 ? dt : (7 * s.poll + dt) / 8;
-  const bool latched = s.refresh * kLatchedDen >= s.poll * kLatchedNum;
+  j.poll = j.poll == 0 ? dt : (7 * j.poll + dt) / 8;
+  const bool latched = j.refresh * kLatchedDen >= j.poll * kLatchedNum;
   Nanos span = dt;
   if (latched && changed) {
-    span = std::max(dt, s.refresh);
-  } else if (latched && !(s.lastChangeT != kNever && t - s.lastChangeT >= 2 * s.refresh)) {
+    span = std::max(dt, j.refresh);
+  } else if (latched && !(j.lastChangeT != kNever && t - j.lastChangeT >= 2 * j.refresh)) {
     return;  // the NIC has not refreshed since the last judgement: nothing new to judge
   }
-  double increase = delta + s.carry;
+  double increase = delta + j.carry;
   const double seconds = double(span) / kSecond;
   // A carried increase was counted before this span began: whatever else is judged alongside it
   // (did the paused side move?) must look back to where it came from.
@@ -432,8 +438,8 @@ void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool re
   // value: another series of the same read that moved at that sample moved before this span.
   Nanos from = t - span;
   if (latched && changed && changedBefore != kNever) from = std::max(from, changedBefore);
-  if (s.carry > 0) from = s.carryFromT;
-  s.carry = 0;
+  if (j.carry > 0) from = j.carryFromT;
+  j.carry = 0;
   if (def.maxPerSecond > 0) {
     const double cap = def.maxPerSecond * seconds;
     // A counter that restarted from 0 and already reads more than could happen since: it restarted
@@ -441,23 +447,23 @@ void History::judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool re
     if (reset && increase > cap) return;
     if (increase > cap) {
       // At most one refresh period's worth can be late; more than that is not batching.
-      const double carryCap = def.maxPerSecond * double(std::max(s.refresh, dt)) / kSecond;
-      s.carry = std::min(increase - cap, carryCap);
-      s.carryFromT = from;
+      const double carryCap = def.maxPerSecond * double(std::max(j.refresh, dt)) / kSecond;
+      j.carry = std::min(increase - cap, carryCap);
+      j.carryFromT = from;
       increase = cap;
     }
   }
-  s.prevRateIncrease = s.rateIncrease;
-  s.prevRateSeconds = s.rateSeconds;
-  s.prevRateFromT = s.rateFromT;
-  s.rate = increase / seconds;
-  s.rateIncrease = increase;
-  s.rateSeconds = seconds;
-  s.rateT = t;
-  s.rateFromT = from;
+  j.prevRateIncrease = j.rateIncrease;
+  j.prevRateSeconds = j.rateSeconds;
+  j.prevRateFromT = j.rateFromT;
+  j.rate = increase / seconds;
+  j.rateIncrease = increase;
+  j.rateSeconds = seconds;
+  j.rateT = t;
+  j.rateFromT = from;
   // Until the source's cadence is known a batched jump may still read as a short burst: the peak
   // gauges wait for it (a few polls after start) rather than show a peak that never happened.
-  if (s.peak) s.peak->addRate(t, s.total, kSecond, def.maxPerSecond, s.refresh > 0);
+  if (j.peak) j.peak->addRate(t, s.total, kSecond, def.maxPerSecond, j.refresh > 0);
 }
 
 uint32_t History::groupOf(const Series& series, std::string_view collector) {
@@ -489,15 +495,16 @@ void History::learnRefresh() {
   for (size_t f = 0; f < kFamCount; ++f) {
     if (byFamily_[f].empty() || !inputFamily(static_cast<Fam>(f)).counter()) continue;
     for (const Tracked* s : byFamily_[f]) {
-      Group& g = groups_[s->group];
+      const RateJudgement& j = *s->counter;
+      Group& g = groups_[j.group];
       live += g.live ? 0 : 1;
       g.live = true;
-      if (s->gapCount >= 2 && (g.refresh == 0 || s->ownRefresh < g.refresh)) g.refresh = s->ownRefresh;
+      if (j.gapCount >= 2 && (g.refresh == 0 || j.ownRefresh < g.refresh)) g.refresh = j.ownRefresh;
     }
   }
   for (size_t f = 0; f < kFamCount; ++f) {
     if (byFamily_[f].empty() || !inputFamily(static_cast<Fam>(f)).counter()) continue;
-    for (Tracked* s : byFamily_[f]) s->refresh = groups_[s->group].refresh;
+    for (Tracked* s : byFamily_[f]) s->counter->refresh = groups_[s->counter->group].refresh;
   }
   // Devices that come and go under new names (VFs, re-created devices) leave groups behind: drop
   // them once they outnumber the live ones, so memory follows the node, not its history.
@@ -521,7 +528,7 @@ void History::compactGroups() {
     }
   }
   for (auto& [key, s] : series_) {
-    if (inputFamily(s.fam).counter()) s.group = remap[s.group];
+    if (s.counter) s.counter->group = remap[s.counter->group];
   }
   groups_ = std::move(kept);
 }

@@ -93,7 +93,43 @@ class PeakBuckets {
 /// How many gaps between value changes a series remembers to learn how often it moves.
 inline constexpr size_t kGapSlots = 8;
 
-/// One series the rules read.
+/// A counter's rate judgement (docs/rules.md, "Counter refresh cadence"): how often it moves, which
+/// NIC source it is read from and how often that source refreshes, the latest judged rate and the
+/// one before it, the increase carried into the next interval, and its rate-peak output. Counters
+/// only: a gauge keeps none of it. NICs latch their counters on their own clock (bnxt_en's firmware
+/// DMAs port stats once a second, hw_counters are cached for `lifespan` ms), so a counter may stand
+/// still for several polls and then jump by several polls' worth. Rates are judged over the
+/// interval between value changes, never one poll.
+struct RateJudgement {
+  // Cadence: how often this series moves.
+  Nanos lastChangeT = kNever;    ///< latest sample whose value differed from the one before
+  std::array<float, kGapSlots> gaps{};  ///< seconds between recent value changes (a ring)
+  uint8_t gapCount = 0;
+  uint8_t gapNext = 0;
+  Nanos ownRefresh = 0;          ///< median of `gaps`: how often this series moves (0 = not known yet)
+  Nanos poll = 0;                ///< typical interval between our samples (moving average)
+  // Grouping: the NIC source the series is read from.
+  uint32_t group = 0;            ///< index into History::groups
+  Nanos refresh = 0;             ///< the source's refresh period (fastest-moving series of its group)
+  // The judgement (see History::judgeRate).
+  double rate = 0;               ///< latest judged rate per second
+  double rateIncrease = 0;       ///< the increase behind `rate`
+  double rateSeconds = 0;        ///< the span behind `rate`
+  Nanos rateT = kNever;          ///< sample time of the latest judgement; unchanged = nothing new to judge
+  Nanos rateFromT = kNever;      ///< where the increase behind `rate` began (earlier than the span when it
+                                 ///< includes a carried excess)
+  double prevRateIncrease = 0;   ///< the judgement before the latest one
+  double prevRateSeconds = 0;
+  Nanos prevRateFromT = kNever;  ///< kNever: none
+  double carry = 0;              ///< increase above the physical maximum, spread into the next interval
+  Nanos carryFromT = kNever;     ///< where the carried increase began
+  // The rate-peak output (HistoryPlan::peak).
+  std::unique_ptr<PeakBuckets> peak;
+  SeriesPtr peakSeries;          ///< the output gauge, built once
+};
+
+/// One series the rules read: its latest two samples and reset-adjusted total (every series), a
+/// coarse ring when a rule reads a long window, and a counter's rate judgement.
 struct Tracked {
   SeriesPtr series;
   std::string_view key;        ///< its key in History's table (the table's own string)
@@ -112,36 +148,18 @@ struct Tracked {
   Nanos lastIncreaseT = kNever;  ///< counters: time of the latest sample that carried an increase
   Nanos changedT = kNever;       ///< gauges: time the value last changed (first sample counts)
 
-  // Counter refresh cadence (docs/rules.md, "Counter refresh cadence"). NICs latch their counters
-  // on their own clock (bnxt_en's firmware DMAs port stats once a second, hw_counters are cached
-  // for `lifespan` ms), so a counter may stand still for several polls and then jump by several
-  // polls' worth. Rates are judged over the interval between value changes, never one poll.
-  Nanos lastChangeT = kNever;    ///< counters: latest sample whose value differed from the one before
-  std::array<float, kGapSlots> gaps{};  ///< seconds between recent value changes (a ring)
-  uint8_t gapCount = 0;
-  uint8_t gapNext = 0;
-  Nanos ownRefresh = 0;          ///< median of `gaps`: how often this series moves (0 = not known yet)
-  Nanos refresh = 0;             ///< the NIC source's refresh period (fastest-moving series of its group)
-  Nanos poll = 0;                ///< typical interval between our samples (moving average)
-  uint32_t group = 0;            ///< the NIC source the series is read from (History::groups)
-  double rate = 0;               ///< counters: latest judged rate per second (see History::update)
-  double rateIncrease = 0;       ///< the increase behind `rate`
-  double rateSeconds = 0;        ///< the span behind `rate`
-  Nanos rateT = kNever;          ///< sample time of the latest judgement; unchanged = nothing new to judge
-  Nanos rateFromT = kNever;      ///< where the increase behind `rate` began (earlier than the span when it
-                                 ///< includes a carried excess)
-  double prevRateIncrease = 0;   ///< the judgement before the latest one (kNever: none)
-  double prevRateSeconds = 0;
-  Nanos prevRateFromT = kNever;
-  double carry = 0;              ///< increase above the physical maximum, spread into the next interval
-  Nanos carryFromT = kNever;     ///< where the carried increase began
-
+  std::unique_ptr<RateJudgement> counter;  ///< counters only
   std::unique_ptr<CoarseRing> ring;
-  std::unique_ptr<PeakBuckets> peak;
-  SeriesPtr peakSeries;        ///< the output gauge, built once
-  std::string note;            ///< the text its collector attached to the latest sample (Batch::notes)
+  std::unique_ptr<std::string> note_;       ///< the text its collector attached (Batch::notes), if any
 
   std::string_view label(std::string_view name) const { return series->label(name); }
+  /// The counter's rate judgement (a gauge's reads as never judged).
+  const RateJudgement& judged() const {
+    static const RateJudgement kNone;
+    return counter ? *counter : kNone;
+  }
+  /// The text its collector attached to the latest sample (Batch::notes).
+  std::string_view note() const { return note_ ? std::string_view(*note_) : std::string_view{}; }
   /// Increase over the latest poll interval (0 before two samples).
   double lastDelta() const { return samples >= 2 ? total - prevTotal : 0; }
   /// Seconds of the latest poll interval (0 before two samples).
@@ -149,7 +167,7 @@ struct Tracked {
   /// True when a counter increased within `window` of its latest sample (not counting the first sample).
   bool increasedWithin(Nanos window) const { return lastIncreaseT != kNever && t - lastIncreaseT < window; }
   /// True when a rate judgement exists (a counter with two samples).
-  bool rated() const { return rateT != kNever; }
+  bool rated() const { return counter && counter->rateT != kNever; }
   /// True when the counter increased at a sample inside (from, to]: the same NIC read as another
   /// series' judged interval, whatever the refresh cadence.
   bool increasedIn(Nanos from, Nanos to) const { return lastIncreaseT != kNever && lastIncreaseT > from && lastIncreaseT <= to; }
@@ -232,7 +250,7 @@ class History {
  private:
   void ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch);
   void update(Tracked& s, Nanos t, double v);
-  void judgeRate(Tracked& s, Nanos t, double delta, bool changed, bool reset);
+  void judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, bool changed, bool reset);
   void learnRefresh();
   void compactGroups();
   uint32_t groupOf(const Series& series, std::string_view collector);

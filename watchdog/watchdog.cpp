@@ -166,13 +166,14 @@ class Engine {
     }
     for (const auto& p : kPeaks) {
       for (Tracked* s : history_.family(p.fam)) {
-        if (!s->peak || s->samples < 2) continue;
-        if (!s->peakSeries) {
+        if (!s->counter || !s->counter->peak || s->samples < 2) continue;
+        RateJudgement& j = *s->counter;
+        if (!j.peakSeries) {
           Labels labels;
           for (const char* name : p.labels) labels.emplace_back(name, std::string(s->label(name)));
-          s->peakSeries = makeSeries(*p.family, std::move(labels));
+          j.peakSeries = makeSeries(*p.family, std::move(labels));
         }
-        out.push_back(Sample{s->peakSeries, s->peak->peak(now)});
+        out.push_back(Sample{j.peakSeries, j.peak->peak(now)});
       }
     }
   }

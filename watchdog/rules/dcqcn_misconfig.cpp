@@ -128,7 +128,7 @@ void pfcWithoutEcn(RuleContext& ctx, const IfaceRef& in, Nanos window) {
     // Where a storm began and ended, one NIC refresh on either side is part storm and part not:
     // that much pause is the storm's too.
     const double edges =
-        storm.seconds > 0 ? 2 * double(std::max(s->refresh, s->poll)) / kSecond : 0;
+        storm.seconds > 0 ? 2 * double(std::max(s->judged().refresh, s->judged().poll)) / kSecond : 0;
     fraction = std::max(fraction, std::clamp((w.increase - storm.pauseSeconds - edges) / seconds, 0.0, 1.0));
     v.stamp = std::max(v.stamp, s->t);
   }
@@ -162,7 +162,7 @@ void pfcWithoutEcn(RuleContext& ctx, const IfaceRef& in, Nanos window) {
   Nanos refresh = 0;
   for (std::string_view dir : {"rx", "tx"}) {
     if (const Tracked* s = in.in(Fam::kPauseSeconds, ctx.rocePriority, dir)) {
-      refresh = std::max({refresh, s->refresh, s->poll});
+      refresh = std::max({refresh, s->judged().refresh, s->judged().poll});
     }
   }
   v.clear = !v.fire;

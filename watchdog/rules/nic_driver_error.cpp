@@ -55,7 +55,7 @@ void judge(RuleContext& ctx, const Tracked& s, const Subject& subject, Severity 
       where += where.empty() ? std::string(subject.interface) : fmt::format(" ({})", subject.interface);
     }
     v.summary = fmt::format("{} {} on {} {}: {} record \"{}\"", s.label("driver"), s.label("pattern"),
-                            s.label("pci_address"), where, s.label("severity"), findingText(s.note));
+                            s.label("pci_address"), where, s.label("severity"), findingText(s.note()));
   }
   ctx.observe(s.label("pattern"), severity, subject, Policy{}, v);
 }

@@ -36,15 +36,16 @@ double progressIn(const RuleContext& ctx, Fam fam, const IfaceRef& iface, std::s
   const Tracked* p = iface.in(fam, priority);
   if (!ctx.ready(p)) return -1;
   if (!p->increasedIn(from, to)) return 0;
-  return std::max({p->lastDelta(), p->rateIncrease, 1.0});
+  return std::max({p->lastDelta(), p->judged().rateIncrease, 1.0});
 }
 
 void fill(Direction& d, const Tracked* s) {
+  const RateJudgement& j = s->judged();
   d.judged = true;
-  d.stamp = s->rateT;
-  d.from = s->rateFromT;
-  d.seconds = s->rateSeconds;
-  d.refresh = double(s->refresh) / kSecond;
+  d.stamp = j.rateT;
+  d.from = j.rateFromT;
+  d.seconds = j.rateSeconds;
+  d.refresh = double(j.refresh) / kSecond;
 }
 
 // A NIC latches its counters on its own clock (every 50 ms for fresh mlx5 ethtool stats, up to a
@@ -59,17 +60,18 @@ constexpr double kLatchSlack = 0.15;
 void judgeIncomplete(const RuleContext& ctx, Direction& d, const IfaceRef& iface, std::string_view priority,
                      const Tracked* pause, Fam progressFam, bool linkDown, double threshold) {
   if (linkDown || d.progress > 0) return;
+  const RateJudgement& j = pause->judged();
   if (!d.storming) {
     d.undecided = d.fraction >= threshold - kLatchSlack;
     return;
   }
-  if (pause->prevRateFromT == kNever || pause->prevRateSeconds <= 0) return;
-  const double before = pause->prevRateIncrease / pause->prevRateSeconds;
+  if (j.prevRateFromT == kNever || j.prevRateSeconds <= 0) return;
+  const double before = j.prevRateIncrease / j.prevRateSeconds;
   if (before >= threshold || before < threshold - kLatchSlack) return;  // counted already, or a real gap
-  const double both = (pause->prevRateIncrease + pause->rateIncrease + pause->carry) /
-                      (pause->prevRateSeconds + pause->rateSeconds);
+  const double both = (j.prevRateIncrease + j.rateIncrease + j.carry) /
+                      (j.prevRateSeconds + j.rateSeconds);
   if (both < threshold) return;
-  if (progressIn(ctx, progressFam, iface, priority, pause->prevRateFromT, d.stamp) > 0) {
+  if (progressIn(ctx, progressFam, iface, priority, j.prevRateFromT, d.stamp) > 0) {
     return;
   }
   d.confirms = true;
@@ -81,14 +83,15 @@ Direction byDuration(const RuleContext& ctx, const IfaceRef& iface, std::string_
                      Fam progressFam, bool linkDown) {
   Direction d;
   if (!ctx.rated(pause)) return d;
+  const RateJudgement& j = pause->judged();
   fill(d, pause);
   // The history spreads a batched jump over the NIC's refresh interval: above 1 only by rounding.
-  d.fraction = std::clamp(pause->rate, 0.0, 1.0);
+  d.fraction = std::clamp(j.rate, 0.0, 1.0);
   // A source that refreshes about once per poll shows one refresh period's worth in a poll that
   // came a little late: judged over the poll it would read short by the lateness.
-  const double refresh = double(pause->refresh) / kSecond;
-  if (refresh > 0 && pause->rateSeconds > refresh && pause->rateSeconds < 1.5 * refresh) {
-    d.fraction = std::clamp(pause->rateIncrease / refresh, 0.0, 1.0);
+  const double refresh = double(j.refresh) / kSecond;
+  if (refresh > 0 && j.rateSeconds > refresh && j.rateSeconds < 1.5 * refresh) {
+    d.fraction = std::clamp(j.rateIncrease / refresh, 0.0, 1.0);
   }
   d.progress = progressIn(ctx, progressFam, iface, priority, d.from, d.stamp);
   const auto& rule = ctx.settings<PauseStormRule>();
@@ -110,7 +113,7 @@ double portProgress(const RuleContext& ctx, const IfaceRef& iface, Nanos from, N
   const Tracked* rate = iface.port != nullptr ? iface.port->in(Fam::kPortRate) : nullptr;
   if (!ctx.rated(bytes) || !ctx.ready(rate) || rate->raw <= 0) return -1;
   if (!bytes->increasedIn(from, to)) return 0;
-  return bytes->rate >= kStalledLineShare * rate->raw ? bytes->rateIncrease : 0;
+  return bytes->judged().rate >= kStalledLineShare * rate->raw ? bytes->judged().rateIncrease : 0;
 }
 
 // SONiC's detector for NICs without pause-time counters: pause frames keep arriving at every
@@ -122,13 +125,13 @@ Direction byFrames(const RuleContext& ctx, const IfaceRef& iface, std::string_vi
   if (!ctx.rated(frames)) return d;
   fill(d, frames);
   d.frames = true;
-  d.frameCount = frames->rateIncrease;
+  d.frameCount = frames->judged().rateIncrease;
   d.progress = progressIn(ctx, progressFam, iface, priority, d.from, d.stamp);
   // Our own transmit is the paused side of received pause: the port's bytes can stand in for it.
   if (d.progress < 0 && progressFam == Fam::kPrioTxPackets) {
     d.progress = portProgress(ctx, iface, d.from, d.stamp);
   }
-  const bool rising = frames->rateIncrease > 0;
+  const bool rising = frames->judged().rateIncrease > 0;
   d.storming = !linkDown && rising && d.progress == 0;
   d.quiet = linkDown || !rising;
   return d;
@@ -196,7 +199,7 @@ void stormDetector(RuleContext& ctx, const IfaceRef& iface, std::string_view pri
   auto claim = [&](std::string_view dir, const Direction& dd) {
     const Tracked* pause = iface.in(Fam::kPauseSeconds, priority, dir);
     if (!dd.judged || dd.frames || pause == nullptr) return;
-    ctx.storms.record(interface, priority, dir, dd.from, dd.stamp, pause->rateIncrease, dd.storming || active);
+    ctx.storms.record(interface, priority, dir, dd.from, dd.stamp, pause->judged().rateIncrease, dd.storming || active);
   };
   claim("rx", rx);
   claim("tx", tx);
