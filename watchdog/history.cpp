@@ -339,7 +339,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (!note.series) continue;
     const auto it = byId_.find(note.series->id);
     if (it == byId_.end() || it->second.tracked == nullptr) continue;  // not a rule's input
-    auto& text = it->second.tracked->note_;
+    auto& text = it->second.tracked->noteText;
     if (!text) text = std::make_unique<std::string>();
     if (*text != note.text) *text = note.text;
   }

@@ -150,7 +150,7 @@ struct Tracked {
 
   std::unique_ptr<RateJudgement> counter;  ///< counters only
   std::unique_ptr<CoarseRing> ring;
-  std::unique_ptr<std::string> note_;       ///< the text its collector attached (Batch::notes), if any
+  std::unique_ptr<std::string> noteText;    ///< the text its collector attached (Batch::notes), if any
 
   std::string_view label(std::string_view name) const { return series->label(name); }
   /// The counter's rate judgement (a gauge's reads as never judged).
@@ -159,7 +159,7 @@ struct Tracked {
     return counter ? *counter : kNone;
   }
   /// The text its collector attached to the latest sample (Batch::notes).
-  std::string_view note() const { return note_ ? std::string_view(*note_) : std::string_view{}; }
+  std::string_view note() const { return noteText ? std::string_view(*noteText) : std::string_view{}; }
   /// Increase over the latest poll interval (0 before two samples).
   double lastDelta() const { return samples >= 2 ? total - prevTotal : 0; }
   /// Seconds of the latest poll interval (0 before two samples).

@@ -21,7 +21,7 @@ Scope scopeOf(Fam fam) {
   return Scope::kNone;  // pci_address: read family by family
 }
 
-/// The first `n` parts of a History key ("<tag><p0>\x1f<p1>..."); parts beyond the key are empty.
+/// The first two parts of a History key ("<tag><p0>\x1f<p1>..."): the subject; absent parts are empty.
 std::array<std::string_view, 2> headOf(std::string_view key) {
   std::array<std::string_view, 2> out{};
   key.remove_prefix(1);  // the family tag

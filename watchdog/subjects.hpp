@@ -5,6 +5,7 @@
 // (port.in(Fam::kPortState), iface.in(Fam::kPauseSeconds, priority, direction)), with no key built
 // or hashed on the hot path. The views and pointers stay valid until the History's next ingest.
 
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>

@@ -14,9 +14,4 @@ bool RuleContext::interfaceDown(const IfaceRef& iface) {
   return iface.port != nullptr && portDown(*iface.port);
 }
 
-bool RuleContext::interfaceDown(std::string_view interface) const {
-  const IfaceRef* iface = subjects.interface(interface);
-  return iface != nullptr && interfaceDown(*iface);
-}
-
 }  // namespace fabricmon::watchdog

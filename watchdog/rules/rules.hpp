@@ -68,7 +68,6 @@ struct RuleContext {
   static bool portDown(const PortRef& port);
   /// The interface is known to be down (operstate, or its RDMA port).
   static bool interfaceDown(const IfaceRef& iface);
-  bool interfaceDown(std::string_view interface) const;
 };
 
 /// The RuleDef of a rule whose settings struct is S (with defaults, `bool enabled` and
