@@ -326,9 +326,10 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       indexDirty_ = true;
     }
     if (s.series != sample.series) {
-      // Labels beyond the key may change (a port's link_layer): the subjects hold views of them.
+      // Labels beyond the key may change. The subjects hold a view of one of them (a port's
+      // link_layer, Subjects::build): that family's change rebuilds them.
       s.series = sample.series;
-      indexDirty_ = true;
+      if (s.fam == Fam::kPortInfo) indexDirty_ = true;
     }
     s.collector = collector;
     s.seenEpoch = epoch;

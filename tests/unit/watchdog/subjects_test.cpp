@@ -1,6 +1,7 @@
-// The rules' subjects (watchdog/subjects.hpp): the port join keeps PortJoin's semantics, each
-// subject's handles find its series by family and further key labels, and the index follows the
-// history in the ingest that adds or frees a series (a vanished series leaves no handle behind).
+// The rules' subjects (watchdog/subjects.hpp): the port join (one row per port, sorted, the row
+// naming an interface preferred), each subject's handles finding its series by family and further
+// key labels, and the index following the history in the ingest that adds or frees a series (a
+// vanished series leaves no handle behind).
 #include <gtest/gtest.h>
 
 #include <chrono>
