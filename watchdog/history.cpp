@@ -1,6 +1,7 @@
 #include "watchdog/history.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace fabricmon::watchdog {
 namespace {
@@ -224,6 +225,7 @@ bool History::ingest(const Snapshot& snapshot) {
   if (!plan_.judgeManagement && management_.update(snapshot)) {
     series_.clear();
     byId_.clear();
+    forgetPositions();
     for (auto& v : byFamily_) v.clear();
     indexDirty_ = true;
     changed = true;
@@ -235,12 +237,12 @@ bool History::ingest(const Snapshot& snapshot) {
     if (!batch || name == "watchdog") continue;
     auto it = std::find_if(collectors_.begin(), collectors_.end(), [&name = name](const auto& c) { return c.name == name; });
     if (it == collectors_.end()) {
-      collectors_.push_back(CollectorSeen{name, nullptr, 0, false});
+      collectors_.push_back(CollectorSeen{name, nullptr, 0, false, {}});
       it = collectors_.end() - 1;
     }
     it->present = true;
     if (it->last == batch) continue;
-    it->last = batch;
+    const BatchPtr previous = std::exchange(it->last, batch);  // its series stay alive: see Position
     ++it->epoch;
     auto index = static_cast<uint16_t>(it - collectors_.begin());
     ingestBatch(*batch, index, it->epoch);
@@ -267,7 +269,9 @@ bool History::ingest(const Snapshot& snapshot) {
   }
   if (erased || ++passesSinceIdSweep_ >= 64) forgetStaleIds(fresh);
   for (auto& c : collectors_) {
-    if (!c.present) c.last.reset();
+    if (c.present) continue;
+    c.last.reset();
+    std::vector<Position>().swap(c.positions);
   }
   if (indexDirty_) {
     for (auto& v : byFamily_) v.clear();
@@ -281,10 +285,22 @@ bool History::ingest(const Snapshot& snapshot) {
 
 void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch) {
   const Nanos t = nanos(batch.monotonic);
-  for (const auto& sample : batch.samples) {
-    if (!sample.series) continue;
-    auto [known, first] = byId_.try_emplace(sample.series->id);
-    SeenSeries& seen = known->second;
+  auto& positions = collectors_[collector].positions;
+  positions.resize(batch.samples.size());
+  for (size_t i = 0; i < batch.samples.size(); ++i) {
+    const Sample& sample = batch.samples[i];
+    Position& at = positions[i];
+    if (!sample.series) {
+      at = {};  // its previous series is let go after this batch
+      continue;
+    }
+    bool first = false;
+    if (at.series != sample.series.get()) {
+      auto known = byId_.try_emplace(sample.series->id);
+      first = known.second;
+      at = Position{sample.series.get(), &known.first->second};  // map nodes do not move on rehash
+    }
+    SeenSeries& seen = *at.seen;
     seen.collector = collector;
     seen.epoch = epoch;
     if (!first) {
@@ -301,8 +317,8 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     if (!plan_.judgeManagement && management_.excludes(*sample.series)) continue;  // no rule's input
     const auto& def = inputFamily(*fam);
     std::string_view l[4];
-    for (size_t i = 0; i < 4; ++i) {
-      if (!def.keyLabels[i].empty()) l[i] = sample.series->label(def.keyLabels[i]);
+    for (size_t k = 0; k < 4; ++k) {
+      if (!def.keyLabels[k].empty()) l[k] = sample.series->label(def.keyLabels[k]);
     }
     double saturatesAt = 0;
     if (!wanted(*fam, l[2], &saturatesAt)) continue;
@@ -358,7 +374,12 @@ void History::forgetStaleIds(const std::vector<uint16_t>& fresh) {
                                      it->second.epoch != c.epoch);
     it = gone ? byId_.erase(it) : std::next(it);
   }
+  forgetPositions();
   passesSinceIdSweep_ = 0;
+}
+
+void History::forgetPositions() {
+  for (auto& c : collectors_) c.positions.clear();
 }
 
 void History::update(Tracked& s, Nanos t, double v) {

@@ -273,12 +273,23 @@ class History {
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
   Subjects subjects_;
+  /// What sample i of a collector's previous batch was: a collector emits its samples in the same
+  /// order poll after poll, so the next batch's sample i is found without a hash lookup, or even a
+  /// read of the series object, when it is the same object. The previous batch is held while the
+  /// next one is ingested, so an equal address is the same live object. Cleared whenever ids are
+  /// forgotten or the batch is let go (no pointer outlives what it points to).
+  struct Position {
+    const Series* series = nullptr;
+    SeenSeries* seen = nullptr;
+  };
   struct CollectorSeen {
     std::string name;
     BatchPtr last;
     uint32_t epoch = 0;
     bool present = false;
+    std::vector<Position> positions;
   };
+  void forgetPositions();
   std::vector<CollectorSeen> collectors_;
   std::vector<Group> groups_;
   std::unordered_map<std::string, uint32_t, KeyHash, KeyEqual> groupIds_;
