@@ -291,16 +291,17 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     const Sample& sample = batch.samples[i];
     Position& at = positions[i];
     if (!sample.series) {
-      at = {};  // its previous series is let go after this batch
+      at = nullptr;  // its previous series is let go after this batch
       continue;
     }
     bool first = false;
-    if (at.series != sample.series.get()) {
+    if (at == nullptr || at->object != sample.series.get()) {
       auto known = byId_.try_emplace(sample.series->id);
       first = known.second;
-      at = Position{sample.series.get(), &known.first->second};  // map nodes do not move on rehash
+      at = &known.first->second;  // map nodes do not move on rehash
+      at->object = sample.series.get();
     }
-    SeenSeries& seen = *at.seen;
+    SeenSeries& seen = *at;
     seen.collector = collector;
     seen.epoch = epoch;
     if (!first) {

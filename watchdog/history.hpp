@@ -265,6 +265,7 @@ class History {
   /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
   struct SeenSeries {
     Tracked* tracked = nullptr;
+    const Series* object = nullptr;  ///< the series object of this id (see positions)
     uint16_t collector = 0;
     uint32_t epoch = 0;
   };
@@ -273,15 +274,12 @@ class History {
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
   Subjects subjects_;
-  /// What sample i of a collector's previous batch was: a collector emits its samples in the same
-  /// order poll after poll, so the next batch's sample i is found without a hash lookup, or even a
-  /// read of the series object, when it is the same object. The previous batch is held while the
-  /// next one is ingested, so an equal address is the same live object. Cleared whenever ids are
-  /// forgotten or the batch is let go (no pointer outlives what it points to).
-  struct Position {
-    const Series* series = nullptr;
-    SeenSeries* seen = nullptr;
-  };
+  /// What sample i of a collector's previous batch was (CollectorSeen::positions): a collector emits
+  /// its samples in the same order poll after poll, so the next batch's sample i is found without a
+  /// hash lookup, or even a read of the series object, when it is the same object. The previous
+  /// batch is held while the next one is ingested, so an equal address is the same live object.
+  /// Cleared whenever ids are forgotten or the batch is let go (no pointer outlives its target).
+  using Position = SeenSeries*;
   struct CollectorSeen {
     std::string name;
     BatchPtr last;
