@@ -116,7 +116,7 @@ class NicDriverLogCollector final : public Collector {
   NicDriverLogCollector(std::shared_ptr<NicDriverLogState> state, bool acceptUserRecords)
       : state_(std::move(state)), acceptUser_(acceptUserRecords) {}
 
-  std::span<const FamilyDef* const> families() const override { return families::nic::all(); }
+  std::span<const FamilyDef* const> families() const override { return families::nic::driverLog(); }
 
   CollectStatus collect(const Topology& topology, CollectOutput& out) override {
     if (!state_ || !state_->source) return CollectStatus::kNoData;

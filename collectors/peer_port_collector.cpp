@@ -359,7 +359,7 @@ class PeerPortCollector final : public Collector {
   /// rdma_port emits these for every port sysfs shows, and only for those: the two never emit
   /// the same series (docs/metrics.md, "The far end of the cable").
   void emitPortIdentity(const UmadPort& port, const mad::PortInfo& local, PortMemory& m, CollectOutput& out) {
-    const double gbps = local.widthActive * local.laneGbpsActive;
+    const double gbps = local.widthActive * mad::kernelLaneGbps(local.laneGbpsActive);
     if (m.localInfo == nullptr || m.localInfoGbps != gbps) {
       m.localInfo = makeSeries(families::port::kPortInfo,
                                {{"device", port.ca},

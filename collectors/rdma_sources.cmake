@@ -1,4 +1,5 @@
-# Sources of the sysfs RDMA group (topology discovery, rdma_port, pma_counters, hw_counters, netdev_link).
+# Sources of the sysfs RDMA group (topology discovery, rdma_port, pma_counters, hw_counters, netdev_link,
+# port_topology, pcie_aer, nic_temperature and its hwmon source).
 target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_slot_groups.cpp
   ${CMAKE_CURRENT_LIST_DIR}/topology_discovery.cpp
@@ -12,6 +13,8 @@ target_sources(fabricmon_collectors PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/port_topology_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_collector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_stats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sources/hwmon_source.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nic_temperature_collector.cpp
 )
 
 # The MAD group: libibumad/libibmad (Debian: libibumad-dev, libibmad-dev).

@@ -9,6 +9,7 @@
 #include "collectors/netdev_link_collector.hpp"
 #include "collectors/pcie_aer_collector.hpp"
 #include "collectors/nic_driver_log_collector.hpp"
+#include "collectors/nic_temperature_collector.hpp"
 #include "collectors/peer_port_collector.hpp"
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/port_topology_collector.hpp"
@@ -64,6 +65,9 @@ const CollectorEntry kRegistry[] = {
     // The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
     // finding within one poll (docs/metrics.md, "NIC and driver health").
     {"nic_driver_log", Cadence::kFast, {}, &makeNicDriverLogCollector},
+    // The NIC's own temperature sensors (hwmon): each read is a firmware command on mlx5, and a
+    // NIC heats up over minutes (docs/metrics.md, "NIC temperature").
+    {"nic_temperature", Cadence::kSlow, {}, &makeNicTemperatureCollector},
     // Module EEPROMs are read over I2C through the NIC's firmware (milliseconds per page; some
     // NICs stall or log errors when polled often), and optics drift over hours: a minute of its
     // own (docs/metrics.md, "Transceivers").

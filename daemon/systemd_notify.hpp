@@ -1,5 +1,6 @@
 #pragma once
-// sd_notify wrappers (libsystemd). Harmless no-ops when not started by systemd.
+// systemd notifications (sd_notify(3) protocol, spoken without libsystemd). Harmless no-ops when
+// not started by systemd.
 
 #include <chrono>
 #include <optional>

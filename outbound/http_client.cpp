@@ -1,20 +1,14 @@
 #include "outbound/http_client.hpp"
 
-#include <curl/curl.h>
-
 #include <cerrno>
 #include <fstream>
 #include <memory>
 #include <sstream>
-#include <mutex>
+
+#include "outbound/curl_library.hpp"
 
 namespace fabricmon {
 namespace {
-
-void globalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 struct Sink {
   std::string* body;
@@ -39,82 +33,84 @@ Result<HttpResponse> httpRequest(const std::string& method, const std::string& u
                                  const HttpClientOptions& options, const std::string& body,
                                  const std::string& contentType, size_t maxBody,
                                  const std::atomic<bool>* cancel) {
-  globalInit();
-  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
+  auto loaded = curlLibrary();
+  if (!loaded) return loaded.error();
+  const CurlLibrary& c = **loaded;
+  std::unique_ptr<CURL, void (*)(CURL*)> curl(c.easyInit(), c.easyCleanup);
   if (!curl) return Error{"http client: curl_easy_init failed", ENOMEM};
   CURL* h = curl.get();
   HttpResponse response;
   Sink sink{&response.body, maxBody};
   char errbuf[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_PROXY, "");  // ignore http_proxy and friends
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.timeout.count()));
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &writeBody);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "fabricmon");
-  if (options.caFile) curl_easy_setopt(h, CURLOPT_CAINFO, options.caFile->c_str());
-  if (options.certFile) curl_easy_setopt(h, CURLOPT_SSLCERT, options.certFile->c_str());
-  if (options.keyFile) curl_easy_setopt(h, CURLOPT_SSLKEY, options.keyFile->c_str());
+  c.easySetopt(h, CURLOPT_URL, url.c_str());
+  c.easySetopt(h, CURLOPT_ERRORBUFFER, errbuf);
+  c.easySetopt(h, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
+  c.easySetopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  c.easySetopt(h, CURLOPT_PROXY, "");  // ignore http_proxy and friends
+  c.easySetopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
+  c.easySetopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.timeout.count()));
+  c.easySetopt(h, CURLOPT_WRITEFUNCTION, &writeBody);
+  c.easySetopt(h, CURLOPT_WRITEDATA, &sink);
+  c.easySetopt(h, CURLOPT_USERAGENT, "fabricmon");
+  if (options.caFile) c.easySetopt(h, CURLOPT_CAINFO, options.caFile->c_str());
+  if (options.certFile) c.easySetopt(h, CURLOPT_SSLCERT, options.certFile->c_str());
+  if (options.keyFile) c.easySetopt(h, CURLOPT_SSLKEY, options.keyFile->c_str());
   if (options.insecureSkipVerify) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    c.easySetopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    c.easySetopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   if (options.username) {
-    curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(h, CURLOPT_USERNAME, options.username->c_str());
-    curl_easy_setopt(h, CURLOPT_PASSWORD, options.password.c_str());
+    c.easySetopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    c.easySetopt(h, CURLOPT_USERNAME, options.username->c_str());
+    c.easySetopt(h, CURLOPT_PASSWORD, options.password.c_str());
   }
   curl_slist* headers = nullptr;
   if (options.bearerToken) {
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + *options.bearerToken).c_str());
+    headers = c.slistAppend(headers, ("Authorization: Bearer " + *options.bearerToken).c_str());
   }
-  if (!contentType.empty()) headers = curl_slist_append(headers, ("Content-Type: " + contentType).c_str());
-  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headerList(headers, &curl_slist_free_all);
-  if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  if (!contentType.empty()) headers = c.slistAppend(headers, ("Content-Type: " + contentType).c_str());
+  std::unique_ptr<curl_slist, void (*)(curl_slist*)> headerList(headers, c.slistFreeAll);
+  if (headers) c.easySetopt(h, CURLOPT_HTTPHEADER, headers);
   if (method == "POST") {
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.data());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    c.easySetopt(h, CURLOPT_POST, 1L);
+    c.easySetopt(h, CURLOPT_POSTFIELDS, body.data());
+    c.easySetopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   } else if (method != "GET") {
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+    c.easySetopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
   }
   CURLcode rc = CURLE_OK;
   if (cancel == nullptr) {
-    rc = curl_easy_perform(h);
+    rc = c.easyPerform(h);
   } else {
     // The multi interface, so that a cancel is seen within kCancelPoll rather than at libcurl's
     // next progress callback (about once a second while a server says nothing).
     constexpr int kCancelPollMs = 50;
-    std::unique_ptr<CURLM, decltype(&curl_multi_cleanup)> multi(curl_multi_init(), &curl_multi_cleanup);
+    std::unique_ptr<CURLM, CURLMcode (*)(CURLM*)> multi(c.multiInit(), c.multiCleanup);
     if (!multi) return Error{"http client: curl_multi_init failed", ENOMEM};
-    curl_multi_add_handle(multi.get(), h);
+    c.multiAddHandle(multi.get(), h);
     int running = 1;
     while (running > 0 && !cancel->load()) {
-      if (curl_multi_perform(multi.get(), &running) != CURLM_OK) break;
-      if (running > 0) curl_multi_poll(multi.get(), nullptr, 0, kCancelPollMs, nullptr);
+      if (c.multiPerform(multi.get(), &running) != CURLM_OK) break;
+      if (running > 0) c.multiPoll(multi.get(), nullptr, 0, kCancelPollMs, nullptr);
     }
     rc = CURLE_ABORTED_BY_CALLBACK;
     int queued = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+    while (CURLMsg* msg = c.multiInfoRead(multi.get(), &queued)) {
       if (msg->msg == CURLMSG_DONE) rc = msg->data.result;
     }
-    curl_multi_remove_handle(multi.get(), h);
+    c.multiRemoveHandle(multi.get(), h);
   }
   if (sink.overflow) {
     return Error{method + " " + url + ": response larger than " + std::to_string(maxBody) + " bytes", EMSGSIZE};
   }
   if (rc != CURLE_OK) {
-    const std::string why = errbuf[0] != 0 ? errbuf : curl_easy_strerror(rc);
+    const std::string why = errbuf[0] != 0 ? errbuf : c.easyStrerror(rc);
     const int errnum = rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
                        : rc == CURLE_COULDNT_CONNECT  ? ECONNREFUSED
                                                       : EIO;
     return Error{method + " " + url + ": " + why, errnum};
   }
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  c.easyGetinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// A small blocking HTTP(S) client (libcurl) for the outgoing requests of the daemon and the CLI:
+// A small blocking HTTP(S) client (libcurl, loaded on first use: outbound/curl_library.hpp) for the outgoing requests of the daemon and the CLI:
 // pushes to Alertmanager and `fabricmon triage` queries. Every request has a deadline; nothing is
 // retried here (callers decide), and proxies from the environment are ignored, as Prometheus'
 // HTTP clients do unless a proxy_url is configured.

@@ -313,6 +313,13 @@ struct Simulator::State final : ScenarioNode {
   Status renderAll();
   Status renderLldp();
   Status renderPort(const PortModel& p);
+  /// The driver's hwmon device under the PCI function (none for ionic), and its files.
+  Vendor driverOf(const PortModel& p) const { return p.roce ? vendorOf(p) : Vendor::kMlx5; }
+  bool hasHwmon(const PortModel& p) const { return driverOf(p) != Vendor::kIonic; }
+  fs::path hwmonDir(const PortModel& p) const {
+    return pciDir(p) / "hwmon" / ("hwmon" + std::to_string(&p - ports.data() + 1));
+  }
+  void hwmonFiles(const PortModel& p, std::vector<std::pair<fs::path, std::string>>& files) const;
   Status renderModules();
   /// The module in each port's cage (docs/simulator.md, "Transceivers"), by port index.
   std::vector<ModuleParams> modules;
@@ -450,6 +457,9 @@ Status Simulator::State::createTree() {
         !st)
       return st;
     if (Status st = createBridgesAndGpu(p); !st) return st;
+    if (hasHwmon(p)) {
+      if (Status st = FileWriter::makeDirs(hwmonDir(p)); !st) return st;
+    }
     // Every PCI function on the NIC's path has the AER capability: zeros until a scenario adds.
     std::string at;
     for (const auto& part : fs::path(p.pciPath)) {
@@ -470,6 +480,40 @@ Status Simulator::State::createTree() {
   return {};
 }
 
+// The hwmon device the NIC's driver registers under its PCI function (drivers/hwmon/hwmon.c), with
+// the channels each driver has (collectors/sources/hwmon_source.hpp): mlx5 the ASIC and the module,
+// bnxt_en and ice one chip sensor with their warning, critical and fatal limits; ionic none. Numbered
+// as the kernel would, one per function in probe order. Values made up, steady, a degree apart.
+void Simulator::State::hwmonFiles(const PortModel& p, std::vector<std::pair<fs::path, std::string>>& files) const {
+  const fs::path hw = hwmonDir(p);
+  const auto milli = [](double celsius) { return std::to_string(std::lround(celsius * 1000)) + "\n"; };
+  const double asic = 55.0 + static_cast<double>(&p - ports.data());
+  switch (driverOf(p)) {
+    case Vendor::kMlx5:
+      files.emplace_back(hw / "name", "mlx5\n");
+      files.emplace_back(hw / "temp1_label", "asic\n");
+      files.emplace_back(hw / "temp1_input", milli(asic));
+      files.emplace_back(hw / "temp1_highest", milli(asic + 3));
+      files.emplace_back(hw / "temp1_crit", milli(105));
+      // The module: sensor index 64 + the module number (the driver's name without a firmware one).
+      files.emplace_back(hw / "temp2_label", "sensor64\n");
+      files.emplace_back(hw / "temp2_input", milli(41));
+      files.emplace_back(hw / "temp2_highest", milli(43));
+      files.emplace_back(hw / "temp2_crit", milli(75));
+      break;
+    case Vendor::kBnxt:
+    case Vendor::kIce:
+      files.emplace_back(hw / "name", driverOf(p) == Vendor::kBnxt ? "bnxt_en\n" : "ice\n");
+      files.emplace_back(hw / "temp1_input", milli(asic));
+      files.emplace_back(hw / "temp1_max", milli(95));
+      files.emplace_back(hw / "temp1_crit", milli(100));
+      files.emplace_back(hw / "temp1_emergency", milli(105));
+      break;
+    case Vendor::kIonic:
+      break;
+  }
+}
+
 Status Simulator::State::renderPort(const PortModel& p) {
   std::vector<std::pair<fs::path, std::string>> files;
   const fs::path pci = pciDir(p), dev = devDir(p), pd = portDir(p), net = netDir(p);
@@ -483,6 +527,7 @@ Status Simulator::State::renderPort(const PortModel& p) {
   files.emplace_back(pci / "current_link_width", "16\n");
   files.emplace_back(pci / "max_link_speed", "32.0 GT/s PCIe\n");
   files.emplace_back(pci / "max_link_width", "16\n");
+  if (!p.removed) hwmonFiles(p, files);
 
   files.emplace_back(dev / "node_type", "1: CA\n");
   files.emplace_back(dev / "node_guid", line(guidText(p.nodeGuid)));

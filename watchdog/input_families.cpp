@@ -108,6 +108,8 @@ constexpr InputFamily kFamilies[] = {
     {&families::fec::kInfo, {"interface", "", ""}, 0},
     {&families::fec::kLinkLanes, {"interface", "", ""}, 0},
     {&families::fec::kLinkSpeed, {"interface", "", ""}, 0},
+    {&families::nic::kTemperature, {"pci_address", "chip", "sensor"}, 0},
+    {&families::nic::kTemperatureThreshold, {"pci_address", "chip", "sensor", "level"}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

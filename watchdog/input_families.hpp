@@ -105,6 +105,9 @@ enum class Fam : uint8_t {
   kFecInfo,             // {interface} = 1, with mode and code
   kLinkLanes,           // {interface}
   kLinkSpeed,           // {interface} bytes/s
+  // The NIC's own sensors (nic_temperature): °C, and the limits the NIC reports for each.
+  kNicTemperature,           // {pci_address,chip,sensor}
+  kNicTemperatureThreshold,  // {pci_address,chip,sensor,level}
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

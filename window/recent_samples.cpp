@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "model/families/dcb.hpp"
 #include "model/families/dcqcn.hpp"
@@ -92,6 +93,11 @@ constexpr double kStill = 3.0;
 
 std::span<const FamilyDef* const> RecentSamples::keptFamilies() { return kKept; }
 
+RecentSamples::Stored* RecentSamples::notKept() {
+  static Stored sentinel;
+  return &sentinel;
+}
+
 bool RecentSamples::kept(const FamilyDef* family) {
   return std::find(kKept.begin(), kKept.end(), family) != kKept.end();
 }
@@ -127,7 +133,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
     if (!slot) slot = std::make_unique<Timeline>();
     Timeline& tl = *slot;
     if (tl.lastBatch == batch) continue;
-    tl.lastBatch = batch;
+    const BatchPtr previous = std::exchange(tl.lastBatch, batch);
     const uint32_t epoch = ++tl.epoch;
     tl.seen = 0;
     const int64_t t = batch->monotonic.time_since_epoch().count();
@@ -155,18 +161,35 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
     uint64_t keepFrom = tl.firstChunk;
     while (keepFrom < current && tl.chunks[keepFrom + 1 - tl.firstChunk].first <= cutoff) ++keepFrom;
 
-    for (const Sample& sample : batch->samples) {
-      if (!kept(sample.series->family)) continue;
-      auto [it, inserted] = series_.try_emplace(sample.series->id);
-      Stored& s = it->second;
+    const size_t previousCount = previous != nullptr ? previous->samples.size() : 0;
+    tl.byPosition.resize(batch->samples.size(), nullptr);
+    for (size_t i = 0; i < batch->samples.size(); ++i) {
+      const Sample& sample = batch->samples[i];
+      Stored*& cached = tl.byPosition[i];
+      if (i >= previousCount || previous->samples[i].series != sample.series) cached = nullptr;
+      if (cached == notKept()) continue;
+      bool inserted = false;
+      if (cached == nullptr) {
+        if (!kept(sample.series->family)) {
+          cached = notKept();
+          continue;
+        }
+        auto it = series_.try_emplace(sample.series->id);
+        inserted = it.second;
+        cached = &it.first->second;
+      }
+      Stored& s = *cached;
       if (inserted) {
         s.series = sample.series;
         s.timeline = &tl;
         s.counter = sample.series->family->type == MetricType::kCounter;
         s.firstChunk = current;
         ++tl.series;
-      } else if (s.timeline != &tl || s.seenEpoch == epoch) {
-        continue;  // another collector's series, or the same series twice in one batch
+      } else if (s.timeline != &tl) {
+        cached = nullptr;  // another collector's series: looked up again while that one holds it
+        continue;
+      } else if (s.seenEpoch == epoch) {
+        continue;  // the same series twice in one batch
       }
       if (!inserted && hadBatch) {
         // Per series sample, as before the store was compact (the typical gap between samples).

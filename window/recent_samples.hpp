@@ -99,11 +99,18 @@ class RecentSamples {
     int64_t first = 0;  ///< steady ns of the chunk's first batch
     uint32_t count = 0;
   };
+  struct Stored;
   struct Timeline {
     std::vector<TimeChunk> chunks;  // a handful: erasing the front moves a few headers
     uint64_t firstChunk = 0;  ///< index of chunks.front()
     DodState state;
     BatchPtr lastBatch;
+    /// What sample i of lastBatch was: its Stored, notKept() (a family the window does not keep),
+    /// or nullptr (look it up). A collector emits its series in the same order poll after poll, so
+    /// a sample whose series is the same object as the previous batch's sample i (the previous
+    /// batch is held while the next is ingested, so an equal address is the same series) costs no
+    /// family scan and no hash lookup.
+    std::vector<Stored*> byPosition;
     uint32_t epoch = 0;       ///< bumped per new batch
     int64_t last = 0;         ///< steady ns of the latest batch
     bool alive = true;        ///< still in the snapshot
@@ -132,6 +139,8 @@ class RecentSamples {
     double v;
   };
   static bool kept(const FamilyDef* family);
+  /// The byPosition mark of a sample the window does not keep.
+  static Stored* notKept();
   /// Decodes `s` from the chunk that holds the newest sample at or before `from` on.
   void decode(const Stored& s, const std::vector<std::vector<int64_t>>& times, int64_t from,
               std::vector<Raw>& out) const;

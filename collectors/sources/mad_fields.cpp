@@ -96,6 +96,14 @@ double fastestSpeedGbps(unsigned speedMask, unsigned extMask) {
   return 0;
 }
 
+double kernelLaneGbps(double signallingGbps) {
+  if (signallingGbps >= 106) return 100;
+  if (signallingGbps >= 53) return 50;
+  if (signallingGbps >= 25) return 25;
+  if (signallingGbps >= 14) return 14;
+  return signallingGbps;
+}
+
 std::optional<PortInfo> decodePortInfo(std::span<const uint8_t> data) {
   if (data.size() < kSmpData) return std::nullopt;
   PortInfo p;

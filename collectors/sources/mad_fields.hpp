@@ -53,6 +53,11 @@ unsigned widestLanes(unsigned mask);
 /// Per-lane Gb/s of LinkSpeed (1 SDR, 2 DDR, 4 QDR) and LinkSpeedExt (1 FDR, 2 EDR, 4 HDR, 8 NDR)
 /// masks: the fastest set bit; 0 when none.
 double fastestSpeedGbps(unsigned speedMask, unsigned extMask);
+/// The per-lane rate the kernel reports in ports/<p>/rate for a signalling rate from the masks
+/// above: FDR 14, EDR 25, HDR 50, NDR 100 Gb/s (the data rates the kernel's rate_show uses,
+/// drivers/infiniband/core/sysfs.c); SDR, DDR and QDR as they are. A port read over MADs then has
+/// the rate sysfs would show for it (a 4X NDR port is 400 Gb/s, not 425).
+double kernelLaneGbps(double signallingGbps);
 
 /// ClassPortInfo of the PMA: which optional counters answer.
 struct PmaCapabilities {

@@ -41,9 +41,35 @@ const FamilyDef kKernelLogAccessFailures{
     "kernel.dmesg_restrict); counted once per refusal that follows a success or the start.",
     kCounter, "failures", ""};
 
-const std::array<const FamilyDef*, 5> kAll{&kDriverRecords, &kDriverLastRecord, &kKernelLogLost,
-                                           &kKernelLogRefused, &kKernelLogAccessFailures};
+namespace {
+constexpr std::string_view kSensorLabels = "device,pci_address,chip,sensor,label";
+}
+
+const FamilyDef kTemperature{
+    "fabricmon_nic_temperature_celsius",
+    "Temperature of one of the NIC's own sensors (the ASIC, a module, a board sensor), from the "
+    "hwmon device its driver registers under the PCI function (temp<N>_input). chip: the hwmon "
+    "name (mlx5, bnxt_en, ice); sensor: temp<N>; label: the driver's name for it, \"\" if none.",
+    kGauge, "celsius", kSensorLabels};
+
+const FamilyDef kTemperatureHighest{
+    "fabricmon_nic_temperature_highest_celsius",
+    "The highest temperature the sensor has seen since the driver enabled or reset its history "
+    "(temp<N>_highest, mlx5): a peak between two polls.",
+    kGauge, "celsius", kSensorLabels};
+
+const FamilyDef kTemperatureThreshold{
+    "fabricmon_nic_temperature_threshold_celsius",
+    "The NIC's own limits for the sensor (level max, crit, emergency, shutdown: temp<N>_max, "
+    "_crit, _emergency, bnxt_en's temp1_shutdown); absent when the driver shows none.",
+    kGauge, "celsius", "device,pci_address,chip,sensor,label,level"};
+
+const std::array<const FamilyDef*, 8> kAll{&kDriverRecords,       &kDriverLastRecord,       &kKernelLogLost,
+                                           &kKernelLogRefused,    &kKernelLogAccessFailures, &kTemperature,
+                                           &kTemperatureHighest,  &kTemperatureThreshold};
 
 std::span<const FamilyDef* const> all() { return kAll; }
+std::span<const FamilyDef* const> driverLog() { return std::span(kAll).first(5); }
+std::span<const FamilyDef* const> temperature() { return std::span(kAll).subspan(5); }
 
 }  // namespace fabricmon::families::nic

@@ -1,9 +1,9 @@
 #pragma once
 // The metric families of one group, defined once (docs/architecture.md, "Adding a collector"):
-// NIC and driver health from the kernel log (nic_driver_log). Labels are the driver message
-// table's names (collectors/nic_driver_messages.cpp), never message text, so cardinality is bounded
-// by functions x patterns. docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks
-// the two agree.
+// the health of the NIC itself: its driver's records in the kernel log (nic_driver_log; labels are
+// the driver message table's names, collectors/nic_driver_messages.cpp, never message text, so
+// cardinality is bounded by functions x patterns) and its own temperature sensors (nic_temperature,
+// from hwmon). docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks the two agree.
 
 #include <span>
 
@@ -16,8 +16,14 @@ extern const FamilyDef kDriverLastRecord;      // fabricmon_nic_driver_last_reco
 extern const FamilyDef kKernelLogLost;         // fabricmon_kernel_log_lost_records_total
 extern const FamilyDef kKernelLogRefused;      // fabricmon_kernel_log_refused_records_total
 extern const FamilyDef kKernelLogAccessFailures;  // fabricmon_kernel_log_access_failures_total
+extern const FamilyDef kTemperature;               // fabricmon_nic_temperature_celsius
+extern const FamilyDef kTemperatureHighest;        // fabricmon_nic_temperature_highest_celsius
+extern const FamilyDef kTemperatureThreshold;      // fabricmon_nic_temperature_threshold_celsius
 
 /// Every family above.
 std::span<const FamilyDef* const> all();
+/// Those of one collector each: nic_driver_log's (the kernel log) and nic_temperature's (hwmon).
+std::span<const FamilyDef* const> driverLog();
+std::span<const FamilyDef* const> temperature();
 
 }  // namespace fabricmon::families::nic

@@ -1,10 +1,12 @@
-// The sysfs value parsers (collectors/sources/parse.hpp, parsePcieSpeed, parsePcieWidth, isPciAddress): the first
-// byte picks the parser, the rest is the file's text.
+// The sysfs value parsers (collectors/sources/parse.hpp, parsePcieSpeed, parsePcieWidth, isPciAddress, the hwmon
+// temperature and label parsers of collectors/sources/hwmon_source.hpp): the first byte picks the parser, the rest is
+// the file's text.
 #include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "collectors/host_topology.hpp"
+#include "collectors/sources/hwmon_source.hpp"
 #include "collectors/sources/kmsg_record.hpp"
 #include "collectors/sources/parse.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
@@ -14,7 +16,7 @@ using namespace fabricmon;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string text(fuzz::asText(data + 1, size - 1));
-  switch (data[0] % 11) {
+  switch (data[0] % 13) {
     case 0: {
       const std::string_view t = trim(text);
       FUZZ_CHECK(t.size() <= text.size());
@@ -62,6 +64,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 10: {
       auto r = parsePcieWidth(text);
       if (r) FUZZ_CHECK(*r >= 1 && *r <= 32);
+      break;
+    }
+    case 11: {
+      auto r = parseHwmonMillidegrees(text);
+      if (r) FUZZ_CHECK(std::isfinite(*r) && *r >= kHwmonMinCelsius && *r <= kHwmonMaxCelsius);
+      break;
+    }
+    case 12: {
+      auto r = parseHwmonLabel(text);
+      if (r) FUZZ_CHECK(!r->empty() && r->size() <= 32 && r->find('"') == std::string::npos);
       break;
     }
   }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <optional>
 #include <regex>
 #include <string>
@@ -29,9 +30,18 @@ struct Cadence {
   const char* vendor;
   double refresh;  ///< seconds; < 0 = the vendor's default
   double poll;
+  /// < 0: the daemon starts as soon as the node exists, at whatever phase that gives. Otherwise the
+  /// daemon starts kDaemonStartsAt after the simulator and the storm `phase` polls after a whole
+  /// number of polls from there (the daemon polls on a steady timer from its start; its own start-up
+  /// takes some tens of ms, so the phase is that much later).
+  double phase = -1;
 };
 
-void PrintTo(const Cadence& c, std::ostream* os) { *os << c.vendor << " " << c.refresh << " " << c.poll; }
+constexpr double kDaemonStartsAt = 1.0;
+
+void PrintTo(const Cadence& c, std::ostream* os) {
+  *os << c.vendor << " " << c.refresh << " " << c.poll << " phase " << c.phase;
+}
 
 std::string ms(double seconds) { return std::to_string(static_cast<int>(std::lround(seconds * 1000))) + "ms"; }
 
@@ -54,9 +64,12 @@ class CadenceThroughDaemon : public DaemonTest, public ::testing::WithParamInter
 TEST_P(CadenceThroughDaemon, StormFlaggedInTimeWithItsTruePeak) {
   const Cadence c = GetParam();
   const auto node = dir_ / "node";
+  const double faultAt =
+      c.phase < 0 ? kFaultAt
+                  : kDaemonStartsAt + (std::ceil((kFaultAt - kDaemonStartsAt) / c.poll) + c.phase) * c.poll;
   std::vector<std::string> simArgs{FABRICSIM_BINARY, "--root",     node.string(), "--scenario", "pause-storm",
                                    "--vendor",       c.vendor,     "--interval",  "50ms",       "--fault-at",
-                                   ms(kFaultAt)};
+                                   ms(faultAt)};
   if (c.refresh >= 0) {
     simArgs.push_back("--counter-refresh");
     simArgs.push_back(c.refresh == 0 ? "0" : ms(c.refresh));
@@ -66,15 +79,16 @@ TEST_P(CadenceThroughDaemon, StormFlaggedInTimeWithItsTruePeak) {
   const auto t0 = Clock::now();  // simulated time 0: the banner follows init()
   const double refresh = c.refresh >= 0 ? c.refresh : (std::string(c.vendor) == "bnxt" ? 1.0 : 0.0);
   // The NIC shows the storm at its first refresh after the onset.
-  const double shownAt = refresh > 0 ? std::ceil(kFaultAt / refresh - 1e-9) * refresh : kFaultAt;
+  const double shownAt = refresh > 0 ? std::ceil(faultAt / refresh - 1e-9) * refresh : faultAt;
 
   auto args = nodeArgs();
   args.insert(args.begin(), "run");
   args.insert(args.end(), {"--poll-interval", ms(c.poll)});
+  if (c.phase >= 0) std::this_thread::sleep_until(t0 + std::chrono::duration<double>(kDaemonStartsAt));
   start(args);
 
   std::optional<double> flaggedAt;
-  const auto deadline = t0 + std::chrono::duration<double>(kFaultAt + 25);
+  const auto deadline = t0 + std::chrono::duration<double>(faultAt + 25);
   bool framesUsed = false;
   while (Clock::now() < deadline && !flaggedAt) {
     const auto response = httpGet(port_, "/api/v1/findings");
@@ -83,7 +97,7 @@ TEST_P(CadenceThroughDaemon, StormFlaggedInTimeWithItsTruePeak) {
     if (response.body.find("\"rule\":\"pause_storm\"") != std::string::npos &&
         response.body.find("\"reason\":\"storm\"") != std::string::npos &&
         response.body.find(kIf) != std::string::npos) {
-      EXPECT_GE(at, kFaultAt) << "flagged before the storm began: " << response.body;
+      EXPECT_GE(at, faultAt) << "flagged before the storm began: " << response.body;
       flaggedAt = at;
       framesUsed = response.body.find("\"frame_detector\":1") != std::string::npos;
     }
@@ -91,6 +105,7 @@ TEST_P(CadenceThroughDaemon, StormFlaggedInTimeWithItsTruePeak) {
   }
   ASSERT_TRUE(flaggedAt) << "storm never flagged\n" << daemon_->output();
   const double budget = 2 * std::max(refresh, c.poll) + 2;
+  std::cout << "flagged " << (*flaggedAt - shownAt) << " s after the storm showed (budget " << budget << " s)\n";
   // +0.5 s: this test's own 100 ms polling and a loaded CI machine; the benchmark reports exact figures.
   EXPECT_LE(*flaggedAt - shownAt, budget + 0.5) << "flagged " << (*flaggedAt - shownAt) << " s after it showed";
 
@@ -119,11 +134,17 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Cadence{"mlx5", 0, 0.25}, Cadence{"mlx5", 0, 1}, Cadence{"mlx5", 0.2, 0.25},
                       Cadence{"mlx5", 0.2, 1}, Cadence{"mlx5", 1, 0.25}, Cadence{"mlx5", 1, 1},
                       Cadence{"mlx5", 2, 0.25}, Cadence{"mlx5", 2, 1}, Cadence{"bnxt", -1, 0.25},
-                      Cadence{"bnxt", -1, 1}, Cadence{"ice", -1, 1}),
+                      Cadence{"bnxt", -1, 1}, Cadence{"ice", -1, 1},
+                      // The storm at set phases of a 1 s poll (issue 27: a storm after a quiet period
+                      // was flagged late at some phases); tests/unit/watchdog/cadence_test.cpp
+                      // StormPhase covers every cadence at exact phases with a simulated clock.
+                      Cadence{"mlx5", 0, 1, 0.05}, Cadence{"mlx5", 0, 1, 0.3}, Cadence{"mlx5", 0, 1, 0.55},
+                      Cadence{"mlx5", 0, 1, 0.8}),
     [](const auto& info) {
       const Cadence& c = info.param;
       std::string name = std::string(c.vendor) + "_refresh" +
                          (c.refresh < 0 ? std::string("default") : ms(c.refresh)) + "_poll" + ms(c.poll);
+      if (c.phase >= 0) name += "_phase" + std::to_string(std::lround(c.phase * 100));
       return name;
     });
 

@@ -98,7 +98,7 @@ check "Maintainer set" test -n "$(field Maintainer)"
 check "Description set" test -n "$(field Description)"
 depends=$(field Depends)
 echo "Depends: $depends"
-for lib in libc6 libstdc++6 libsystemd0 libyaml-cpp libcurl4 libjs-dygraphs; do
+for lib in libc6 libstdc++6 libssl3 libyaml-cpp libcurl4 libjs-dygraphs; do
   check "Depends names $lib (dpkg-shlibdeps ran)" grep -q "$lib" <<<"$depends"
 done
 

@@ -50,7 +50,7 @@ if [ ! -x "$base/usr/lib/systemd/systemd" ] || [ ! -f "$base/.complete" ]; then
   chroot "$base.tmp" apt-get update -qq >/dev/null 2>&1 || true
   chroot "$base.tmp" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     libspdlog1.10 libfmt9 libyaml-cpp0.7 libprometheus-cpp-core1.0 libibverbs1 libibumad3 libibmad5 libssl3 \
-    zlib1g libsystemd0 libcrypt1 >"$cache/libs.log" 2>&1 || true
+    zlib1g libcurl4 libcrypt1 >"$cache/libs.log" 2>&1 || true
   touch "$base.tmp/.complete"
   mv "$base.tmp" "$base"
 fi

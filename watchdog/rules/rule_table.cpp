@@ -12,6 +12,7 @@
 #include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
 #include "watchdog/rules/nic_driver_error.hpp"
+#include "watchdog/rules/nic_overheating.hpp"
 #include "watchdog/rules/optics_degraded.hpp"
 #include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/pcie_errors.hpp"
@@ -41,6 +42,7 @@ const RuleDef* const kRuleTable[] = {
     &kPcieErrorsRule,
     &kNicDriverErrorRule,
     &kOpticsDegradedRule,
+    &kNicOverheatingRule,
 };
 
 }  // namespace

@@ -81,6 +81,18 @@ TEST(MadFields, WidthAndSpeedEncodings) {
   EXPECT_DOUBLE_EQ(fastestSpeedGbps(0, 0), 0);
 }
 
+TEST(MadFields, LaneRatesAsTheKernelReportsThem) {
+  // drivers/infiniband/core/sysfs.c rate_show: a 4X NDR port's rate file says 400 Gb/sec.
+  EXPECT_DOUBLE_EQ(4 * kernelLaneGbps(fastestSpeedGbps(1, 8)), 400);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(53.125), 50);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(25.78125), 25);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(14.0625), 14);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(10), 10);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(5), 5);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(2.5), 2.5);
+  EXPECT_DOUBLE_EQ(kernelLaneGbps(0), 0);
+}
+
 TEST(MadFields, BadHexIsRejected) {
   EXPECT_FALSE(payloadFromHex("0g"));
   EXPECT_FALSE(payloadFromHex("abc"));

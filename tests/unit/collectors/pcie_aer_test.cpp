@@ -17,6 +17,7 @@
 #include "collectors/pcie_aer_collector.hpp"
 #include "collectors/registry.hpp"
 #include "config/config.hpp"
+#include "tests/support/collector_run.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fabricmon {
@@ -153,22 +154,7 @@ class PcieAerTest : public ::testing::Test {
     fs::create_directories(root_ / "class/infiniband" / name);
     fs::create_directory_symlink("../../../" + path, root_ / "class/infiniband" / name / "device");
   }
-  struct Run {
-    CollectStatus status = CollectStatus::kFailed;
-    std::map<std::string, double> byKey;
-    uint64_t errors = 0;
-    size_t samples = 0;
-  };
-  Run collect() {
-    std::vector<Sample> samples;
-    CollectOutput out(samples, errors_);
-    Run r;
-    r.status = collector_->collect(topology_, out);
-    for (const Sample& s : samples) r.byKey[s.series->key] = s.value;
-    r.samples = samples.size();
-    r.errors = out.errorCount();
-    return r;
-  }
+  testing::CollectorRun collect() { return testing::runCollector(*collector_, topology_, errors_); }
   static std::string key(const std::string& device, const std::string& pci,
                          const std::string& position, const std::string& severity,
                          const std::string& error) {

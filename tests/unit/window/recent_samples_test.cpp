@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace fabricmon {
 namespace {
 
@@ -128,6 +130,46 @@ TEST_F(RecentSamplesTest, MemoryIsBoundedByTheLength) {
   EXPECT_GE(store.coveredSeconds(), 6.0);
   EXPECT_LT(store.coveredSeconds(), 6.0 + 1.3);
   EXPECT_DOUBLE_EQ(s->last, 1199);
+}
+
+}  // namespace
+}  // namespace fabricmon
+
+namespace fabricmon {
+namespace {
+
+// The store remembers what sample i of a collector's previous batch was; a collector that reorders
+// its samples, drops one, puts a kept series where an unkept one was, or emits one series twice
+// must still have every kept sample stored once, under its own series.
+TEST_F(RecentSamplesTest, ABatchInAnotherOrderIsStoredSampleForSample) {
+  const FamilyDef& unkept = families::netdev::kCarrierUp;
+  const auto kept = RecentSamples::keptFamilies();
+  ASSERT_EQ(std::find(kept.begin(), kept.end(), &unkept), kept.end()) << "the test needs a family the window does not keep";
+  const SeriesPtr other = makeSeries(unkept, {{"interface", "eth0"}});
+  const SeriesPtr up1 = makeSeries(kUp, {{"interface", "eth1"}});
+  publish(4000ms, {{pause_, 1}, {up_, 1}, {other, 7}});
+  publish(3000ms, {{other, 8}, {up_, 0}, {pause_, 2}});               // reversed
+  publish(2000ms, {{up1, 1}, {pause_, 3}, {up_, 1}});                  // a kept series where the unkept one was
+  publish(1000ms, {{up1, 0}, {pause_, 4}, {up_, 0}, {pause_, 4}});      // one series twice
+  RecentSamples::Query q;
+  q.window = 60s;
+  const auto w = recent_.window(q);
+  ASSERT_EQ(w.size(), 3u);
+  const auto* pause = find(w, pause_);
+  const auto* up = find(w, up_);
+  const auto* upNew = find(w, up1);
+  ASSERT_TRUE(pause && up && upNew);
+  EXPECT_EQ(pause->samples, 4u);
+  EXPECT_DOUBLE_EQ(pause->increase, 3.0);
+  EXPECT_DOUBLE_EQ(pause->last, 4.0);
+  EXPECT_EQ(up->samples, 4u);
+  EXPECT_DOUBLE_EQ(up->last, 0.0);
+  EXPECT_DOUBLE_EQ(up->min, 0.0);
+  EXPECT_DOUBLE_EQ(up->max, 1.0);
+  EXPECT_EQ(upNew->samples, 2u);
+  EXPECT_DOUBLE_EQ(upNew->last, 0.0);
+  EXPECT_EQ(recent_.usage().samples, 10u);
+  EXPECT_EQ(recent_.seriesCount(), 3u);
 }
 
 }  // namespace
