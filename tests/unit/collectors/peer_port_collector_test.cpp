@@ -29,6 +29,7 @@ struct FakePort {
   unsigned state = 4, physState = 5;    // Active, LinkUp
   unsigned widthActive = 2;             // encoding 2 = 4X
   unsigned widthEnabled = 2 | 1;        // 4X or 1X
+  unsigned speedExtActive = 0;          // LinkSpeedExtActive (8 = NDR); 0 = QDR, no extended speeds
   uint16_t pmaCapMask = (1u << 9) | (1u << 12);  // PortCountersExtended, PortXmitWait
   std::map<MAD_FIELDS, uint64_t> counters;
 };
@@ -117,6 +118,12 @@ class FakeMadSource final : public MadSource {
     mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);   // QDR
     mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
     mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+    if (port.speedExtActive != 0) {
+      mad_set_field(p.data(), 0, IB_PORT_CAPMASK_F, 1u << 14);  // IsExtendedSpeedsSupported
+      mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, port.speedExtActive);
+      mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, port.speedExtActive);
+      mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, port.speedExtActive);
+    }
     return p;
   }
   uint64_t sent_ = 0;
@@ -218,6 +225,14 @@ TEST_F(PeerPortCollectorTest, FillsTheLocalPortFromMadsOnlyWhereSysfsDoesNotShow
                        R"x(rate="40 Gb/sec (4X)"})x"),
             1.0);
   EXPECT_EQ(bare.value("fabricmon_port_rate_bytes_per_second{" + kPort + "}"), 40e9 / 8);
+
+  // An NDR port over MADs gets the rate its sysfs rate file would show (400 Gb/s), not the
+  // signalling rate (4 x 106.25 = 425): the same port must not change rate between the two.
+  auto ndr = oneCable();
+  ndr->local["mlx5_0/1"].speedExtActive = 8;
+  auto cNdr = makePeerPortCollector(ndr);
+  const PollResult fast = run(*cNdr);
+  EXPECT_EQ(fast.value("fabricmon_port_rate_bytes_per_second{" + kPort + "}"), 400e9 / 8);
 
   Topology sysfs;
   sysfs.devices.push_back(RdmaDevice{"mlx5_0", "0000:17:00.0", 1, {RdmaPort{1, "InfiniBand", {"ib0"}}}});
