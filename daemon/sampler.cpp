@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "exporters/textfile_writer.hpp"
@@ -111,7 +112,11 @@ void Sampler::applyWindow(const WindowConfig& window) {
 }
 
 void Sampler::startCollectors() {
-  CounterFile::setMaxKeptFiles(keptFileCap(config_.sources.maxOpenFiles));
+  const size_t keptCap = keptFileCap(config_.sources.maxOpenFiles);
+  CounterFile::setMaxKeptFiles(keptCap);
+  // A directory handle serves every file below it that has no kept descriptor of its own
+  // (collectors/sources/dir_handles.hpp): an eighth of the budget covers ~8 directories a port.
+  setMaxKeptDirs(keptCap / 8);
   // The previous configuration's sources hand over what must outlive a reload (the kernel log's
   // reader: records logged while the daemon reloads are read, not lost).
   Sources sources = makeSources(config_.sources, &sources_);

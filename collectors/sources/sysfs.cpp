@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 
+#include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/parse.hpp"
 
 namespace fabricmon {
@@ -37,13 +38,13 @@ Result<std::string> readAll(int fd, const std::string& path) {
 
 }  // namespace
 
-Result<int> openForRead(const std::string& absPath) {
+Result<int> openForRead(const std::string& absPath, DirHold* dir) {
   uint64_t dev = 0, ino = 0;
-  return openForRead(absPath, dev, ino);
+  return openForRead(absPath, dev, ino, dir);
 }
 
-Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino) {
-  const int fd = ::open(absPath.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino, DirHold* dir) {
+  const int fd = openBelowKeptDir(absPath, O_RDONLY | O_NONBLOCK | O_CLOEXEC, dir);
   if (fd < 0) return sysError("open " + absPath, errno);
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -166,7 +167,8 @@ CounterFile::CounterFile(CounterFile&& other) noexcept
       fd_(std::exchange(other.fd_, -1)),
       dev_(other.dev_),
       ino_(other.ino_),
-      readsSinceCheck_(other.readsSinceCheck_) {}
+      readsSinceCheck_(other.readsSinceCheck_),
+      dir_(std::move(other.dir_)) {}
 
 CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
   if (this != &other) {
@@ -176,6 +178,7 @@ CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
     dev_ = other.dev_;
     ino_ = other.ino_;
     readsSinceCheck_ = other.readsSinceCheck_;
+    dir_ = std::move(other.dir_);
   }
   return *this;
 }
@@ -191,11 +194,15 @@ void CounterFile::reset() { close(); }
 
 void CounterFile::checkIdentity() {
   readsSinceCheck_ = 0;
-  if (fd_ < 0) return;
+  if (fd_ < 0) {
+    recheckKeptDir(dir_);  // the next read opens below the directory's handle
+    return;
+  }
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != dev_ ||
       static_cast<uint64_t>(st.st_ino) != ino_) {
     close();  // the next read opens whatever the path names now, or fails with its error
+    recheckKeptDir(dir_);
   }
 }
 
@@ -205,7 +212,8 @@ Status CounterFile::ensureOpen() {
     if (fd_ >= 0) return {};
   }
   if (!takeKeptSlot()) return Error{"", EMFILE};  // the caller reads without keeping
-  auto fd = openForRead(path_, dev_, ino_);
+  // A file that gets a descriptor of its own needs no directory handle: it walks its path once.
+  auto fd = openForRead(path_, dev_, ino_, dir_ != nullptr ? &dir_ : nullptr);
   if (!fd) {
     gKept.fetch_sub(1, std::memory_order_relaxed);
     return fd.error();
@@ -218,11 +226,14 @@ Status CounterFile::ensureOpen() {
 Result<size_t> CounterFile::readInto(char* buf, size_t size) {
   if (auto st = ensureOpen(); !st) {
     if (st.error().errnum != EMFILE || !st.error().message.empty()) return st.error();
-    // Over the cap: open, read, close. Costs an open and a close per read (docs/benchmarks.md).
-    auto fd = openForRead(path_);
-    if (!fd) return fd.error();
-    auto n = preadOnce(*fd, buf, size, path_);
-    ::close(*fd);
+    // Over the cap: open, read, close. Costs an open and a close per read (docs/benchmarks.md),
+    // the open below the directory's handle. No fstat here (openForRead's regular-file check): a
+    // descriptor kept for no longer than one pread of at most `size` bytes cannot hang or grow
+    // on a FIFO (O_NONBLOCK; pread answers ESPIPE), a directory (EISDIR) or a device file.
+    const int fd = openBelowKeptDir(path_, O_RDONLY | O_NONBLOCK | O_CLOEXEC, &dir_);
+    if (fd < 0) return sysError("open " + path_, errno);
+    auto n = preadOnce(fd, buf, size, path_);
+    ::close(fd);
     return n;
   }
   auto n = preadOnce(fd_, buf, size, path_);

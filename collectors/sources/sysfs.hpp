@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectors/sources/dir_handles.hpp"
 #include "model/result.hpp"
 
 namespace fabricmon {
@@ -94,16 +95,19 @@ class CounterFile {
   uint64_t dev_ = 0;
   uint64_t ino_ = 0;
   unsigned readsSinceCheck_ = 0;
+  DirHold dir_;  ///< the directory's handle, for reopening without walking the whole path
   char buf_[64];
 };
 
 /// The cap CounterFile starts with (sources.max_open_files' default): docs/configuration.md.
 inline constexpr size_t kDefaultMaxKeptFiles = 4096;
 
-/// Opens a file for reading the way every source does: O_RDONLY|O_NONBLOCK|O_CLOEXEC, regular files only.
-Result<int> openForRead(const std::string& absPath);
+/// Opens a file for reading the way every source does: O_RDONLY|O_NONBLOCK|O_CLOEXEC, regular files
+/// only, below a kept handle of its directory when there is one (collectors/sources/dir_handles.hpp).
+/// `dir`: where a caller that reads the file again keeps that handle (CounterFile).
+Result<int> openForRead(const std::string& absPath, DirHold* dir = nullptr);
 /// Same, and gives the file's device and inode.
-Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino);
+Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino, DirHold* dir = nullptr);
 
 /// Identity of a sysfs directory: its inode. kernfs gives a re-created object a new inode number.
 Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel);

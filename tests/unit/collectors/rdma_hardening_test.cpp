@@ -16,6 +16,7 @@
 #include "collectors/pma_counter_collector.hpp"
 #include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
+#include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/parse.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "collectors/topology_discovery.hpp"
@@ -220,6 +221,7 @@ TEST_F(RdmaHardening, SlowCadenceNoticesAReplacedFileEvenWithoutADirectoryChange
 
 TEST_F(RdmaHardening, KeptDescriptorsAreCappedAndReadsBeyondTheCapStillWork) {
   const size_t before = CounterFile::keptFiles();
+  const size_t dirsBefore = keptDirs();
   CounterFile::setMaxKeptFiles(before + 2);
   std::vector<CounterFile> files;
   for (int i = 0; i < 6; ++i) {
@@ -232,12 +234,15 @@ TEST_F(RdmaHardening, KeptDescriptorsAreCappedAndReadsBeyondTheCapStillWork) {
     for (int i = 0; i < 6; ++i) EXPECT_EQ(files[i].readU64().value(), static_cast<uint64_t>(i * 10));
   }
   EXPECT_EQ(CounterFile::keptFiles(), before + 2);
-  EXPECT_EQ(testing::openFdCount(), fds + 2);
+  // The four beyond the cap are opened below one handle of their directory (dir_handles.hpp).
+  EXPECT_EQ(keptDirs(), dirsBefore + 1);
+  EXPECT_EQ(testing::openFdCount(), fds + 2 + 1);
   // Values still follow the files beyond the cap.
   std::ofstream(tree_.root() / "c5", std::ios::trunc) << "77\n";
   EXPECT_EQ(files[5].readU64().value(), 77u);
   files.clear();
   EXPECT_EQ(CounterFile::keptFiles(), before);
+  EXPECT_EQ(keptDirs(), dirsBefore);  // the handle went with the last file below it
 }
 
 TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {

@@ -7,6 +7,7 @@ add_executable(rdma_collectors_test
   ${CMAKE_CURRENT_LIST_DIR}/rdma_collectors_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_bad_input_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_hardening_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/dir_handles_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/netdev_link_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_table_collector_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_golden_test.cpp

@@ -1,0 +1,160 @@
+#include "collectors/sources/dir_handles.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <functional>
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+
+namespace fabricmon {
+
+namespace {
+
+std::atomic<size_t> gLive{0};
+std::atomic<size_t> gCap{512};  // kDefaultMaxKeptFiles / 8 (collectors/sources/sysfs.hpp)
+
+}  // namespace
+
+class DirHandle {
+ public:
+  DirHandle(std::string dir, int fd, uint64_t dev, uint64_t ino)
+      : dir_(std::move(dir)), fd_(fd), dev_(dev), ino_(ino) {
+    gLive.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~DirHandle() {
+    ::close(fd_);
+    gLive.fetch_sub(1, std::memory_order_relaxed);
+  }
+  DirHandle(const DirHandle&) = delete;
+  DirHandle& operator=(const DirHandle&) = delete;
+
+  int fd() const { return fd_; }
+  const std::string& dir() const { return dir_; }
+  bool stale() const { return stale_.load(std::memory_order_relaxed); }
+  void markStale() const { stale_.store(true, std::memory_order_relaxed); }
+  /// True when the directory's path still names this handle's directory.
+  bool stillNamed() const {
+    struct stat st {};
+    return ::stat(dir_.c_str(), &st) == 0 && static_cast<uint64_t>(st.st_dev) == dev_ &&
+           static_cast<uint64_t>(st.st_ino) == ino_;
+  }
+  /// Counts a use; every kDirCheckUses uses the path is checked. False once the handle is stale.
+  bool use() const {
+    if (uses_.fetch_add(1, std::memory_order_relaxed) % kDirCheckUses == kDirCheckUses - 1 && !stillNamed()) {
+      markStale();
+    }
+    return !stale();
+  }
+
+ private:
+  std::string dir_;
+  int fd_;
+  uint64_t dev_;
+  uint64_t ino_;
+  mutable std::atomic<unsigned> uses_{0};
+  mutable std::atomic<bool> stale_{false};
+};
+
+namespace {
+
+struct PathHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// Handles by directory path, weakly: a handle lives as long as a file below it holds it.
+struct Cache {
+  std::mutex mu;
+  std::unordered_map<std::string, std::weak_ptr<const DirHandle>, PathHash, std::equal_to<>> byDir;
+};
+
+// Never destroyed: collectors on other threads may still open files while the process exits.
+Cache& cache() {
+  static Cache* c = new Cache;
+  return *c;
+}
+
+DirHold openHandle(std::string dir) {
+  // O_PATH: no file operation of the directory runs (kernfs allocates nothing for it), and
+  // openat() takes it as the starting point (openat(2)).
+  const int fd = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::make_shared<const DirHandle>(std::move(dir), fd, static_cast<uint64_t>(st.st_dev),
+                                           static_cast<uint64_t>(st.st_ino));
+}
+
+// The live handle of `dir`; with `open`, one is opened when there is none and the cap allows.
+DirHold acquire(std::string_view dir, bool open) {
+  Cache& c = cache();
+  std::lock_guard lock(c.mu);
+  auto it = c.byDir.find(dir);
+  if (it != c.byDir.end()) {
+    if (DirHold h = it->second.lock(); h != nullptr && h->use()) return h;
+  }
+  if (!open || gLive.load(std::memory_order_relaxed) >= gCap.load(std::memory_order_relaxed)) return nullptr;
+  DirHold h = openHandle(std::string(dir));
+  if (h == nullptr) return nullptr;
+  if (it != c.byDir.end()) {
+    it->second = h;
+  } else {
+    // Entries of handles nobody holds any more are swept now and then, not on every release.
+    if (c.byDir.size() >= 2 * gCap.load(std::memory_order_relaxed) + 64) {
+      std::erase_if(c.byDir, [](const auto& e) { return e.second.expired(); });
+    }
+    c.byDir.emplace(h->dir(), h);
+  }
+  return h;
+}
+
+}  // namespace
+
+int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold) {
+  const size_t slash = absPath.rfind('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == absPath.size()) {
+    return ::open(absPath.c_str(), flags);
+  }
+  const std::string_view dir(absPath.data(), slash);
+  DirHold h;
+  if (hold == nullptr) {
+    h = acquire(dir, false);
+  } else {
+    if (*hold == nullptr || !(*hold)->use()) *hold = acquire(dir, true);
+    h = *hold;
+  }
+  if (h == nullptr) return ::open(absPath.c_str(), flags);
+  const int fd = ::openat(h->fd(), absPath.c_str() + slash + 1, flags);
+  if (fd >= 0) return fd;
+  const int err = errno;
+  if (err != ENOENT && err != ENOTDIR && err != ESTALE) return -1;  // the file's own answer
+  // An absent file is a common answer (an optional attribute): the handle stays when it still
+  // names the directory.
+  if (err == ENOENT && h->stillNamed()) {
+    errno = err;
+    return -1;
+  }
+  h->markStale();  // the device was removed or re-created: the path decides, a new handle next time
+  if (hold != nullptr) hold->reset();
+  return ::open(absPath.c_str(), flags);
+}
+
+void recheckKeptDir(DirHold& hold) {
+  if (hold == nullptr) return;
+  if (!hold->stillNamed()) hold->markStale();
+  if (hold->stale()) hold.reset();
+}
+
+void setMaxKeptDirs(size_t cap) { gCap.store(cap); }
+size_t maxKeptDirs() { return gCap.load(); }
+size_t keptDirs() { return gLive.load(); }
+
+}  // namespace fabricmon
