@@ -26,8 +26,9 @@ PipelineOptions pipelineOptions(const Config& config) {
   return PipelineOptions{config.poll.interval, config.poll.staleAfter};
 }
 
-// sources.max_open_files, but never more than half the soft RLIMIT_NOFILE: the other half is for
-// HTTP connections, netlink and ioctl sockets and the files read whole.
+// sources.max_open_files, but never more than half the soft RLIMIT_NOFILE (directory handles take at
+// most half of that again): the last quarter is for HTTP connections, netlink and ioctl sockets and
+// the files read whole.
 size_t keptFileCap(unsigned configured) {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return configured;
@@ -115,8 +116,9 @@ void Sampler::startCollectors() {
   const size_t keptCap = keptFileCap(config_.sources.maxOpenFiles);
   CounterFile::setMaxKeptFiles(keptCap);
   // A directory handle serves every file below it that has no kept descriptor of its own
-  // (collectors/sources/dir_handles.hpp): an eighth of the budget covers ~8 directories a port.
-  setMaxKeptDirs(keptCap / 8);
+  // (collectors/sources/dir_handles.hpp): a port has ~10 counter directories, and a handle holds
+  // no kernel buffer (O_PATH), so half the budget more covers a node whose files are 20x the cap.
+  setMaxKeptDirs(keptCap / 2);
   // The previous configuration's sources hand over what must outlive a reload (the kernel log's
   // reader: records logged while the daemon reloads are read, not lost).
   Sources sources = makeSources(config_.sources, &sources_);

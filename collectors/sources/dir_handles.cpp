@@ -16,7 +16,7 @@ namespace fabricmon {
 namespace {
 
 std::atomic<size_t> gLive{0};
-std::atomic<size_t> gCap{512};  // kDefaultMaxKeptFiles / 8 (collectors/sources/sysfs.hpp)
+std::atomic<size_t> gCap{2048};  // kDefaultMaxKeptFiles / 2 (collectors/sources/sysfs.hpp)
 
 }  // namespace
 

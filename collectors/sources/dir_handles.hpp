@@ -32,7 +32,7 @@ int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold = null
 void recheckKeptDir(DirHold& hold);
 
 /// At most this many directory handles are open (0 = none). Set with the kept-file cap:
-/// sources.max_open_files / 8.
+/// sources.max_open_files / 2.
 void setMaxKeptDirs(size_t cap);
 size_t maxKeptDirs();
 /// Directory handles open right now.

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -143,6 +144,34 @@ bool takeKeptSlot() {
   return true;
 }
 
+uint32_t monotonicMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);  // a few ms of resolution: intervals are seconds
+  return static_cast<uint32_t>(ts.tv_sec * 1000 + ts.tv_nsec / 1'000'000);
+}
+std::atomic<uint32_t (*)()> gClock{&monotonicMs};
+
+// The shortest read interval among the files refused a slot lately, and when the latest refusal
+// was (ms). Heuristic and lock-free: a stale pair costs one needless reopen, never a wrong value.
+std::atomic<uint32_t> gWantedIntervalMs{0};
+std::atomic<uint32_t> gWantedAtMs{0};
+
+void noteRefused(uint32_t now, uint32_t interval) {
+  if (interval == 0) return;  // read once so far: how often is not known yet
+  const uint32_t want = gWantedIntervalMs.load(std::memory_order_relaxed);
+  const uint32_t at = gWantedAtMs.load(std::memory_order_relaxed);
+  if (want == 0 || interval < want || now - at > 2 * want) gWantedIntervalMs.store(interval, std::memory_order_relaxed);
+  gWantedAtMs.store(now, std::memory_order_relaxed);
+}
+
+// True when a file read at least twice as often as this one (every `interval` ms) was refused a
+// slot since this one's previous read.
+bool yieldsSlot(uint32_t now, uint32_t interval) {
+  if (interval == 0) return false;
+  const uint32_t want = gWantedIntervalMs.load(std::memory_order_relaxed);
+  return want != 0 && interval >= 2 * want && now - gWantedAtMs.load(std::memory_order_relaxed) <= interval;
+}
+
 Result<size_t> preadOnce(int fd, char* buf, size_t size, const std::string& path) {
   ssize_t n;
   do {
@@ -157,6 +186,7 @@ Result<size_t> preadOnce(int fd, char* buf, size_t size, const std::string& path
 void CounterFile::setMaxKeptFiles(size_t cap) { gMaxKept.store(cap); }
 size_t CounterFile::maxKeptFiles() { return gMaxKept.load(); }
 size_t CounterFile::keptFiles() { return gKept.load(); }
+void CounterFile::setClockForTests(uint32_t (*clock)()) { gClock.store(clock != nullptr ? clock : &monotonicMs); }
 
 CounterFile::CounterFile(std::string absPath) : path_(std::move(absPath)) {}
 
@@ -168,6 +198,7 @@ CounterFile::CounterFile(CounterFile&& other) noexcept
       dev_(other.dev_),
       ino_(other.ino_),
       readsSinceCheck_(other.readsSinceCheck_),
+      lastReadMs_(other.lastReadMs_),
       dir_(std::move(other.dir_)) {}
 
 CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
@@ -178,6 +209,7 @@ CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
     dev_ = other.dev_;
     ino_ = other.ino_;
     readsSinceCheck_ = other.readsSinceCheck_;
+    lastReadMs_ = other.lastReadMs_;
     dir_ = std::move(other.dir_);
   }
   return *this;
@@ -224,8 +256,12 @@ Status CounterFile::ensureOpen() {
 }
 
 Result<size_t> CounterFile::readInto(char* buf, size_t size) {
+  const uint32_t now = gClock.load(std::memory_order_relaxed)();
+  const uint32_t interval = lastReadMs_ == 0 ? 0 : now - lastReadMs_;
+  lastReadMs_ = now == 0 ? 1 : now;
   if (auto st = ensureOpen(); !st) {
     if (st.error().errnum != EMFILE || !st.error().message.empty()) return st.error();
+    noteRefused(now, interval);
     // Over the cap: open, read, close. Costs an open and a close per read (docs/benchmarks.md),
     // the open below the directory's handle. No fstat here (openForRead's regular-file check): a
     // descriptor kept for no longer than one pread of at most `size` bytes cannot hang or grow
@@ -237,7 +273,11 @@ Result<size_t> CounterFile::readInto(char* buf, size_t size) {
     return n;
   }
   auto n = preadOnce(fd_, buf, size, path_);
-  if (!n) close();  // a re-created device gives ENODEV on the old descriptor: reopen next time
+  if (!n) {
+    close();  // a re-created device gives ENODEV on the old descriptor: reopen next time
+  } else if (yieldsSlot(now, interval)) {
+    close();  // to a file read more often; this one reopens below its directory's handle
+  }
   return n;
 }
 

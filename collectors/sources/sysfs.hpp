@@ -47,7 +47,10 @@ class SysfsRoot {
 ///
 /// Descriptors are bounded process-wide (setMaxKeptFiles): beyond the cap a file is opened, read
 /// and closed at every read instead, so a node with hundreds of VFs needs no ever-larger
-/// RLIMIT_NOFILE (docs/configuration.md, sources.max_open_files).
+/// RLIMIT_NOFILE (docs/configuration.md, sources.max_open_files). The slots go to the files read
+/// most often: a kept file gives its descriptor up after a read when, since its previous read, a
+/// file read at least twice as often was refused one (a PMA counter read every 10 s yields to an
+/// hw_counter read every second).
 ///
 /// A kept descriptor can outlive the file at its path (replaced by rename, or deleted). The path's
 /// identity is compared with the descriptor's every kIdentityCheckReads reads, and whenever the
@@ -84,6 +87,8 @@ class CounterFile {
   static size_t maxKeptFiles();
   /// Descriptors kept right now, over all CounterFiles.
   static size_t keptFiles();
+  /// The monotonic milliseconds the read intervals are measured with (tests; never null).
+  static void setClockForTests(uint32_t (*clock)());
 
  private:
   Status ensureOpen();
@@ -95,6 +100,7 @@ class CounterFile {
   uint64_t dev_ = 0;
   uint64_t ino_ = 0;
   unsigned readsSinceCheck_ = 0;
+  uint32_t lastReadMs_ = 0;  ///< 0 = never read
   DirHold dir_;  ///< the directory's handle, for reopening without walking the whole path
   char buf_[64];
 };

@@ -32,7 +32,7 @@ class DirHandles : public ::testing::Test {
   }
   void TearDown() override {
     CounterFile::setMaxKeptFiles(kDefaultMaxKeptFiles);
-    setMaxKeptDirs(kDefaultMaxKeptFiles / 8);
+    setMaxKeptDirs(kDefaultMaxKeptFiles / 2);
   }
 
   static void put(const fs::path& file, const std::string& text) {

@@ -105,7 +105,10 @@ class RdmaHardening : public ::testing::Test {
     sources_.sysfs = std::make_shared<SysfsRoot>(tree_.root());
     rescan();
   }
-  void TearDown() override { CounterFile::setMaxKeptFiles(kDefaultMaxKeptFiles); }
+  void TearDown() override {
+    CounterFile::setMaxKeptFiles(kDefaultMaxKeptFiles);
+    CounterFile::setClockForTests(nullptr);
+  }
   void rescan() {
     TopologyDiscovery discovery(sources_.sysfs, {}, {});
     auto t = discovery.scan();
@@ -243,6 +246,48 @@ TEST_F(RdmaHardening, KeptDescriptorsAreCappedAndReadsBeyondTheCapStillWork) {
   files.clear();
   EXPECT_EQ(CounterFile::keptFiles(), before);
   EXPECT_EQ(keptDirs(), dirsBefore);  // the handle went with the last file below it
+}
+
+uint32_t gTestMs = 1;
+uint32_t testClock() { return gTestMs; }
+
+TEST_F(RdmaHardening, KeptSlotsGoToTheFilesReadMostOften) {
+  // Two PMA-like files read every 10 s take the two slots first; three hw_counters-like files read
+  // every second are refused. At their next read the slow files give their slots up.
+  CounterFile::setClockForTests(&testClock);
+  const size_t before = CounterFile::keptFiles();
+  CounterFile::setMaxKeptFiles(before + 2);
+  std::vector<CounterFile> slow, fast;
+  for (int i = 0; i < 2; ++i) {
+    std::ofstream(tree_.root() / ("pma" + std::to_string(i))) << i << "\n";
+    slow.emplace_back((tree_.root() / ("pma" + std::to_string(i))).string());
+  }
+  for (int i = 0; i < 3; ++i) {
+    std::ofstream(tree_.root() / ("hw" + std::to_string(i))) << 10 + i << "\n";
+    fast.emplace_back((tree_.root() / ("hw" + std::to_string(i))).string());
+  }
+  auto readAll = [](std::vector<CounterFile>& files, int first) {
+    for (size_t i = 0; i < files.size(); ++i) EXPECT_EQ(files[i].readU64().value(), static_cast<uint64_t>(first + i));
+  };
+  gTestMs = 1000;
+  readAll(slow, 0);
+  for (gTestMs = 1000; gTestMs <= 10000; gTestMs += 1000) readAll(fast, 10);
+  EXPECT_TRUE(slow[0].kept() && slow[1].kept());
+  EXPECT_FALSE(fast[0].kept() || fast[1].kept() || fast[2].kept());
+
+  gTestMs = 11000;
+  readAll(slow, 0);  // values still right; the descriptors go
+  EXPECT_FALSE(slow[0].kept() || slow[1].kept());
+  for (gTestMs = 11000; gTestMs <= 15000; gTestMs += 1000) readAll(fast, 10);
+  EXPECT_EQ(fast[0].kept() + fast[1].kept() + fast[2].kept(), 2);
+  EXPECT_EQ(CounterFile::keptFiles(), before + 2);
+
+  // Files read equally often never take slots from each other: the kept ones stay kept.
+  std::vector<bool> keptNow;
+  for (auto& f : fast) keptNow.push_back(f.kept());
+  for (gTestMs = 16000; gTestMs <= 30000; gTestMs += 1000) readAll(fast, 10);
+  for (size_t i = 0; i < fast.size(); ++i) EXPECT_EQ(fast[i].kept(), keptNow[i]);
+  CounterFile::setClockForTests(nullptr);
 }
 
 TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
