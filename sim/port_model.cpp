@@ -13,8 +13,8 @@ constexpr double kRocePacketBytes = 4096 + 62;
 // A CNP: the same headers, BTH + 16 reserved bytes (IBTA A17.9.2).
 constexpr double kCnpPacketBytes = 78;
 constexpr double kPauseFrameBytes = 64;
-// np_cnp_sent / np_ecn_marked_roce_packets in the real mlx5 capture in realdata/ (1.05e9
-// / 2.13e10).
+// np_cnp_sent / np_ecn_marked_roce_packets in the real mlx5 capture
+// tests/fixtures/realdata/sysfs_hw_counters_mlx5_bond_0_roce_lag_show_counters_and_ls.txt (1.05e9 / 2.13e10).
 constexpr double kCnpPerMark = 0.049;
 // Host TCP/IP through the netdev (NCCL bootstrap, checkpoints to NFS, monitoring), on priority 0.
 constexpr double kIpBytesPerSecond = 25e6;

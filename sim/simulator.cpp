@@ -780,7 +780,8 @@ void Simulator::State::layOutPorts() {
     // Mellanox GUIDs are OUI:03:00:<24 bits>; the MAC is OUI:<the same 24 bits>.
     p.nodeGuid = (kMellanoxOui << 40) | (uint64_t{0x0300} << 24) | (p.rng() & 0xffffff);
     p.lid = p.roce ? 0 : 0x10 + static_cast<unsigned>(p.rng() % 0x3f0);
-    // Corrected bits concentrate on the weakest lane, as in the real capture in realdata/.
+    // Corrected bits concentrate on the weakest lane, as in the real capture
+    // tests/fixtures/ethtool/captures/ethtool_S_mlx5_100G_ofed_annotated_blog_trimmed.txt (rx_err_lane_*_phy).
     double sum = 0;
     for (double& w : p.laneWeights)
       sum += (w = std::uniform_real_distribution<double>(0.01, 0.2)(p.rng));
