@@ -11,8 +11,9 @@ namespace fabricmon {
 
 class MadSource;
 
-/// The peer_port collector over a given source (tests, the simulator and the cost benchmark; the
-/// daemon's is its registry entry, in peer_port_collector.cpp); `devices` selects local CAs by name.
+/// The peer_port collector over a given source (tests, over a fake or the demo's simulated fabric,
+/// and the cost benchmark; the daemon's is its registry entry, in peer_port_collector.cpp);
+/// `devices` selects local CAs by name.
 std::unique_ptr<Collector> makePeerPortCollector(std::shared_ptr<MadSource> source, NameFilter devices = {});
 
 }  // namespace fabricmon
