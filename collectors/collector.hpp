@@ -1,6 +1,6 @@
 #pragma once
 // The collector contract (after node_exporter's Update(ch) error): one small interface, one file
-// pair per collector, registered in one explicit list (collectors/registry.cpp).
+// per collector with its registry entry, listed in one explicit list (collectors/registry.cpp).
 
 #include <chrono>
 #include <span>
@@ -51,9 +51,9 @@ class Collector {
  public:
   virtual ~Collector() = default;
   /// Stable name, used in config (`collectors.<name>`) and in fabricmon_collector_* labels. It is
-  /// written once, in the collector's registry row (collectors/registry.cpp), which names the
-  /// collector it makes; a collector made by its factory outside the registry (a unit test) has
-  /// no name.
+  /// written once, in the collector's registry entry (collectors/registry.hpp, defined in the
+  /// collector's .cpp), which names the collector it makes; a collector made outside the registry
+  /// (peer_port over a given source, a test double) has no name.
   std::string_view name() const { return name_; }
   /// Every family this collector may emit; docs/metrics.md must list the same names.
   virtual std::span<const FamilyDef* const> families() const = 0;
@@ -62,7 +62,7 @@ class Collector {
 
  protected:
   Collector() = default;
-  /// For test doubles, which have no registry row.
+  /// For test doubles, which have no registry entry.
   explicit Collector(std::string name) : name_(std::move(name)) {}
 
  private:

@@ -1,4 +1,7 @@
-#include "collectors/dcqcn_config_collector.hpp"
+// dcqcn_config: the DCQCN (RoCE congestion control) configuration of every watched netdev, from the
+// NVIDIA OFED sysfs tree class/net/<if>/ecn/roce_{np,rp}/ and from the upstream mlx5 driver's
+// debugfs kernel/debug/mlx5/<pci>/cc_params/ (drivers/infiniband/hw/mlx5/cong.c). Slow cadence:
+// config values.
 
 #include <algorithm>
 #include <array>
@@ -7,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/registry.hpp"
 #include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/parse.hpp"
 #include "collectors/sources/sysfs.hpp"
@@ -297,11 +301,21 @@ class DcqcnConfigCollector final : public Collector {
   bool synced_ = false;
 };
 
-}  // namespace
-
+/// Emits fabricmon_dcqcn_np_enabled / fabricmon_dcqcn_rp_enabled{interface,priority} and
+/// fabricmon_dcqcn_parameter{interface,role,parameter}. A netdev without either tree has no series
+/// (not an error); an unreadable or non-numeric file is one skipped value
+/// (CollectOutput::fileError). The files stay open and are re-read (pread) every run; a tree is
+/// listed again only when the topology generation changes or the tree changed on disk (re-created,
+/// or an entry added, removed or renamed in it).
 std::unique_ptr<Collector> makeDcqcnConfigCollector(const Sources& sources,
                                                     const Config& /*config*/) {
   return std::make_unique<DcqcnConfigCollector>(sources.sysfs);
 }
+
+}  // namespace
+
+// Configuration, which rarely changes: poll.slow_interval.
+extern const CollectorEntry kDcqcnConfigCollector{
+    "dcqcn_config", Cadence::kSlow, {}, &makeDcqcnConfigCollector, nullptr};
 
 }  // namespace fabricmon

@@ -1,4 +1,4 @@
-#include "collectors/ethtool_pfc_collector.hpp"
+// The PFC / pause / per-priority ethtool collector (collector name "ethtool_pfc").
 
 #include <spdlog/spdlog.h>
 
@@ -196,8 +196,12 @@ class EthtoolPfcCollector final : public Collector {
   uint64_t poll_ = 0;
 };
 
-}  // namespace
-
+/// PFC and 802.3x pause, storm events, per-priority traffic, discards and ECN marks, PHY and
+/// buffer health, RDMA vport traffic and PCI stalls of every interface in the topology, read
+/// from the ethtool stats source once per poll (docs/metrics.md, "ethtool group"). Any other stat
+/// is exported as fabricmon_ethtool_stat_total only when one regex of ethtool.stats_include
+/// matches its whole name. Stat names are read in the dialect of the interface's driver
+/// (collectors/ethtool_dialects/).
 std::unique_ptr<Collector> makeEthtoolPfcCollector(const Sources& sources, const Config& config) {
   std::vector<std::regex> include;
   for (const std::string& pattern : config.ethtool.statsInclude) {
@@ -211,5 +215,11 @@ std::unique_ptr<Collector> makeEthtoolPfcCollector(const Sources& sources, const
   }
   return std::make_unique<EthtoolPfcCollector>(sources.ethtool, std::move(include));
 }
+
+}  // namespace
+
+// Pause frames, discards and ECN marks show a storm: fast.
+extern const CollectorEntry kEthtoolPfcCollector{
+    "ethtool_pfc", Cadence::kFast, {}, &makeEthtoolPfcCollector, nullptr};
 
 }  // namespace fabricmon

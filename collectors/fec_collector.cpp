@@ -1,4 +1,4 @@
-#include "collectors/fec_collector.hpp"
+// The FEC collector (collector name "fec").
 
 #include <algorithm>
 #include <array>
@@ -88,10 +88,17 @@ class FecCollector final : public Collector {
   LabelledSeries info_;
 };
 
-}  // namespace
-
+/// Per interface of the topology: corrected and uncorrectable FEC codewords (total and per lane
+/// where the driver counts per lane), the active FEC mode and the code it implies, and the link's
+/// lanes and speed, from the FEC source (ethtool netlink or sources.fec_dir files). The corrected
+/// bit counts are the ethtool group's (docs/metrics.md, "Physical layer").
 std::unique_ptr<Collector> makeFecCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<FecCollector>(sources.fec);
 }
+
+}  // namespace
+
+// FEC blocks, mode, lanes and speed (ethtool netlink): fast, like the corrected bits beside them.
+extern const CollectorEntry kFecCollector{"fec", Cadence::kFast, {}, &makeFecCollector, nullptr};
 
 }  // namespace fabricmon

@@ -1,4 +1,4 @@
-#include "collectors/hw_counter_collector.hpp"
+// The hardware counter collector (collector name "hw_counters").
 
 #include <array>
 
@@ -108,10 +108,17 @@ class HwCounterCollector final : public Collector {
   SlotGroupCache cache_;
 };
 
-}  // namespace
-
+/// The ports/<p>/hw_counters/ files of any driver (seven fabricmon_roce_* names, every other file
+/// as fabricmon_hw_stat_total; `lifespan` is a setting and left out) and the device-level
+/// <dev>/hw_counters/ as fabricmon_device_hw_stat_total.
 std::unique_ptr<Collector> makeHwCounterCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<HwCounterCollector>(sources.sysfs);
 }
+
+}  // namespace
+
+// The RoCE congestion and retransmission counters show a storm: fast.
+extern const CollectorEntry kHwCounterCollector{
+    "hw_counters", Cadence::kFast, {}, &makeHwCounterCollector, nullptr};
 
 }  // namespace fabricmon

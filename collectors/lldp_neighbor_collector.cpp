@@ -1,4 +1,5 @@
-#include "collectors/lldp_neighbor_collector.hpp"
+// The lldp_neighbors collector: the switch port at the other end of each watched Ethernet
+// interface, as lldpd heard it (fabricmon_port_neighbor_info, source="lldp"; docs/metrics.md).
 
 #include "collectors/labelled_series.hpp"
 #include "collectors/registry.hpp"
@@ -53,10 +54,15 @@ class LldpNeighborCollector final : public Collector {
   LabelledSeries series_;
 };
 
-}  // namespace
-
 std::unique_ptr<Collector> makeLldpNeighborCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<LldpNeighborCollector>(sources.lldp);
 }
+
+}  // namespace
+
+// The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
+// neighbours come from"): a switch announces itself every 30 s by default.
+extern const CollectorEntry kLldpNeighborCollector{
+    "lldp_neighbors", Cadence::kSlow, {}, &makeLldpNeighborCollector, nullptr};
 
 }  // namespace fabricmon

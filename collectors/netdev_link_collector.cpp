@@ -1,4 +1,4 @@
-#include "collectors/netdev_link_collector.hpp"
+// The netdev link collector (collector name "netdev_link").
 
 #include <array>
 
@@ -23,10 +23,15 @@ constexpr SysfsFileRow kRows[] = {
 
 const SysfsTable kTable{SysfsScope::kNetdev, kRows, families::netdev::all()};
 
-}  // namespace
-
+/// fabricmon_netdev_up and the carrier change counters of every interface in the topology.
 std::unique_ptr<Collector> makeNetdevLinkCollector(const Sources& sources, const Config& /*config*/) {
   return makeSysfsTableCollector(kTable, sources.sysfs);
 }
+
+}  // namespace
+
+// Carrier changes show a flapping link: fast.
+extern const CollectorEntry kNetdevLinkCollector{
+    "netdev_link", Cadence::kFast, {}, &makeNetdevLinkCollector, nullptr};
 
 }  // namespace fabricmon

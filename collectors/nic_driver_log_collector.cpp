@@ -253,10 +253,15 @@ class NicDriverLogCollector final : public Collector {
   SeriesPtr lostSeries_, refusedSeries_, accessSeries_;
 };
 
-}  // namespace
-
 std::unique_ptr<Collector> makeNicDriverLogCollector(const Sources& sources, const Config& config) {
   return std::make_unique<NicDriverLogCollector>(sources.nicDriverLog, config.sources.kmsgAcceptUserRecords);
 }
+
+}  // namespace
+
+// The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
+// finding within one poll (docs/metrics.md, "NIC and driver health").
+extern const CollectorEntry kNicDriverLogCollector{
+    "nic_driver_log", Cadence::kFast, {}, &makeNicDriverLogCollector, nullptr};
 
 }  // namespace fabricmon

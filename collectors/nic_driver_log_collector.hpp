@@ -12,8 +12,6 @@
 
 namespace fabricmon {
 
-struct Sources;
-struct Config;
 struct SourcesConfig;
 
 /// What outlives a configuration reload: the kernel log source (its descriptor and sequence
@@ -26,8 +24,6 @@ std::shared_ptr<NicDriverLogState> makeNicDriverLogState(const SourcesConfig& co
                                                          std::shared_ptr<NicDriverLogState> previous);
 /// A state over a given source (tests).
 std::shared_ptr<NicDriverLogState> makeNicDriverLogState(std::unique_ptr<KernelLogSource> source);
-
-std::unique_ptr<Collector> makeNicDriverLogCollector(const Sources& sources, const Config& config);
 
 /// The most records one run reads: a log flood is read over several polls (the ring may overrun
 /// meanwhile; that is counted) instead of pinning a core.

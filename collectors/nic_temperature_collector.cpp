@@ -1,4 +1,7 @@
-#include "collectors/nic_temperature_collector.hpp"
+// The nic_temperature collector: the NIC's own temperature sensors, from the hwmon device its
+// driver registers under each RDMA device's PCI function (collectors/sources/hwmon_source.hpp;
+// docs/metrics.md, "NIC temperature"). A NIC that runs hot throttles its links or shuts itself
+// down; these are the numbers that say so before it does.
 
 #include <array>
 #include <map>
@@ -161,10 +164,18 @@ class NicTemperatureCollector final : public Collector {
   bool relist_ = false;
 };
 
-}  // namespace
-
+/// fabricmon_nic_temperature_celsius, _highest_celsius and _threshold_celsius for every hwmon
+/// temperature channel of every watched RDMA device's PCI function; a function shared by several
+/// devices is read once.
 std::unique_ptr<Collector> makeNicTemperatureCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<NicTemperatureCollector>(sources.sysfs);
 }
+
+}  // namespace
+
+// The NIC's own temperature sensors (hwmon): each read is a firmware command on mlx5, and a
+// NIC heats up over minutes (docs/metrics.md, "NIC temperature").
+extern const CollectorEntry kNicTemperatureCollector{
+    "nic_temperature", Cadence::kSlow, {}, &makeNicTemperatureCollector, nullptr};
 
 }  // namespace fabricmon

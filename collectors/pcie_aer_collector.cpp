@@ -161,10 +161,18 @@ class PcieAerCollector final : public Collector {
   std::array<char, kMaxFileBytes> buf_{};
 };
 
-}  // namespace
-
+/// fabricmon_pcie_aer_errors_total for every PCI function on the way from each RDMA device up to
+/// its root port; a port shared by several devices is read once and exported once.
 std::unique_ptr<Collector> makePcieAerCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<PcieAerCollector>(sources.sysfs);
 }
+
+}  // namespace
+
+// PCIe AER counters of each NIC's function and the ports above it (docs/metrics.md, "PCIe AER
+// errors"): about 45 series per function, changed only by the kernel's AER handler; a few
+// seconds more to see an error cost nothing beside the minutes its rule judges over.
+extern const CollectorEntry kPcieAerCollector{
+    "pcie_aer", Cadence::kSlow, {}, &makePcieAerCollector, nullptr};
 
 }  // namespace fabricmon

@@ -15,9 +15,6 @@
 
 namespace fabricmon {
 
-struct Sources;
-struct Config;
-
 enum class AerSeverity { kCorrectable, kNonFatal, kFatal };
 
 /// The value of the `severity` label ("correctable", "nonfatal", "fatal") and the file it is read
@@ -47,9 +44,5 @@ struct AerStats {
 /// (the 2022 out-of-bounds bug printed junk there: "PCI/AER: Iterate over error counters instead of
 /// error strings"), a repeated name or more than kMaxEntries lines is an error for the whole file.
 Result<AerStats> parseAerStats(std::string_view text, AerSeverity severity);
-
-/// fabricmon_pcie_aer_errors_total for every PCI function on the way from each RDMA device up to
-/// its root port; a port shared by several devices is read once and exported once.
-std::unique_ptr<Collector> makePcieAerCollector(const Sources& sources, const Config& config);
 
 }  // namespace fabricmon

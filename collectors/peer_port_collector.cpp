@@ -381,14 +381,26 @@ class PeerPortCollector final : public Collector {
   std::set<std::string, std::less<>> sysfsShown_;  ///< devices sysfs has shown in this run
 };
 
+/// For each local InfiniBand port: the neighbour's identity (SMP NodeInfo/NodeDescription by
+/// directed route), its port's state, width and speed (PortInfo), and its PMA counters by LID, as
+/// fabricmon_peer_* series labelled with the local device and port; the local port's own width,
+/// speed and PMA counters where sysfs has none. RoCE ports are skipped; no InfiniBand port = no
+/// data. `devices.include` / `devices.exclude` select the local devices, as for every other
+/// collector.
+std::unique_ptr<Collector> makePeerPortCollector(const Sources& sources, const Config& config) {
+  // Qualified: the public overload over a given source (peer_port_collector.hpp), not this one.
+  return fabricmon::makePeerPortCollector(
+      sources.mad, NameFilter(config.devices.include, config.devices.exclude, "devices"));
+}
+
 }  // namespace
 
 std::unique_ptr<Collector> makePeerPortCollector(std::shared_ptr<MadSource> source, NameFilter devices) {
   return std::make_unique<PeerPortCollector>(std::move(source), std::move(devices));
 }
 
-std::unique_ptr<Collector> makePeerPortCollector(const Sources& sources, const Config& config) {
-  return makePeerPortCollector(sources.mad, NameFilter(config.devices.include, config.devices.exclude, "devices"));
-}
+// MADs to the neighbour: slow like pma_counters (docs/metrics.md, "The far end of the cable").
+extern const CollectorEntry kPeerPortCollector{
+    "peer_port", Cadence::kSlow, {}, &makePeerPortCollector, nullptr};
 
 }  // namespace fabricmon

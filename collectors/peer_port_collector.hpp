@@ -9,17 +9,11 @@
 
 namespace fabricmon {
 
-struct Sources;
-struct Config;
 class MadSource;
 
-/// For each local InfiniBand port: the neighbour's identity (SMP NodeInfo/NodeDescription by
-/// directed route), its port's state, width and speed (PortInfo), and its PMA counters by LID, as
-/// fabricmon_peer_* series labelled with the local device and port; the local port's own width,
-/// speed and PMA counters where sysfs has none. RoCE ports are skipped; no InfiniBand port = no data.
-/// `devices.include` / `devices.exclude` select the local devices, as for every other collector.
-std::unique_ptr<Collector> makePeerPortCollector(const Sources& sources, const Config& config);
-/// The same over a given source (tests and the cost benchmark); `devices` selects local CAs by name.
+/// The peer_port collector over a given source (tests, over a fake or the demo's simulated fabric,
+/// and the cost benchmark; the daemon's is its registry entry, in peer_port_collector.cpp);
+/// `devices` selects local CAs by name.
 std::unique_ptr<Collector> makePeerPortCollector(std::shared_ptr<MadSource> source, NameFilter devices = {});
 
 }  // namespace fabricmon

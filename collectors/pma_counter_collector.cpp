@@ -118,13 +118,22 @@ class PmaCounterCollector final : public Collector {
   SlotGroupCache cache_;
 };
 
+/// The ports/<p>/counters/ (PMA) files: the docs/contract.md §4 port counters, every other file as
+/// fabricmon_pma_stat_total, and fabricmon_port_pma_saturated for the narrow ones. Drivers
+/// without counters/ (irdma, EFA) simply yield no series.
+std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources,
+                                                   const Config& /*config*/) {
+  return std::make_unique<PmaCounterCollector>(sources.sysfs);
+}
+
 }  // namespace
 
 const FamilyDef& portTransmitBytesFamily() { return kTransmitBytes; }
 const FamilyDef& portReceiveBytesFamily() { return kReceiveBytes; }
 
-std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources, const Config& /*config*/) {
-  return std::make_unique<PmaCounterCollector>(sources.sysfs);
-}
+// A MAD per file on real hardware (each read is a PerfMgt MAD: drivers/infiniband/core/sysfs.c,
+// get_perf_mad()): poll.slow_interval.
+extern const CollectorEntry kPmaCounterCollector{
+    "pma_counters", Cadence::kSlow, {}, &makePmaCounterCollector, nullptr};
 
 }  // namespace fabricmon

@@ -1,4 +1,5 @@
-#include "collectors/port_topology_collector.hpp"
+// The port_topology collector: where each RDMA port sits on the host and what it is for
+// (docs/metrics.md, "Where a port sits on the host").
 
 #include "collectors/host_topology.hpp"
 #include "collectors/labelled_series.hpp"
@@ -80,10 +81,16 @@ class PortTopologyCollector final : public Collector {
   LabelledSeries series_;
 };
 
-}  // namespace
-
+/// fabricmon_port_topology_info per RDMA port (PCI function, NUMA node, VF/PF, the GPUs beside it,
+/// role, rail) and the PCIe link width and speed of each device's function, current and maximum.
 std::unique_ptr<Collector> makePortTopologyCollector(const Sources& sources, const Config& config) {
   return std::make_unique<PortTopologyCollector>(sources.sysfs, config.topology);
 }
+
+}  // namespace
+
+// Where each port sits (PCI, NUMA, GPUs, role, rail): changes only with the hardware.
+extern const CollectorEntry kPortTopologyCollector{
+    "port_topology", Cadence::kSlow, {}, &makePortTopologyCollector, nullptr};
 
 }  // namespace fabricmon

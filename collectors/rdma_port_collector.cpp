@@ -1,4 +1,4 @@
-#include "collectors/rdma_port_collector.hpp"
+// The RDMA port collector (collector name "rdma_port").
 
 #include <array>
 
@@ -73,10 +73,16 @@ class RdmaPortCollector final : public Collector {
   SlotGroupCache cache_;
 };
 
-}  // namespace
-
+/// fabricmon_device_info, fabricmon_port_info, fabricmon_port_state, fabricmon_port_physical_state
+/// and fabricmon_port_rate_bytes_per_second from the device and port files of class/infiniband.
 std::unique_ptr<Collector> makeRdmaPortCollector(const Sources& sources, const Config& /*config*/) {
   return std::make_unique<RdmaPortCollector>(sources.sysfs);
 }
+
+}  // namespace
+
+// Port state, physical state and rate: a flap shows within one poll, so it runs fast.
+extern const CollectorEntry kRdmaPortCollector{
+    "rdma_port", Cadence::kFast, {}, &makeRdmaPortCollector, nullptr};
 
 }  // namespace fabricmon

@@ -1,21 +1,9 @@
 #include "collectors/registry.hpp"
 
-#include "collectors/dcb_config_collector.hpp"
-#include "collectors/dcqcn_config_collector.hpp"
-#include "collectors/ethtool_pfc_collector.hpp"
-#include "collectors/fec_collector.hpp"
-#include "collectors/hw_counter_collector.hpp"
-#include "collectors/lldp_neighbor_collector.hpp"
-#include "collectors/netdev_link_collector.hpp"
-#include "collectors/pcie_aer_collector.hpp"
+#include <stdexcept>
+#include <string>
+
 #include "collectors/nic_driver_log_collector.hpp"
-#include "collectors/nic_temperature_collector.hpp"
-#include "collectors/peer_port_collector.hpp"
-#include "collectors/pma_counter_collector.hpp"
-#include "collectors/port_topology_collector.hpp"
-#include "collectors/rdma_port_collector.hpp"
-#include "collectors/slurm_jobs_collector.hpp"
-#include "collectors/transceiver_collector.hpp"
 
 namespace fabricmon {
 
@@ -34,48 +22,57 @@ Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   return s;
 }
 
+// Every collector, one line each: its entry is defined in its own .cpp, beside its factory, with
+// the reason for its cadence (what costs a MAD or firmware command per read, or changes only with
+// configuration or hardware, runs at poll.slow_interval; everything that shows a storm runs fast).
+// The order is observable (the daemon starts the collectors in it): a new one goes at the end.
+#define FABRICMON_COLLECTORS(X) \
+  X(kRdmaPortCollector)         \
+  X(kPmaCounterCollector)       \
+  X(kHwCounterCollector)        \
+  X(kNetdevLinkCollector)       \
+  X(kEthtoolPfcCollector)       \
+  X(kFecCollector)              \
+  X(kDcqcnConfigCollector)      \
+  X(kDcbConfigCollector)        \
+  X(kPeerPortCollector)         \
+  X(kPortTopologyCollector)     \
+  X(kLldpNeighborCollector)     \
+  X(kPcieAerCollector)          \
+  X(kSlurmJobsCollector)        \
+  X(kNicDriverLogCollector)     \
+  X(kNicTemperatureCollector)   \
+  X(kTransceiverCollector)      \
+  /* a new collector: its line above this one */
+
+#define FABRICMON_DECLARE_ENTRY(entry) extern const CollectorEntry entry;
+FABRICMON_COLLECTORS(FABRICMON_DECLARE_ENTRY)
+#undef FABRICMON_DECLARE_ENTRY
+
 namespace {
 
-// PMA counters cost a MAD per file on real hardware (each read is a PerfMgt MAD:
-// drivers/infiniband/core/sysfs.c, get_perf_mad()) and configuration rarely changes: both run at
-// poll.slow_interval. Everything that shows a storm runs fast.
-const CollectorEntry kRegistry[] = {
-    {"rdma_port", Cadence::kFast, {}, &makeRdmaPortCollector},
-    {"pma_counters", Cadence::kSlow, {}, &makePmaCounterCollector},
-    {"hw_counters", Cadence::kFast, {}, &makeHwCounterCollector},
-    {"netdev_link", Cadence::kFast, {}, &makeNetdevLinkCollector},
-    {"ethtool_pfc", Cadence::kFast, {}, &makeEthtoolPfcCollector},
-    // FEC blocks, mode, lanes and speed (ethtool netlink): fast, like the corrected bits beside them.
-    {"fec", Cadence::kFast, {}, &makeFecCollector},
-    {"dcqcn_config", Cadence::kSlow, {}, &makeDcqcnConfigCollector},
-    {"dcb_config", Cadence::kSlow, {}, &makeDcbConfigCollector},
-    // MADs to the neighbour: slow like pma_counters (docs/metrics.md, "The far end of the cable").
-    {"peer_port", Cadence::kSlow, {}, &makePeerPortCollector},
-    // Where each port sits (PCI, NUMA, GPUs, role, rail): changes only with the hardware.
-    {"port_topology", Cadence::kSlow, {}, &makePortTopologyCollector},
-    // The switch port beyond each Ethernet cable, from lldpd (docs/architecture.md, "Where LLDP
-    // neighbours come from"): a switch announces itself every 30 s by default.
-    {"lldp_neighbors", Cadence::kSlow, {}, &makeLldpNeighborCollector},
-    // PCIe AER counters of each NIC's function and the ports above it (docs/metrics.md, "PCIe AER
-    // errors"): about 45 series per function, changed only by the kernel's AER handler; a few
-    // seconds more to see an error cost nothing beside the minutes its rule judges over.
-    {"pcie_aer", Cadence::kSlow, {}, &makePcieAerCollector},
-    // The scheduler's jobs on this node, found locally (spool sockets, job cgroups, GPU job map).
-    {"slurm_jobs", Cadence::kSlow, {}, &makeSlurmJobsCollector},
-    // The kernel log, matched against the NIC driver message table: fast, so a fatal record is a
-    // finding within one poll (docs/metrics.md, "NIC and driver health").
-    {"nic_driver_log", Cadence::kFast, {}, &makeNicDriverLogCollector},
-    // The NIC's own temperature sensors (hwmon): each read is a firmware command on mlx5, and a
-    // NIC heats up over minutes (docs/metrics.md, "NIC temperature").
-    {"nic_temperature", Cadence::kSlow, {}, &makeNicTemperatureCollector},
-    // Module EEPROMs are read over I2C through the NIC's firmware (milliseconds per page; some
-    // NICs stall or log errors when polled often), and optics drift over hours: a minute of its
-    // own (docs/metrics.md, "Transceivers").
-    {"transceiver", Cadence::kSlow, std::chrono::seconds(60), &makeTransceiverCollector},
-};
+// Addresses of the entries, not copies: an array of addresses is constant-initialised, so it is
+// complete before any dynamic initialiser of another file could read it, whatever the link order.
+// Naming every entry here also keeps each collector's object file in the link (a static library
+// member nothing references would be dropped).
+#define FABRICMON_ENTRY_ADDRESS(entry) &entry,
+constexpr const CollectorEntry* kRegistry[] = {FABRICMON_COLLECTORS(FABRICMON_ENTRY_ADDRESS)};
+#undef FABRICMON_ENTRY_ADDRESS
 
 }  // namespace
 
-std::span<const CollectorEntry> collectorRegistry() { return kRegistry; }
+std::span<const CollectorEntry* const> collectorRegistry() { return kRegistry; }
+
+const CollectorEntry& collectorEntry(std::string_view name) {
+  for (const CollectorEntry* entry : kRegistry) {
+    if (entry->name == name) return *entry;
+  }
+  throw std::invalid_argument("no collector named \"" + std::string(name) + "\" in the registry");
+}
+
+std::unique_ptr<Collector> makeCollector(std::string_view name, const Sources& sources,
+                                         const Config& config) {
+  return collectorEntry(name).make(sources, config);
+}
 
 }  // namespace fabricmon

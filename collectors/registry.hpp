@@ -1,10 +1,12 @@
 #pragma once
-// The one explicit list of collectors. Adding a collector touches this list and nothing else.
+// The collectors' registry. Each collector defines its own entry in its .cpp,
+//   extern const CollectorEntry kXCollector{"x", Cadence::kSlow, {}, &makeXCollector, nullptr};
+// and the one explicit list of them is FABRICMON_COLLECTORS in collectors/registry.cpp. Adding a
+// collector touches that list (one line) and nothing else here.
 
 #include <memory>
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include "collectors/collector.hpp"
 #include "collectors/sources/dcb_source.hpp"
@@ -40,6 +42,8 @@ Sources makeSources(const SourcesConfig& config, const Sources* previous = nullp
 
 enum class Cadence { kFast, kSlow };  ///< poll.interval or poll.slow_interval
 
+/// One collector: defined by the collector's own .cpp (an `extern const` object,
+/// constant-initialised: every member is a literal) and listed in registry.cpp.
 struct CollectorEntry {
   std::string_view name;
   Cadence cadence;
@@ -66,7 +70,15 @@ void bindCollectorSettings(SettingsBinder& binder, RuleSettingsSet& settings) {
   settings.get<Settings>().bind(binder);
 }
 
-/// Every collector fabricmon has, in a stable order.
-std::span<const CollectorEntry> collectorRegistry();
+/// Every collector fabricmon has, in a stable order (registry.cpp's list).
+std::span<const CollectorEntry* const> collectorRegistry();
+
+/// The registry's entry named `name`; throws std::invalid_argument for a name it does not have.
+/// Tests and tools reach a collector by its name: its factory is local to its .cpp.
+const CollectorEntry& collectorEntry(std::string_view name);
+
+/// collectorEntry(name).make(sources, config): the collector, named as the daemon names it.
+std::unique_ptr<Collector> makeCollector(std::string_view name, const Sources& sources,
+                                         const Config& config);
 
 }  // namespace fabricmon

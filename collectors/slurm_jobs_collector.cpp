@@ -1,4 +1,7 @@
-#include "collectors/slurm_jobs_collector.hpp"
+// The slurm_jobs collector: the Slurm jobs running on this node, found locally
+// (collectors/sources/local_jobs.hpp), as fabricmon_node_job_info{job_id,user}, and, where a GPU
+// job map exists, the RDMA ports serving each job's GPUs as
+// fabricmon_port_job_info{device,port,job_id} (docs/metrics.md, "Jobs").
 
 #include <algorithm>
 #include <set>
@@ -74,10 +77,14 @@ class SlurmJobsCollector final : public Collector {
   LabelledSeries series_;
 };
 
-}  // namespace
-
 std::unique_ptr<Collector> makeSlurmJobsCollector(const Sources& sources, const Config& config) {
   return std::make_unique<SlurmJobsCollector>(sources.sysfs, config.slurmJobs);
 }
+
+}  // namespace
+
+// The scheduler's jobs on this node, found locally (spool sockets, job cgroups, GPU job map).
+extern const CollectorEntry kSlurmJobsCollector{
+    "slurm_jobs", Cadence::kSlow, {}, &makeSlurmJobsCollector, nullptr};
 
 }  // namespace fabricmon

@@ -35,7 +35,7 @@ struct SysfsTable {
 };
 
 /// The collector reading `table` (which must outlive it: a static table); its name is its
-/// registry row's.
+/// registry entry's.
 std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs);
 
 }  // namespace fabricmon

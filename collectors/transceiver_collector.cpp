@@ -1,4 +1,8 @@
-#include "collectors/transceiver_collector.hpp"
+// The transceiver collector: the pluggable module of each watched interface (RDMA netdevs and
+// netdev.include), read from its EEPROM over ethtool netlink/ioctl or from image files, decoded
+// by collectors/transceiver_decode.hpp into fabricmon_transceiver_* (docs/metrics.md,
+// "Transceivers"). Its own slow interval (its entry below), only the pages holding monitored values
+// read every run, the identity pages again only after a module change, and a per-port backoff.
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -274,11 +278,17 @@ class TransceiverCollector final : public Collector {
   LabelledSeries series_;
 };
 
-}  // namespace
-
 std::unique_ptr<Collector> makeTransceiverCollector(const Sources& sources,
                                                     const Config& /*config*/) {
   return std::make_unique<TransceiverCollector>(sources.moduleEeprom);
 }
+
+}  // namespace
+
+// Module EEPROMs are read over I2C through the NIC's firmware (milliseconds per page; some
+// NICs stall or log errors when polled often), and optics drift over hours: a minute of its
+// own (docs/metrics.md, "Transceivers").
+extern const CollectorEntry kTransceiverCollector{
+    "transceiver", Cadence::kSlow, std::chrono::seconds(60), &makeTransceiverCollector, nullptr};
 
 }  // namespace fabricmon

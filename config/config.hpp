@@ -262,7 +262,7 @@ struct Config {
   NetdevConfig netdev;
   TopologyConfig topology;
   std::vector<CollectorConfig> collectors;  ///< only those named in the file
-  /// The settings collectors declare themselves (their registry row's bindSettings), by type; a
+  /// The settings collectors declare themselves (their registry entry's bindSettings), by type; a
   /// collector reads its own with collectorSettings.get<Settings>() (defaults when the file is silent).
   RuleSettingsSet collectorSettings;
   EthtoolConfig ethtool;

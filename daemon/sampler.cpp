@@ -155,15 +155,15 @@ void Sampler::startCollectors() {
       });
 
   std::vector<std::unique_ptr<CollectorRunner>> runners;
-  for (const auto& entry : collectorRegistry()) {
-    const auto* c = config_.collector(entry.name);
+  for (const CollectorEntry* entry : collectorRegistry()) {
+    const auto* c = config_.collector(entry->name);
     if (c != nullptr && !c->enabled) {
-      spdlog::info("collector {} disabled by config", entry.name);
-      store_->remove(std::string(entry.name));
+      spdlog::info("collector {} disabled by config", entry->name);
+      store_->remove(std::string(entry->name));
       continue;
     }
     runners.push_back(std::make_unique<CollectorRunner>(
-        io_, entry.make(sources, config_), intervalFor(entry, config_), store_, topology_,
+        io_, entry->make(sources, config_), intervalFor(*entry, config_), store_, topology_,
         [this] { pipeline_->notify(); }));
   }
   {

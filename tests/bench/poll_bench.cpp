@@ -269,22 +269,22 @@ bool setUp(Rig& rig) {
     return false;
   }
 
-  for (const auto& entry : collectorRegistry()) {
+  for (const CollectorEntry* entry : collectorRegistry()) {
     // peer_port reads MADs, not the simulated node's files: its cost needs a fabric (ibsim).
-    if (entry.name == "peer_port") continue;
+    if (entry->name == "peer_port") continue;
     // slurm_jobs reads slurmd's spool and the job cgroups: the simulated node runs no jobs.
-    if (entry.name == "slurm_jobs") continue;
+    if (entry->name == "slurm_jobs") continue;
     // A tree written before the simulator had FEC files or a kernel log has nothing for these.
-    if (entry.name == "fec" && !fs::is_directory(rig.fecDir)) continue;
-    if (entry.name == "nic_driver_log" && !fs::exists(rig.kmsgFile)) continue;
+    if (entry->name == "fec" && !fs::is_directory(rig.fecDir)) continue;
+    if (entry->name == "nic_driver_log" && !fs::exists(rig.kmsgFile)) continue;
     // A tree written without LLDP neighbours (fabricsim without --lldp-pod) has nothing to read.
-    if (entry.name == "lldp_neighbors" && !fs::exists(rig.lldpFile)) continue;
+    if (entry->name == "lldp_neighbors" && !fs::exists(rig.lldpFile)) continue;
     // Likewise a tree written before the simulator had modules.
-    if (entry.name == "transceiver" && !fs::is_directory(rig.moduleEepromDir)) continue;
+    if (entry->name == "transceiver" && !fs::is_directory(rig.moduleEepromDir)) continue;
     RunningCollector c;
-    c.name = std::string(entry.name);
-    c.cadence = entry.cadence;
-    c.collector = entry.make(rig.sources, rig.config);
+    c.name = std::string(entry->name);
+    c.cadence = entry->cadence;
+    c.collector = entry->make(rig.sources, rig.config);
     c.errors = std::make_unique<ErrorTracker>(c.name);
     rig.collectors.push_back(std::move(c));
   }

@@ -11,7 +11,6 @@
 #include "collectors/error_tracker.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/module_eeprom_source.hpp"
-#include "collectors/transceiver_collector.hpp"
 #include "collectors/transceiver_decode.hpp"
 #include "config/config.hpp"
 #include "sim/module_image.hpp"
@@ -51,7 +50,7 @@ void BM_CollectorRunPerPort(benchmark::State& state) {
   }
   Sources sources;
   sources.moduleEeprom = makeModuleEepromFileSource(dir.path());
-  auto collector = makeTransceiverCollector(sources, Config{});
+  auto collector = makeCollector("transceiver", sources, Config{});
   ErrorTracker errors("transceiver");
   std::vector<Sample> samples;
   for (auto _ : state) {

@@ -67,9 +67,9 @@ std::map<std::string, std::set<std::string>> collectorFamilies() {
     sc.dcbDir = dir.string();
     const Sources sources = makeSources(sc);
     const Config config;
-    for (const auto& entry : collectorRegistry()) {
-      const auto collector = entry.make(sources, config);
-      for (const FamilyDef* f : collector->families()) out[std::string(f->name)].insert(std::string(entry.name));
+    for (const CollectorEntry* entry : collectorRegistry()) {
+      const auto collector = entry->make(sources, config);
+      for (const FamilyDef* f : collector->families()) out[std::string(f->name)].insert(std::string(entry->name));
     }
     std::error_code ec;
     fs::remove_all(dir, ec);
@@ -313,9 +313,9 @@ TEST(E2eGoldenCoverage, EveryCollectorHasASampleInSomeGolden) {
     const auto in = collectorsIn(readText(e.path()));
     covered.insert(in.begin(), in.end());
   }
-  for (const auto& entry : collectorRegistry()) {
-    EXPECT_TRUE(covered.count(std::string(entry.name)))
-        << "collector " << entry.name << " has no sample in any golden file of " << kGoldenDir;
+  for (const CollectorEntry* entry : collectorRegistry()) {
+    EXPECT_TRUE(covered.count(std::string(entry->name)))
+        << "collector " << entry->name << " has no sample in any golden file of " << kGoldenDir;
   }
 }
 

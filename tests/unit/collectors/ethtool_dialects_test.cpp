@@ -15,7 +15,6 @@
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/ethtool_dialects/dialect.hpp"
-#include "collectors/ethtool_pfc_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/ethtool_source.hpp"
 #include "collectors/sources/ethtool_text.hpp"
@@ -163,7 +162,7 @@ std::map<std::string, double> collectAs(const std::string& fixture, const std::s
   Sources sources;
   sources.ethtool = makeEthtoolFileSource(dir.path());
   Config config;
-  auto collector = makeEthtoolPfcCollector(sources, config);
+  auto collector = makeCollector("ethtool_pfc", sources, config);
   ErrorTracker tracker("ethtool_pfc");
   std::vector<Sample> samples;
   CollectOutput out(samples, tracker);
@@ -271,7 +270,7 @@ TEST(DialectFixtureTest, ADriverChangeRemapsTheInterface) {
   Sources sources;
   sources.ethtool = makeEthtoolFileSource(dir.path());
   Config config;
-  auto collector = makeEthtoolPfcCollector(sources, config);
+  auto collector = makeCollector("ethtool_pfc", sources, config);
   ErrorTracker tracker("ethtool_pfc");
   auto poll = [&](const std::string& driver) {
     std::vector<Sample> samples;
@@ -326,7 +325,7 @@ TEST(DialectSimulatorTest, DiscoveryPicksTheSimulatedDriversDialect) {
 
     Sources sources;
     sources.ethtool = makeEthtoolFileSource(simulator.ethtoolDir());
-    auto collector = makeEthtoolPfcCollector(sources, Config{});
+    auto collector = makeCollector("ethtool_pfc", sources, Config{});
     ErrorTracker tracker("ethtool_pfc");
     auto poll = [&] {
       std::vector<Sample> samples;

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "collectors/error_tracker.hpp"
-#include "collectors/ethtool_pfc_collector.hpp"
 #include "collectors/registry.hpp"
 
 namespace fabricmon {
@@ -351,7 +350,7 @@ TEST(EthtoolPfcOverIoctlTest, NoStatsIsSilentVanishedIsAnError) {
   kernel->ifaces["veth0"].hasStatsSet = false;
   Sources sources;
   sources.ethtool = makeEthtoolIoctlSource(std::make_unique<FakeKernel>(kernel));
-  auto collector = makeEthtoolPfcCollector(sources, Config{});
+  auto collector = makeCollector("ethtool_pfc", sources, Config{});
   ErrorTracker tracker("ethtool_pfc");
   const Topology topo = topologyOf({"ens1", "gone0", "lo", "veth0"});
 
@@ -383,7 +382,7 @@ TEST(EthtoolPfcOverIoctlTest, RepeatedDriverNameCountsOnce) {
       {"rx_prio0_bytes", 10}, {"rx_prio0_bytes", 99}, {"tx_prio0_bytes", 20}};
   Sources sources;
   sources.ethtool = makeEthtoolIoctlSource(std::make_unique<FakeKernel>(kernel));
-  auto collector = makeEthtoolPfcCollector(sources, Config{});
+  auto collector = makeCollector("ethtool_pfc", sources, Config{});
   ErrorTracker tracker("ethtool_pfc");
   for (int poll = 0; poll < 2; ++poll) {
     auto run = collectOnce(*collector, topologyOf({"ens1"}), tracker);

@@ -2,7 +2,6 @@
 // synthetic PFC stats files written by the tests.
 
 #include "tests/support/temp_dir.hpp"
-#include "collectors/ethtool_pfc_collector.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -70,7 +69,7 @@ class Harness {
     sources.ethtool = std::move(source);
     Config config;
     config.ethtool.statsInclude = std::move(include);
-    collector_ = makeEthtoolPfcCollector(sources, config);
+    collector_ = makeCollector("ethtool_pfc", sources, config);
   }
   PollResult collect(const Topology& topo) {
     PollResult run;

@@ -13,7 +13,6 @@
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/ethtool_dialects/dialect.hpp"
-#include "collectors/fec_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/fec_netlink_msg.hpp"
 #include "collectors/sources/netlink_socket.hpp"
@@ -256,7 +255,7 @@ TEST(FecCollector, ExportsBlocksLanesModeAndCode) {
   dir.write("eth2", "lanes: [\n");
   Sources sources;
   sources.fec = makeFecFileSource(dir.path());
-  auto c = makeFecCollector(sources, Config{});
+  auto c = makeCollector("fec", sources, Config{});
   Topology topo;
   for (const char* n : {"eth0", "eth1", "eth2", "eth3"}) topo.netdevs.push_back(Netdev{n, "", "", 0});
   std::vector<Sample> samples;

@@ -10,7 +10,6 @@
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/host_topology.hpp"
-#include "collectors/port_topology_collector.hpp"
 #include "collectors/registry.hpp"
 #include "config/config.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -136,7 +135,7 @@ TEST_F(HostTopologyTest, AVirtualFunctionWithoutLinkFilesHasNoMaximumFromTheSlot
 TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
   Sources sources;
   sources.sysfs = sysfs_;
-  auto collector = makePortTopologyCollector(sources, Config{});
+  auto collector = makeCollector("port_topology", sources, Config{});
   std::vector<Sample> samples;
   ErrorTracker errors("port_topology");
   CollectOutput out(samples, errors);
@@ -170,7 +169,7 @@ TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
 TEST_F(HostTopologyTest, AMissingNicDoesNotRenumberTheOtherRails) {
   Sources sources;
   sources.sysfs = sysfs_;
-  auto collector = makePortTopologyCollector(sources, Config{});
+  auto collector = makeCollector("port_topology", sources, Config{});
   auto railOf = [&](const std::string& device) {
     std::vector<Sample> samples;
     ErrorTracker errors("port_topology");

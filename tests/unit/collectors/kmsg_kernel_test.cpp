@@ -66,7 +66,7 @@ class KmsgKernelTest : public ::testing::Test {
     config_.sources.kmsgAcceptUserRecords = acceptUser;
     Sources sources;
     sources.nicDriverLog = makeNicDriverLogState(config_.sources, nullptr);
-    collector_ = makeNicDriverLogCollector(sources, config_);
+    collector_ = fabricmon::makeCollector("nic_driver_log", sources, config_);
   }
 
   /// One collector run, published and judged.

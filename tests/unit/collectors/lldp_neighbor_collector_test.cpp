@@ -1,7 +1,6 @@
 // The lldp_neighbors collector (collectors/lldp_neighbor_collector.cpp) over a fake LldpSource:
 // which interfaces it reports, under which device and port, and what it does when lldpd is absent,
 // failing or re-cabled.
-#include "collectors/lldp_neighbor_collector.hpp"
 
 #include <cerrno>
 #include <map>
@@ -33,7 +32,7 @@ class LldpNeighborCollectorTest : public ::testing::Test {
   LldpNeighborCollectorTest() {
     Sources sources;
     sources.lldp = fake_;
-    collector_ = makeLldpNeighborCollector(sources, Config{});
+    collector_ = makeCollector("lldp_neighbors", sources, Config{});
     // Two RoCE ports and a bond slave fabricmon watches; eth0 (the node's own uplink) it does not.
     topology_.netdevs = {Netdev{"bond0s1", "0000:b1:00.1", "", 0, "mlx5_core"},
                          Netdev{"ens1f0np0", "0000:1a:00.0", "mlx5_0", 1, "mlx5_core"},

@@ -1,4 +1,3 @@
-#include "collectors/netdev_link_collector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +41,7 @@ class NetdevLink : public ::testing::Test {
 
 TEST_F(NetdevLink, ProcfsEth0Capture) {
   load("realdata/procfs_fixtures_sys_class_net_eth0_incl_ecn.ttar", {"eth.*"});
-  auto c = makeNetdevLinkCollector(sources_, config_);
+  auto c = makeCollector("netdev_link", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.status, CollectStatus::kOk);
   EXPECT_EQ(p.errors, 0u);
@@ -55,7 +54,7 @@ TEST_F(NetdevLink, ProcfsEth0Capture) {
 
 TEST_F(NetdevLink, InterfacesBehindRdmaPortsAndIncludedOnes) {
   load("handmade/roce_mlx5.ttar", {"lo"});
-  auto c = makeNetdevLinkCollector(sources_, config_);
+  auto c = makeCollector("netdev_link", sources_, config_);
   Poll p = run(*c);
   struct Row {
     const char* interface;
@@ -79,7 +78,7 @@ TEST_F(NetdevLink, InterfacesBehindRdmaPortsAndIncludedOnes) {
 
 TEST_F(NetdevLink, UnreadableValueIsSkippedOthersStillReport) {
   load("handmade/roce_mlx5.ttar", {});
-  auto c = makeNetdevLinkCollector(sources_, config_);
+  auto c = makeCollector("netdev_link", sources_, config_);
   run(*c);
   std::ofstream(tree_.root() / "class/net/ens1f1np1/carrier_changes", std::ios::trunc) << "";
   Poll p = run(*c);
@@ -90,7 +89,7 @@ TEST_F(NetdevLink, UnreadableValueIsSkippedOthersStillReport) {
 
 TEST_F(NetdevLink, VanishedInterfaceDisappears) {
   load("handmade/roce_mlx5.ttar", {"lo"});
-  auto c = makeNetdevLinkCollector(sources_, config_);
+  auto c = makeCollector("netdev_link", sources_, config_);
   EXPECT_EQ(run(*c).samples.size(), 16u);
   fs::remove(tree_.root() / "class/net/lo");
   Poll p = run(*c);
@@ -101,7 +100,7 @@ TEST_F(NetdevLink, VanishedInterfaceDisappears) {
 
 TEST_F(NetdevLink, NoInterfacesIsNoData) {
   load("realdata/procfs_fixtures_sys_class_infiniband.ttar", {});
-  auto c = makeNetdevLinkCollector(sources_, config_);
+  auto c = makeCollector("netdev_link", sources_, config_);
   EXPECT_EQ(run(*c).status, CollectStatus::kNoData);
 }
 

@@ -19,7 +19,6 @@
 #include <tuple>
 
 #include "collectors/error_tracker.hpp"
-#include "collectors/nic_temperature_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/hwmon_source.hpp"
 #include "config/config.hpp"
@@ -115,7 +114,7 @@ class NicTemperatureTest : public ::testing::Test {
     }
     Sources sources;
     sources.sysfs = sysfs_;
-    collector_ = makeNicTemperatureCollector(sources, Config{});
+    collector_ = makeCollector("nic_temperature", sources, Config{});
   }
   void write(const std::string& rel, const std::string& text) {
     fs::create_directories((root_ / rel).parent_path());
@@ -254,15 +253,11 @@ TEST_F(NicTemperatureTest, AReRegisteredHwmonDeviceIsFollowed) {
 }
 
 TEST_F(NicTemperatureTest, IsRegisteredAtTheSlowCadence) {
-  const CollectorEntry* row = nullptr;
-  for (const auto& e : collectorRegistry()) {
-    if (e.name == "nic_temperature") row = &e;
-  }
-  ASSERT_NE(row, nullptr);
-  EXPECT_EQ(row->cadence, Cadence::kSlow);
+  const CollectorEntry& row = collectorEntry("nic_temperature");
+  EXPECT_EQ(row.cadence, Cadence::kSlow);
   Sources sources;
   sources.sysfs = sysfs_;
-  auto c = row->make(sources, Config{});
+  auto c = row.make(sources, Config{});
   EXPECT_EQ(c->name(), "nic_temperature");
   std::vector<Sample> samples;
   CollectOutput out(samples, errors_);

@@ -139,7 +139,7 @@ class PcieAerTest : public ::testing::Test {
     }
     Sources sources;
     sources.sysfs = sysfs_;
-    collector_ = makePcieAerCollector(sources, Config{});
+    collector_ = makeCollector("pcie_aer", sources, Config{});
   }
   void write(const std::string& rel, const std::string& text) {
     fs::create_directories((root_ / rel).parent_path());
@@ -270,14 +270,7 @@ TEST_F(PcieAerTest, ADeviceGoneTakesItsPathAlongAndTheSharedPortsNamesChange) {
 }
 
 TEST_F(PcieAerTest, IsRegisteredAtTheSlowCadence) {
-  bool found = false;
-  for (const auto& e : collectorRegistry()) {
-    if (e.name == "pcie_aer") {
-      found = true;
-      EXPECT_EQ(e.cadence, Cadence::kSlow);
-    }
-  }
-  EXPECT_TRUE(found);
+  EXPECT_EQ(collectorEntry("pcie_aer").cadence, Cadence::kSlow);
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "collectors/dcb_config_collector.hpp"
 #include "collectors/error_tracker.hpp"
+#include "collectors/registry.hpp"
 #include "qos_test_support.hpp"
 
 namespace fabricmon {
@@ -30,7 +30,7 @@ class DcbCollectorTest : public ::testing::Test {
                                   const Config& config = Config{}) {
     Sources sources;
     sources.dcb = makeDcbFileSource(dcbDir);
-    return makeDcbConfigCollector(sources, config);
+    return makeCollector("dcb_config", sources, config);
   }
 
   RunResult run(Collector& c, std::vector<std::string> ifnames) {

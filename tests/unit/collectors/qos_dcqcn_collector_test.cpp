@@ -5,8 +5,8 @@
 
 #include <optional>
 
-#include "collectors/dcqcn_config_collector.hpp"
 #include "collectors/error_tracker.hpp"
+#include "collectors/registry.hpp"
 #include "qos_test_support.hpp"
 
 namespace fabricmon {
@@ -40,7 +40,7 @@ class DcqcnCollectorTest : public ::testing::Test {
   std::unique_ptr<Collector> make(const std::filesystem::path& root) {
     Sources sources;
     sources.sysfs = std::make_shared<const SysfsRoot>(root);
-    return makeDcqcnConfigCollector(sources, Config{});
+    return makeCollector("dcqcn_config", sources, Config{});
   }
 
   RunResult run(Collector& c, const Topology& topo) {

@@ -8,8 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/pma_counter_collector.hpp"
-#include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "rdma_test_support.hpp"
@@ -46,7 +44,7 @@ class RdmaBadInput : public ::testing::Test {
 };
 
 TEST_F(RdmaBadInput, EachBadFileIsOneSkippedValue) {
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.status, CollectStatus::kOk);
   struct Row {
@@ -75,7 +73,7 @@ TEST_F(RdmaBadInput, EachBadFileIsOneSkippedValue) {
 TEST_F(RdmaBadInput, FifoIsAPerFileErrorNotAHang) {
   const std::string fifo = counters() + "/fifo_counter";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);  // would block forever if the FIFO were opened for a blocking read
   EXPECT_FALSE(p.has(generic("fifo_counter")));
   EXPECT_EQ(p.errors, 6u);
@@ -85,7 +83,7 @@ TEST_F(RdmaBadInput, UnreadableFileIsAPerFileError) {
   if (::geteuid() == 0) GTEST_SKIP() << "running as root: permission bits do not stop root, EACCES cannot happen";
   const std::string file = counters() + "/symbol_error";
   ASSERT_EQ(::chmod(file.c_str(), 0), 0);
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_FALSE(p.has(key("fabricmon_port_symbol_errors_total")));
   EXPECT_EQ(p.errors, 6u);
@@ -95,7 +93,7 @@ TEST_F(RdmaBadInput, ListedButMissingFileIsAPerFileError) {
   // A directory entry whose target is gone (ENOENT at open), as when an attribute vanishes
   // between listing and reading.
   fs::create_symlink("does_not_exist", counters() + "/port_rcv_switch_relay_errors");
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_FALSE(p.has(generic("port_rcv_switch_relay_errors")));
   EXPECT_EQ(p.errors, 6u);
@@ -103,7 +101,7 @@ TEST_F(RdmaBadInput, ListedButMissingFileIsAPerFileError) {
 }
 
 TEST_F(RdmaBadInput, PreviousValueIsNeverReused) {
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   const std::string file = counters() + "/symbol_error";
   EXPECT_EQ(run(*c).value(key("fabricmon_port_symbol_errors_total")), 12.0);
   std::ofstream(file, std::ios::trunc) << "garbage\n";
@@ -119,7 +117,7 @@ TEST_F(RdmaBadInput, PreviousValueIsNeverReused) {
 }
 
 TEST_F(RdmaBadInput, RecoveredFileEndsItsLoggedFailure) {
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   run(*c);
   EXPECT_EQ(tracker_.failingCount(), 5u);
   std::ofstream(counters() + "/port_xmit_data", std::ios::trunc) << "10\n";
@@ -129,7 +127,7 @@ TEST_F(RdmaBadInput, RecoveredFileEndsItsLoggedFailure) {
 }
 
 TEST_F(RdmaBadInput, UnparsablePortFilesAreSkipped) {
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.value(key("fabricmon_port_state")), 4.0);
   EXPECT_FALSE(p.has(key("fabricmon_port_physical_state")));      // "garbage"

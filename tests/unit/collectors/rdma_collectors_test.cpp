@@ -6,9 +6,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/hw_counter_collector.hpp"
-#include "collectors/pma_counter_collector.hpp"
-#include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "rdma_test_support.hpp"
@@ -50,7 +47,7 @@ std::string portKey(const std::string& family, const char* labels = kMlx5) { ret
 
 TEST_F(RdmaCollectors, PmaCountersOfTheProcfsMlx5CaptureWithDataTimesFour) {
   load("realdata/procfs_fixtures_sys_class_infiniband.ttar");
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.status, CollectStatus::kOk);
   EXPECT_EQ(p.errors, 0u);
@@ -73,7 +70,7 @@ TEST_F(RdmaCollectors, PmaCountersOfTheProcfsMlx5CaptureWithDataTimesFour) {
 
 TEST_F(RdmaCollectors, SaturatedFlagsNarrowCountersAtTheirMaximum) {
   load("realdata/node_exporter_sys_ttar_class_infiniband.ttar");
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   // mlx4_0 port 1 port_xmit_wait = 4294967295 = 2^32-1: the 32-bit counter is stuck at max.
   EXPECT_EQ(p.value("fabricmon_port_transmit_wait_total{device=\"mlx4_0\",port=\"1\"}"), 4294967295.0);
@@ -89,7 +86,7 @@ TEST_F(RdmaCollectors, SaturatedFlagsNarrowCountersAtTheirMaximum) {
 
 TEST_F(RdmaCollectors, SaturationTableFromTheHandmadeRoceTree) {
   load("handmade/roce_mlx5.ttar");
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   struct Row {
     const char* device;
@@ -115,7 +112,7 @@ TEST_F(RdmaCollectors, SaturationTableFromTheHandmadeRoceTree) {
 
 TEST_F(RdmaCollectors, DriversWithoutCountersDirectoryYieldNoPmaSeriesAndNoError) {
   load("handmade/other_drivers.ttar");
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.status, CollectStatus::kOk);
   EXPECT_EQ(p.errors, 0u);
@@ -128,7 +125,7 @@ TEST_F(RdmaCollectors, DriversWithoutCountersDirectoryYieldNoPmaSeriesAndNoError
 
 TEST_F(RdmaCollectors, HwCountersOfTheProcfsMlx5Capture) {
   load("realdata/procfs_fixtures_sys_class_infiniband.ttar");
-  auto c = makeHwCounterCollector(sources_, config_);
+  auto c = makeCollector("hw_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.errors, 0u);
   EXPECT_EQ(p.value(portKey("fabricmon_roce_local_ack_timeouts_total")), 131.0);
@@ -145,7 +142,7 @@ TEST_F(RdmaCollectors, HwCountersOfTheProcfsMlx5Capture) {
 
 TEST_F(RdmaCollectors, HwCountersOfTheRoceLagCaptureIncludingCongestionCounters) {
   load("handmade/roce_mlx5.ttar");
-  auto c = makeHwCounterCollector(sources_, config_);
+  auto c = makeCollector("hw_counters", sources_, config_);
   Poll p = run(*c);
   const char* bond = "{device=\"mlx5_bond_0\",port=\"1\"}";
   EXPECT_EQ(p.value(portKey("fabricmon_roce_cnp_sent_total", bond)), 1052612505.0);
@@ -160,7 +157,7 @@ TEST_F(RdmaCollectors, HwCountersOfTheRoceLagCaptureIncludingCongestionCounters)
 
 TEST_F(RdmaCollectors, HwCountersOfAnyDriverIncludingHfi1NamesWithSpacesAndCommas) {
   load("handmade/other_drivers.ttar");
-  auto c = makeHwCounterCollector(sources_, config_);
+  auto c = makeCollector("hw_counters", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.errors, 0u);
   EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"hfi1_0\",port=\"1\",counter=\"RcAcks\"}"), 19918731.0);
@@ -176,7 +173,7 @@ TEST_F(RdmaCollectors, HwCountersOfAnyDriverIncludingHfi1NamesWithSpacesAndComma
 
 TEST_F(RdmaCollectors, RdmaPortInfoStateAndRate) {
   load("handmade/roce_mlx5.ttar");
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   Poll p = run(*c);
   EXPECT_EQ(p.errors, 0u);
   EXPECT_EQ(p.value("fabricmon_device_info{device=\"mlx5_bond_0\",fw_version=\"28.39.1002\",hca_type=\"MT4129\","
@@ -199,7 +196,7 @@ TEST_F(RdmaCollectors, RdmaPortInfoStateAndRate) {
 
 TEST_F(RdmaCollectors, IrdmaHasEmptyBoardIdAndHcaType) {
   load("handmade/other_drivers.ttar");
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   Poll p = run(*c);
   EXPECT_TRUE(p.has("fabricmon_device_info{device=\"irdma0\",fw_version=\"1.57\",hca_type=\"\",board_id=\"\","
                     "node_guid=\"6a05:caff:fe32:1c60\"}"));
@@ -209,7 +206,7 @@ TEST_F(RdmaCollectors, IrdmaHasEmptyBoardIdAndHcaType) {
 
 TEST_F(RdmaCollectors, PortInfoFollowsARateChangeWithoutRediscovery) {
   load("handmade/roce_mlx5.ttar");
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   run(*c);
   tree_.write("class/infiniband/mlx5_bond_0/ports/1/rate", "200 Gb/sec (4X HDR)\n");
   Poll p = run(*c);
@@ -222,7 +219,7 @@ TEST_F(RdmaCollectors, PortInfoFollowsARateChangeWithoutRediscovery) {
 TEST_F(RdmaCollectors, FilesStayOpenAndAreRereadInPlace) {
   load("realdata/procfs_fixtures_sys_class_infiniband.ttar");
   const size_t before = testing::openFdCount();
-  auto c = makeHwCounterCollector(sources_, config_);
+  auto c = makeCollector("hw_counters", sources_, config_);
   run(*c);
   EXPECT_EQ(testing::openFdCount(), before + 24);  // one descriptor per counter file
   tree_.write("class/infiniband/mlx5_0/ports/1/hw_counters/local_ack_timeout_err", "132\n");
@@ -239,7 +236,7 @@ TEST_F(RdmaCollectors, FilesStayOpenAndAreRereadInPlace) {
 
 TEST_F(RdmaCollectors, VanishedDeviceDisappearsAndItsFilesAreClosed) {
   load("handmade/roce_mlx5.ttar");
-  auto c = makeHwCounterCollector(sources_, config_);
+  auto c = makeCollector("hw_counters", sources_, config_);
   const size_t before = testing::openFdCount();
   Poll first = run(*c);
   EXPECT_EQ(first.value("fabricmon_roce_cnp_handled_total{device=\"mlx5_1\",port=\"1\"}"), 17.0);
@@ -259,7 +256,7 @@ TEST_F(RdmaCollectors, VanishedDeviceDisappearsAndItsFilesAreClosed) {
 
 TEST_F(RdmaCollectors, RecreatedDeviceIsReopenedAndNewValuesAreRead) {
   load("handmade/roce_mlx5.ttar");
-  auto c = makeHwCounterCollector(sources_, config_);
+  auto c = makeCollector("hw_counters", sources_, config_);
   const uint64_t generation = topology_->generation;
   EXPECT_EQ(run(*c).value("fabricmon_roce_cnp_handled_total{device=\"mlx5_1\",port=\"1\"}"), 17.0);
 
@@ -284,8 +281,8 @@ TEST_F(RdmaCollectors, NoDevicesIsNoData) {
   load("handmade/bad_input.ttar");
   fs::remove_all(tree_.root() / "class/infiniband/mlx5_9");
   rescan();
-  for (auto make : {&makeRdmaPortCollector, &makePmaCounterCollector, &makeHwCounterCollector}) {
-    auto c = make(sources_, config_);
+  for (std::string_view name : {"rdma_port", "pma_counters", "hw_counters"}) {
+    auto c = makeCollector(name, sources_, config_);
     Poll p = run(*c);
     EXPECT_EQ(p.status, CollectStatus::kNoData) << c->name();
     EXPECT_TRUE(p.samples.empty());
@@ -294,8 +291,8 @@ TEST_F(RdmaCollectors, NoDevicesIsNoData) {
 
 TEST_F(RdmaCollectors, EveryEmittedFamilyIsDeclared) {
   load("handmade/roce_mlx5.ttar", NetdevConfig{{"lo"}});
-  for (auto make : {&makeRdmaPortCollector, &makePmaCounterCollector, &makeHwCounterCollector}) {
-    auto c = make(sources_, config_);
+  for (std::string_view name : {"rdma_port", "pma_counters", "hw_counters"}) {
+    auto c = makeCollector(name, sources_, config_);
     const auto families = c->families();
     for (const auto& s : run(*c).samples) {
       EXPECT_NE(std::find(families.begin(), families.end(), s.series->family), families.end()) << s.series->key;

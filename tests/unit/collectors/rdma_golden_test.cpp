@@ -12,11 +12,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "collectors/hw_counter_collector.hpp"
-#include "collectors/netdev_link_collector.hpp"
-#include "collectors/pma_counter_collector.hpp"
-#include "collectors/port_topology_collector.hpp"
-#include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "exporters/prometheus_text.hpp"
@@ -56,10 +51,7 @@ TEST_P(RdmaGolden, RenderedBatchesMatchTheGoldenFile) {
   std::vector<BatchPtr> batches;
   ErrorTracker tracker("golden");
   for (std::string_view name : {"rdma_port", "pma_counters", "hw_counters", "netdev_link", "port_topology"}) {
-    const auto entry = std::find_if(collectorRegistry().begin(), collectorRegistry().end(),
-                                    [&](const CollectorEntry& e) { return e.name == name; });
-    ASSERT_NE(entry, collectorRegistry().end()) << name;
-    auto collector = entry->make(sources, config);
+    auto collector = makeCollector(name, sources, config);
     auto batch = std::make_shared<Batch>();
     batch->collector = std::string(collector->name());
     CollectOutput out(batch->samples, tracker);

@@ -9,12 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/dcqcn_config_collector.hpp"
-#include "collectors/hw_counter_collector.hpp"
-#include "collectors/netdev_link_collector.hpp"
 #include "collectors/sources/dcb_source.hpp"
-#include "collectors/pma_counter_collector.hpp"
-#include "collectors/rdma_port_collector.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/parse.hpp"
@@ -134,7 +129,7 @@ class RdmaHardening : public ::testing::Test {
 };
 
 TEST_F(RdmaHardening, RateOutsideItsDomainIsAnErrorNeverNanOrInf) {
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   for (const char* text : {"nan Gb/sec", "inf Gb/sec", "1e300 Gb/sec", "400 Mb/sec"}) {
     std::ofstream(port() / "rate", std::ios::trunc) << text << "\n";
     Poll p = run(*c);
@@ -147,7 +142,7 @@ TEST_F(RdmaHardening, RateOutsideItsDomainIsAnErrorNeverNanOrInf) {
 }
 
 TEST_F(RdmaHardening, PortInfoDoesNotDependOnTheRateBeingReadable) {
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   fs::remove(port() / "rate");
   fs::create_directory(port() / "rate");  // EISDIR: unreadable
   Poll p = run(*c);
@@ -159,7 +154,7 @@ TEST_F(RdmaHardening, PortInfoDoesNotDependOnTheRateBeingReadable) {
 }
 
 TEST_F(RdmaHardening, UnknownStatesAreErrorsNotPlausibleNumbers) {
-  auto c = makeRdmaPortCollector(sources_, config_);
+  auto c = makeCollector("rdma_port", sources_, config_);
   std::ofstream(port() / "state", std::ios::trunc) << "9: WEIRD\n";
   std::ofstream(port() / "phys_state", std::ios::trunc) << "42: LinkUp\n";
   Poll p = run(*c);
@@ -170,7 +165,7 @@ TEST_F(RdmaHardening, UnknownStatesAreErrorsNotPlausibleNumbers) {
 
 TEST_F(RdmaHardening, NoPmaIsUnsupportedOnceNotAnErrorEveryPoll) {
   // The fixture's port_rcv_data holds i40iw's "N/A (no PMA)".
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll first = run(*c);
   EXPECT_FALSE(first.has(key("fabricmon_port_receive_bytes_total")));
   EXPECT_EQ(first.errors, 5u);  // the fixture's other five bad files
@@ -180,7 +175,7 @@ TEST_F(RdmaHardening, NoPmaIsUnsupportedOnceNotAnErrorEveryPoll) {
 }
 
 TEST_F(RdmaHardening, CounterReplacedByRenameIsReopenedWithinTwoPolls) {
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   EXPECT_EQ(run(*c).value(key("fabricmon_port_symbol_errors_total")), 12.0);
   replaceByRename(counters() / "symbol_error", "3\n");  // went down: a reset, exported as is
   std::optional<double> seen;
@@ -193,7 +188,7 @@ TEST_F(RdmaHardening, CounterReplacedByRenameIsReopenedWithinTwoPolls) {
 }
 
 TEST_F(RdmaHardening, DeletedCounterIsAbsentAndItsErrorCounted) {
-  auto c = makePmaCounterCollector(sources_, config_);
+  auto c = makeCollector("pma_counters", sources_, config_);
   Poll before = run(*c);
   EXPECT_EQ(before.value(key("fabricmon_port_symbol_errors_total")), 12.0);
   fs::remove(counters() / "symbol_error");
@@ -299,7 +294,7 @@ TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
   TopologyDiscovery discovery(sources.sysfs, {}, NetdevConfig{{"eth0"}});
   auto t = discovery.scan();
   ASSERT_TRUE(t.ok());
-  auto c = makeNetdevLinkCollector(sources, config_);
+  auto c = makeCollector("netdev_link", sources, config_);
   ErrorTracker tracker{"test"};
   for (int i = 0; i < 3; ++i) {
     Poll p = testing::poll(*c, **t, tracker);
@@ -321,7 +316,7 @@ TEST(DomainChecks, DcqcnEnableIsZeroOrOne) {
   tree.write("class/net/eth0/ecn/roce_np/min_time_between_cnps", "4\n");
   Sources sources;
   sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
-  auto c = makeDcqcnConfigCollector(sources, Config{});
+  auto c = makeCollector("dcqcn_config", sources, Config{});
   Topology topo;
   Netdev eth0;
   eth0.name = "eth0";
@@ -384,7 +379,7 @@ TEST(PortBytes, EfaHwCountersBecomeThePortByteMetrics) {
   auto t = discovery.scan();
   ASSERT_TRUE(t.ok());
   ASSERT_EQ((*t)->devices.size(), 1u);
-  auto c = makeHwCounterCollector(sources, Config{});
+  auto c = makeCollector("hw_counters", sources, Config{});
   ErrorTracker tracker{"hw"};
   Poll p = testing::poll(*c, **t, tracker);
   EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 1000.0);
@@ -409,8 +404,8 @@ TEST(PortBytes, PromotedPerDirectionWhereThatDirectionHasNoPma) {
   auto t = discovery.scan();
   ASSERT_TRUE(t.ok());
   ErrorTracker tracker{"test"};
-  Poll hw = testing::poll(*makeHwCounterCollector(sources, Config{}), **t, tracker);
-  Poll pma = testing::poll(*makePmaCounterCollector(sources, Config{}), **t, tracker);
+  Poll hw = testing::poll(*makeCollector("hw_counters", sources, Config{}), **t, tracker);
+  Poll pma = testing::poll(*makeCollector("pma_counters", sources, Config{}), **t, tracker);
   EXPECT_EQ(hw.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 1000.0);
   EXPECT_FALSE(hw.has("fabricmon_port_receive_bytes_total{device=\"efa_0\",port=\"1\"}"));
   EXPECT_EQ(hw.value("fabricmon_hw_stat_total{device=\"efa_0\",port=\"1\",counter=\"rx_bytes\"}"), 14.0);
@@ -435,8 +430,8 @@ TEST(PortBytes, AnUnreadablePmaFileStaysAnErrorAndIsNotReplaced) {
   ASSERT_TRUE(t.ok());
   ErrorTracker hwTracker{"hw"};
   ErrorTracker pmaTracker{"pma"};
-  Poll hw = testing::poll(*makeHwCounterCollector(sources, Config{}), **t, hwTracker);
-  Poll pma = testing::poll(*makePmaCounterCollector(sources, Config{}), **t, pmaTracker);
+  Poll hw = testing::poll(*makeCollector("hw_counters", sources, Config{}), **t, hwTracker);
+  Poll pma = testing::poll(*makeCollector("pma_counters", sources, Config{}), **t, pmaTracker);
   EXPECT_EQ(hw.count("fabricmon_port_receive_bytes_total"), 0u) << "the hw counter does not stand in";
   EXPECT_EQ(hw.value("fabricmon_port_transmit_bytes_total{device=\"efa_0\",port=\"1\"}"), 15.0)
       << "no PMA transmit file: the driver's count is the port's";
@@ -458,7 +453,7 @@ TEST(PortBytes, AnExtendedPmaCounterAlsoKeepsTheDriverBytesGeneric) {
   auto t = discovery.scan();
   ASSERT_TRUE(t.ok());
   ErrorTracker tracker{"hw"};
-  Poll hw = testing::poll(*makeHwCounterCollector(sources, Config{}), **t, tracker);
+  Poll hw = testing::poll(*makeCollector("hw_counters", sources, Config{}), **t, tracker);
   EXPECT_EQ(hw.count("fabricmon_port_transmit_bytes_total"), 0u);
   EXPECT_EQ(hw.value("fabricmon_hw_stat_total{device=\"mlx4_0\",port=\"1\",counter=\"tx_bytes\"}"), 15.0);
 }
@@ -479,7 +474,7 @@ TEST(PortBytes, CountersExtGivesTheSixtyFourBitPortCounters) {
   TopologyDiscovery discovery(sources.sysfs, {}, {});
   auto t = discovery.scan();
   ASSERT_TRUE(t.ok());
-  auto c = makePmaCounterCollector(sources, Config{});
+  auto c = makeCollector("pma_counters", sources, Config{});
   ErrorTracker tracker{"pma"};
   Poll p = testing::poll(*c, **t, tracker);
   EXPECT_EQ(p.value("fabricmon_port_transmit_bytes_total{device=\"mlx4_0\",port=\"1\"}"), 4e10);

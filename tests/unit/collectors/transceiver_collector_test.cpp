@@ -1,7 +1,6 @@
 // The transceiver collector (collectors/transceiver_collector.cpp) over the file source and a
 // counting wrapper: which series each kind of module gives, which pages a run reads (identity once,
 // again after a swap), the backoff of a failing port, and "no module" as no data.
-#include "collectors/transceiver_collector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,7 +39,7 @@ class TransceiverCollectorTest : public ::testing::Test {
   TransceiverCollectorTest() {
     Sources sources;
     sources.moduleEeprom = source_;
-    collector_ = makeTransceiverCollector(sources, Config{});
+    collector_ = makeCollector("transceiver", sources, Config{});
     topology_.netdevs = {Netdev{"cmis0", "", "mlx5_0", 1, ""}, Netdev{"dac0", "", "mlx5_1", 1, ""},
                          Netdev{"none0", "", "mlx5_2", 1, ""}, Netdev{"q28", "", "mlx5_3", 1, ""},
                          Netdev{"sfp0", "", "", 0, ""}};

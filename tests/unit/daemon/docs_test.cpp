@@ -51,9 +51,9 @@ std::vector<const FamilyDef*> codeFamilies() {
   sc.dcbDir = dir.string();
   const Sources sources = makeSources(sc);
   const Config config;
-  for (const auto& entry : collectorRegistry()) {
-    const auto collector = entry.make(sources, config);
-    EXPECT_EQ(collector->name(), entry.name);
+  for (const CollectorEntry* entry : collectorRegistry()) {
+    const auto collector = entry->make(sources, config);
+    EXPECT_EQ(collector->name(), entry->name);
     for (const FamilyDef* f : collector->families()) families.push_back(f);
   }
   for (auto group : {SelfMetrics::families(), Watchdog::families(), AlertmanagerPusher::families(),
@@ -150,9 +150,9 @@ TEST(DocsTest, EveryRuleHasARunbookSection) {
 
 TEST(DocsTest, EveryCollectorIsDocumented) {
   const std::string config = readFile(FABRICMON_SOURCE_DIR "/docs/configuration.md");
-  for (const auto& entry : collectorRegistry()) {
-    EXPECT_NE(config.find(std::string(entry.name)), std::string::npos)
-        << entry.name << " is not in docs/configuration.md";
+  for (const CollectorEntry* entry : collectorRegistry()) {
+    EXPECT_NE(config.find(std::string(entry->name)), std::string::npos)
+        << entry->name << " is not in docs/configuration.md";
   }
 }
 

@@ -70,7 +70,7 @@ class NicDriverErrorTest : public ::testing::Test {
   void remake() {
     Sources sources;
     sources.nicDriverLog = state_;
-    collector_ = makeNicDriverLogCollector(sources, config_);
+    collector_ = makeCollector("nic_driver_log", sources, config_);
   }
 
   /// One collector run `seconds` after the previous one, published and judged.
