@@ -19,6 +19,9 @@
 
 namespace fabricmon {
 
+// Rows defined in their collector's own .cpp (docs/architecture.md, "Adding a collector").
+extern const CollectorEntry kDevlinkHealthCollector;
+
 Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   Sources s;
   s.sysfs = std::make_shared<const SysfsRoot>(config.sysfsRoot);
@@ -76,6 +79,18 @@ const CollectorEntry kRegistry[] = {
 
 }  // namespace
 
-std::span<const CollectorEntry> collectorRegistry() { return kRegistry; }
+std::span<const CollectorEntry> collectorRegistry() {
+  // Built at first use, so a row defined in another file is copied after static initialization.
+  static const std::vector<CollectorEntry> kAll = [] {
+    std::vector<CollectorEntry> all(std::begin(kRegistry), std::end(kRegistry));
+    for (const CollectorEntry& row : {
+             kDevlinkHealthCollector,
+         }) {
+      all.push_back(row);
+    }
+    return all;
+  }();
+  return kAll;
+}
 
 }  // namespace fabricmon

@@ -2,7 +2,8 @@
 # tree) and the switch it faces over LLDP (the json0 parser on a real lldpd capture, the lldpcli
 # runner against stand-in programs, the lldp_neighbors collector over a fake source). The LLDP
 # collector against a real lldpd across two namespaces is tests/deploy/lldp_netns_test.sh. The PCI
-# function's own health: its PCIe AER counters and its hwmon temperature sensors.
+# function's own health: its PCIe AER counters, its hwmon temperature sensors and its driver's
+# devlink health reporters.
 add_executable(port_context_test
   ${CMAKE_CURRENT_LIST_DIR}/lldp_json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lldpcli_source_test.cpp
@@ -10,6 +11,7 @@ add_executable(port_context_test
   ${CMAKE_CURRENT_LIST_DIR}/host_topology_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pcie_aer_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nic_temperature_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/devlink_health_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/local_jobs_test.cpp
 )
 target_compile_definitions(port_context_test PRIVATE FABRICMON_FIXTURE_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
