@@ -30,7 +30,8 @@ struct DevlinkHealthSettings {
 
 class DevlinkHealthCollector final : public Collector {
  public:
-  explicit DevlinkHealthCollector(std::unique_ptr<DevlinkHealthSource> source) : source_(std::move(source)) {}
+  explicit DevlinkHealthCollector(std::unique_ptr<DevlinkHealthSource> source)
+      : source_(std::move(source)) {}
 
   std::span<const FamilyDef* const> families() const override { return fam::healthReporters(); }
 
@@ -118,10 +119,12 @@ class DevlinkHealthCollector final : public Collector {
   uint64_t run_ = 0;
 };
 
-std::unique_ptr<Collector> makeDevlinkHealthCollector(const Sources& /*sources*/, const Config& config) {
+std::unique_ptr<Collector> makeDevlinkHealthCollector(const Sources& /*sources*/,
+                                                      const Config& config) {
   const auto& settings = config.collectorSettings.get<DevlinkHealthSettings>();
-  return std::make_unique<DevlinkHealthCollector>(settings.file ? makeDevlinkHealthFileSource(*settings.file)
-                                                                : makeDevlinkHealthNetlinkSource());
+  return std::make_unique<DevlinkHealthCollector>(settings.file
+                                                      ? makeDevlinkHealthFileSource(*settings.file)
+                                                      : makeDevlinkHealthNetlinkSource());
 }
 
 }  // namespace
@@ -130,7 +133,9 @@ std::unique_ptr<Collector> makeDevlinkHealthCollector(const Sources& /*sources*/
 // no firmware command: devlink_nl_health_reporter_fill()), and an error is an event; a reporter
 // that recovers within milliseconds leaves only its counters behind, which a fast poll turns into a
 // finding one poll later, as nic_driver_log does for the kernel log's record of the same fault.
+// clang-format off
 extern const CollectorEntry kDevlinkHealthCollector{"devlink_health", Cadence::kFast, {}, &makeDevlinkHealthCollector,
-                                                     &bindCollectorSettings<DevlinkHealthSettings>};
+                                                    &bindCollectorSettings<DevlinkHealthSettings>};
+// clang-format on
 
 }  // namespace fabricmon

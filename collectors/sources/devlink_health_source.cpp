@@ -28,16 +28,17 @@ namespace fabricmon {
 // devlink_nl_health_reporter_fill() (net/devlink/health.c) puts, with the types it puts them as
 // (nla_put_string, nla_put_u32, nla_put_u8, devlink_nl_put_u64 = nla_put_u64_64bit).
 static_assert(DEVLINK_CMD_HEALTH_REPORTER_GET == 52);
-static_assert(DEVLINK_ATTR_BUS_NAME == 1);                       // string
-static_assert(DEVLINK_ATTR_DEV_NAME == 2);                       // string
-static_assert(DEVLINK_ATTR_PORT_INDEX == 3);                     // u32, port reporters only
-static_assert(DEVLINK_ATTR_HEALTH_REPORTER == 114);              // nested (no NLA_F_NESTED flag)
-static_assert(DEVLINK_ATTR_HEALTH_REPORTER_NAME == 115);         // string
-static_assert(DEVLINK_ATTR_HEALTH_REPORTER_STATE == 116);        // u8
-static_assert(DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT == 117);    // u64
+static_assert(DEVLINK_ATTR_BUS_NAME == 1);                         // string
+static_assert(DEVLINK_ATTR_DEV_NAME == 2);                         // string
+static_assert(DEVLINK_ATTR_PORT_INDEX == 3);                       // u32, port reporters only
+static_assert(DEVLINK_ATTR_HEALTH_REPORTER == 114);                // nested (no NLA_F_NESTED flag)
+static_assert(DEVLINK_ATTR_HEALTH_REPORTER_NAME == 115);           // string
+static_assert(DEVLINK_ATTR_HEALTH_REPORTER_STATE == 116);          // u8
+static_assert(DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT == 117);      // u64
 static_assert(DEVLINK_ATTR_HEALTH_REPORTER_RECOVER_COUNT == 118);  // u64
-static_assert(DEVLINK_ATTR_HEALTH_REPORTER_GRACEFUL_PERIOD == 120);  // u64, ms; with ops->recover only
-static_assert(DEVLINK_ATTR_HEALTH_REPORTER_AUTO_RECOVER == 121);     // u8; with ops->recover only
+static_assert(DEVLINK_ATTR_HEALTH_REPORTER_GRACEFUL_PERIOD ==
+              120);                                               // u64, ms; with ops->recover only
+static_assert(DEVLINK_ATTR_HEALTH_REPORTER_AUTO_RECOVER == 121);  // u8; with ops->recover only
 
 namespace {
 
@@ -59,14 +60,15 @@ constexpr size_t align4(size_t n) { return (n + 3) & ~size_t{3}; }
 bool goodName(std::string_view s) {
   if (s.empty() || s.size() > kMaxName) return false;
   for (const char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '.' || c == ':' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == ':' || c == '-';
     if (!ok) return false;
   }
   return true;
 }
 
-std::string handleOf(const std::string& bus, const std::string& device, std::optional<uint32_t> port) {
+std::string handleOf(const std::string& bus, const std::string& device,
+                     std::optional<uint32_t> port) {
   std::string h = bus + "/" + device;
   if (port) h += "/" + std::to_string(*port);
   return h;
@@ -76,13 +78,16 @@ std::string handleOf(const std::string& bus, const std::string& device, std::opt
 void addReporter(DevlinkHealthReport& report, DevlinkHealthReporter r) {
   std::string key = r.key();
   for (const auto& have : report.reporters) {
-    if (have.bus == r.bus && have.device == r.device && have.port == r.port && have.name == r.name) {
-      report.rejected.emplace_back(std::move(key), Error{"devlink health " + r.key() + ": listed twice", EINVAL});
+    if (have.bus == r.bus && have.device == r.device && have.port == r.port &&
+        have.name == r.name) {
+      report.rejected.emplace_back(std::move(key),
+                                   Error{"devlink health " + r.key() + ": listed twice", EINVAL});
       return;
     }
   }
   if (report.reporters.size() + report.rejected.size() >= kMaxReporters) {
-    report.rejected.emplace_back(std::move(key), Error{"devlink health: more than 4096 reporters", E2BIG});
+    report.rejected.emplace_back(std::move(key),
+                                 Error{"devlink health: more than 4096 reporters", E2BIG});
     return;
   }
   report.reporters.push_back(std::move(r));
@@ -93,7 +98,8 @@ void reject(DevlinkHealthReport& report, std::string key, const std::string& why
   report.rejected.emplace_back(std::move(key), std::move(e));
 }
 
-// ---- netlink -------------------------------------------------------------------------------------
+// ---- netlink
+// -------------------------------------------------------------------------------------
 
 /// Calls f(type, payload) for every attribute of `buf`; false when one overruns it.
 template <class F>
@@ -103,7 +109,8 @@ bool forEachAttr(std::span<const uint8_t> buf, F&& f) {
     nlattr a{};
     std::memcpy(&a, buf.data() + off, sizeof a);
     if (a.nla_len < NLA_HDRLEN || off + a.nla_len > buf.size()) return false;
-    f(static_cast<uint16_t>(a.nla_type & NLA_TYPE_MASK), buf.subspan(off + NLA_HDRLEN, a.nla_len - NLA_HDRLEN));
+    f(static_cast<uint16_t>(a.nla_type & NLA_TYPE_MASK),
+      buf.subspan(off + NLA_HDRLEN, a.nla_len - NLA_HDRLEN));
     off += align4(a.nla_len);
   }
   return true;
@@ -132,8 +139,12 @@ void parseReporterMessage(std::span<const uint8_t> attrs, DevlinkHealthReport& r
   bool hasNest = false, badPort = false;
   const bool whole = forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> p) {
     switch (type) {
-      case DEVLINK_ATTR_BUS_NAME: bus = str(p); break;
-      case DEVLINK_ATTR_DEV_NAME: device = str(p); break;
+      case DEVLINK_ATTR_BUS_NAME:
+        bus = str(p);
+        break;
+      case DEVLINK_ATTR_DEV_NAME:
+        device = str(p);
+        break;
       case DEVLINK_ATTR_PORT_INDEX:
         port = fixed<uint32_t>(p);
         badPort = !port;
@@ -142,7 +153,8 @@ void parseReporterMessage(std::span<const uint8_t> attrs, DevlinkHealthReport& r
         nest = p;
         hasNest = true;
         break;
-      default: break;  // attributes of newer kernels (DEVLINK_ATTR_INDEX, ...) are not ours
+      default:
+        break;  // attributes of newer kernels (DEVLINK_ATTR_INDEX, ...) are not ours
     }
   });
   if (!bus || !device || !goodName(*bus) || !goodName(*device)) {
@@ -164,7 +176,9 @@ void parseReporterMessage(std::span<const uint8_t> attrs, DevlinkHealthReport& r
   bool malformed = false;
   const bool nestWhole = forEachAttr(nest, [&](uint16_t type, std::span<const uint8_t> p) {
     switch (type) {
-      case DEVLINK_ATTR_HEALTH_REPORTER_NAME: name = str(p); break;
+      case DEVLINK_ATTR_HEALTH_REPORTER_NAME:
+        name = str(p);
+        break;
       case DEVLINK_ATTR_HEALTH_REPORTER_STATE:
         state = fixed<uint8_t>(p);
         malformed |= !state;
@@ -185,17 +199,21 @@ void parseReporterMessage(std::span<const uint8_t> attrs, DevlinkHealthReport& r
         autoRecover = fixed<uint8_t>(p);
         malformed |= !autoRecover;
         break;
-      default: break;
+      default:
+        break;
     }
   });
-  if (!name || !goodName(*name)) return reject(report, handle + "/?", "a reporter without a usable name");
+  if (!name || !goodName(*name))
+    return reject(report, handle + "/?", "a reporter without a usable name");
   r.name = *name;
   const std::string key = r.key();
   if (!nestWhole || malformed) return reject(report, key, "an attribute of the wrong size");
   // iproute2 prints nothing for a reporter without these four (pr_out_health()); neither do we.
-  if (!state || !errors || !recoveries) return reject(report, key, "state, error or recover count missing");
+  if (!state || !errors || !recoveries)
+    return reject(report, key, "state, error or recover count missing");
   if (*state != kStateHealthy && *state != kStateError) {
-    return reject(report, key, "state " + std::to_string(*state) + " is not one the kernel defines");
+    return reject(report, key,
+                  "state " + std::to_string(*state) + " is not one the kernel defines");
   }
   if (autoRecover && *autoRecover > 1) return reject(report, key, "auto_recover is not 0 or 1");
   r.healthy = *state == kStateHealthy;
@@ -206,13 +224,15 @@ void parseReporterMessage(std::span<const uint8_t> attrs, DevlinkHealthReport& r
   addReporter(report, std::move(r));
 }
 
-// ---- iproute2 JSON -------------------------------------------------------------------------------
+// ---- iproute2 JSON
+// -------------------------------------------------------------------------------
 
 using nlohmann::json;
 
 /// "pci/0000:08:00.0" or "pci/0000:08:00.0/65535" (bus/dev[/port], iproute2's
 /// __pr_out_handle_start() and __pr_out_port_handle_start() with no nice names).
-bool parseHandle(const std::string& h, std::string& bus, std::string& device, std::optional<uint32_t>& port) {
+bool parseHandle(const std::string& h, std::string& bus, std::string& device,
+                 std::optional<uint32_t>& port) {
   const auto a = h.find('/');
   if (a == std::string::npos) return false;
   const auto b = h.find('/', a + 1);
@@ -222,7 +242,8 @@ bool parseHandle(const std::string& h, std::string& bus, std::string& device, st
   port.reset();
   if (b == std::string::npos) return true;
   const std::string p = h.substr(b + 1);
-  if (p.empty() || p.size() > 10 || p.find_first_not_of("0123456789") != std::string::npos) return false;
+  if (p.empty() || p.size() > 10 || p.find_first_not_of("0123456789") != std::string::npos)
+    return false;
   const auto v = parseCounter(p);
   if (!v || *v > UINT32_MAX) return false;
   port = static_cast<uint32_t>(*v);
@@ -241,7 +262,8 @@ void parseJsonReporter(const json& o, const std::string& bus, const std::string&
                        std::optional<uint32_t> port, DevlinkHealthReport& report) {
   const std::string handle = handleOf(bus, device, port);
   const auto name = o.is_object() ? o.find("reporter") : o.end();
-  if (!o.is_object() || name == o.end() || !name->is_string() || !goodName(name->get<std::string>())) {
+  if (!o.is_object() || name == o.end() || !name->is_string() ||
+      !goodName(name->get<std::string>())) {
     return reject(report, handle + "/?", "a reporter without a usable name");
   }
   DevlinkHealthReporter r;
@@ -252,17 +274,20 @@ void parseJsonReporter(const json& o, const std::string& bus, const std::string&
   const std::string key = r.key();
   const auto state = o.find("state");
   if (state == o.end() || !state->is_string()) return reject(report, key, "no state");
-  // HEALTH_REPORTER_STATE_HEALTHY_STR / _ERROR_STR; any other state iproute2 prints "<unknown state>".
+  // HEALTH_REPORTER_STATE_HEALTHY_STR / _ERROR_STR; any other state iproute2 prints "<unknown
+  // state>".
   if (*state == "healthy") {
     r.healthy = true;
   } else if (*state == "error") {
     r.healthy = false;
   } else {
-    return reject(report, key, "state \"" + state->get<std::string>() + "\" is not one the kernel defines");
+    return reject(report, key,
+                  "state \"" + state->get<std::string>() + "\" is not one the kernel defines");
   }
   const auto errors = count(o, "error");
   const auto recoveries = count(o, "recover");
-  if (!errors || !recoveries) return reject(report, key, "error or recover is not an unsigned 64-bit count");
+  if (!errors || !recoveries)
+    return reject(report, key, "error or recover is not an unsigned 64-bit count");
   r.errors = *errors;
   r.recoveries = *recoveries;
   if (const auto ar = o.find("auto_recover"); ar != o.end()) {
@@ -270,13 +295,15 @@ void parseJsonReporter(const json& o, const std::string& bus, const std::string&
     r.autoRecover = ar->get<bool>();
   }
   if (const auto gp = o.find("grace_period"); gp != o.end()) {
-    if (!gp->is_number_unsigned()) return reject(report, key, "grace_period is not an unsigned count of ms");
+    if (!gp->is_number_unsigned())
+      return reject(report, key, "grace_period is not an unsigned count of ms");
     r.gracePeriodMs = gp->get<uint64_t>();
   }
   addReporter(report, std::move(r));
 }
 
-// ---- the sources ---------------------------------------------------------------------------------
+// ---- the sources
+// ---------------------------------------------------------------------------------
 
 class DevlinkHealthNetlinkSource final : public DevlinkHealthSource {
  public:
@@ -287,7 +314,8 @@ class DevlinkHealthNetlinkSource final : public DevlinkHealthSource {
     if (!*family) return absent("the kernel has no devlink netlink family");
     const uint16_t id = **family;
     const uint32_t seq = socket_.nextSeq();
-    auto datagram = socket_.exchange(devlink::buildHealthReporterDumpRequest(id, seq), seq, "devlink health");
+    auto datagram =
+        socket_.exchange(devlink::buildHealthReporterDumpRequest(id, seq), seq, "devlink health");
     if (!datagram) return datagram.error();
     DevlinkHealthReport report;
     for (size_t n = 0;; ++n) {
@@ -297,7 +325,8 @@ class DevlinkHealthNetlinkSource final : public DevlinkHealthSource {
         return Error{"devlink health: " + progress.error().message, progress.error().errnum};
       }
       // A kernel with devlink but before health reporters (< 5.1) does not know the command.
-      if (progress->kernelErrno == EOPNOTSUPP) return absent("the kernel's devlink has no health reporters");
+      if (progress->kernelErrno == EOPNOTSUPP)
+        return absent("the kernel's devlink has no health reporters");
       if (progress->kernelErrno != 0) {
         socket_.close();
         return sysError("devlink health dump", progress->kernelErrno);
@@ -337,11 +366,13 @@ class DevlinkHealthNetlinkSource final : public DevlinkHealthSource {
     if (n < 0) {
       const int err = errno;
       socket_.close();
-      return sysError("devlink health: recv", err == EAGAIN || err == EWOULDBLOCK ? ETIMEDOUT : err);
+      return sysError("devlink health: recv",
+                      err == EAGAIN || err == EWOULDBLOCK ? ETIMEDOUT : err);
     }
     if (static_cast<size_t>(n) > buf_.size()) {
       socket_.close();
-      return Error{"devlink health: a datagram of " + std::to_string(n) + " bytes truncated", EMSGSIZE};
+      return Error{"devlink health: a datagram of " + std::to_string(n) + " bytes truncated",
+                   EMSGSIZE};
     }
     return std::span<const uint8_t>(buf_.data(), static_cast<size_t>(n));
   }
@@ -362,7 +393,8 @@ class DevlinkHealthFileSource final : public DevlinkHealthSource {
     // Regular files only: a FIFO at the path is an error, not a hang.
     auto fd = openForRead(path);
     if (!fd) {
-      if (fd.error().errnum == ENOENT) return std::optional<DevlinkHealthReport>{};  // no capture: no data
+      if (fd.error().errnum == ENOENT)
+        return std::optional<DevlinkHealthReport>{};  // no capture: no data
       return fd.error();
     }
     std::string text(kMaxFile + 1, '\0');
@@ -437,8 +469,9 @@ std::vector<uint8_t> buildHealthReporterDumpRequest(uint16_t family, uint32_t se
   return out;
 }
 
-Result<DumpProgress> parseHealthReporterDump(std::span<const uint8_t> datagram, uint32_t expectedSeq,
-                                             uint16_t family, DevlinkHealthReport& report) {
+Result<DumpProgress> parseHealthReporterDump(std::span<const uint8_t> datagram,
+                                             uint32_t expectedSeq, uint16_t family,
+                                             DevlinkHealthReport& report) {
   DumpProgress progress;
   size_t off = 0;
   if (datagram.size() < NLMSG_HDRLEN) return Error{"short netlink message", EPROTO};
@@ -462,7 +495,8 @@ Result<DumpProgress> parseHealthReporterDump(std::span<const uint8_t> datagram, 
       if (body.size() < GENL_HDRLEN) return Error{"short genetlink header", EPROTO};
       genlmsghdr g{};
       std::memcpy(&g, body.data(), sizeof g);
-      if (g.cmd == DEVLINK_CMD_HEALTH_REPORTER_GET) parseReporterMessage(body.subspan(GENL_HDRLEN), report);
+      if (g.cmd == DEVLINK_CMD_HEALTH_REPORTER_GET)
+        parseReporterMessage(body.subspan(GENL_HDRLEN), report);
     } else if (h.nlmsg_type != NLMSG_NOOP) {
       return Error{"unexpected netlink message type " + std::to_string(h.nlmsg_type), EPROTO};
     }

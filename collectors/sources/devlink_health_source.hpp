@@ -27,14 +27,14 @@ namespace fabricmon {
 /// One reporter as devlink_nl_health_reporter_fill() (net/devlink/health.c) reports it. Every
 /// value has been checked against its domain; a reporter that failed is in `rejected` instead.
 struct DevlinkHealthReporter {
-  std::string bus;                  ///< DEVLINK_ATTR_BUS_NAME: "pci"
-  std::string device;               ///< DEVLINK_ATTR_DEV_NAME: "0000:08:00.0"
-  std::optional<uint32_t> port;     ///< DEVLINK_ATTR_PORT_INDEX: set for a port's reporter
-  std::string name;                 ///< DEVLINK_ATTR_HEALTH_REPORTER_NAME: "fw_fatal"
-  bool healthy = true;              ///< STATE: DEVLINK_HEALTH_REPORTER_STATE_HEALTHY (0) / _ERROR (1)
-  uint64_t errors = 0;              ///< ERR_COUNT: errors the driver reported
-  uint64_t recoveries = 0;          ///< RECOVER_COUNT: recoveries done (automatic or asked for)
-  std::optional<bool> autoRecover;  ///< AUTO_RECOVER: only for reporters that can recover
+  std::string bus;               ///< DEVLINK_ATTR_BUS_NAME: "pci"
+  std::string device;            ///< DEVLINK_ATTR_DEV_NAME: "0000:08:00.0"
+  std::optional<uint32_t> port;  ///< DEVLINK_ATTR_PORT_INDEX: set for a port's reporter
+  std::string name;              ///< DEVLINK_ATTR_HEALTH_REPORTER_NAME: "fw_fatal"
+  bool healthy = true;           ///< STATE: DEVLINK_HEALTH_REPORTER_STATE_HEALTHY (0) / _ERROR (1)
+  uint64_t errors = 0;           ///< ERR_COUNT: errors the driver reported
+  uint64_t recoveries = 0;       ///< RECOVER_COUNT: recoveries done (automatic or asked for)
+  std::optional<bool> autoRecover;        ///< AUTO_RECOVER: only for reporters that can recover
   std::optional<uint64_t> gracePeriodMs;  ///< GRACEFUL_PERIOD: likewise
 
   /// "pci/0000:08:00.0/fw_fatal", "pci/0000:08:00.0/65535/tx": the devlink handle (as iproute2
@@ -72,7 +72,8 @@ Result<DevlinkHealthReport> parseDevlinkHealthJson(std::string_view text);
 
 namespace devlink {
 
-/// DEVLINK_CMD_HEALTH_REPORTER_GET with NLM_F_REQUEST | NLM_F_DUMP and no attribute: every reporter.
+/// DEVLINK_CMD_HEALTH_REPORTER_GET with NLM_F_REQUEST | NLM_F_DUMP and no attribute: every
+/// reporter.
 std::vector<uint8_t> buildHealthReporterDumpRequest(uint16_t family, uint32_t seq);
 
 /// What one datagram of the dump's answer held.
@@ -84,8 +85,9 @@ struct DumpProgress {
 /// DEVLINK_CMD_HEALTH_REPORTER_GET, sequence `expectedSeq`), appending each reporter, or its
 /// rejection, to `report`. An error is a datagram that is not the kernel's (a length that overruns
 /// it, another sequence number, a short genetlink header).
-Result<DumpProgress> parseHealthReporterDump(std::span<const uint8_t> datagram, uint32_t expectedSeq,
-                                             uint16_t family, DevlinkHealthReport& report);
+Result<DumpProgress> parseHealthReporterDump(std::span<const uint8_t> datagram,
+                                             uint32_t expectedSeq, uint16_t family,
+                                             DevlinkHealthReport& report);
 
 }  // namespace devlink
 

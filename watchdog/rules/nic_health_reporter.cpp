@@ -28,13 +28,16 @@ struct Reporter {
 /// pci_address, devlink_port, reporter: one reporter, whichever devices share its function.
 using ReporterKey = std::tuple<std::string_view, std::string_view, std::string_view>;
 
-ReporterKey keyOf(const Tracked& s) { return {s.label("pci_address"), s.label("devlink_port"), s.label("reporter")}; }
+ReporterKey keyOf(const Tracked& s) {
+  return {s.label("pci_address"), s.label("devlink_port"), s.label("reporter")};
+}
 
 /// "fw_fatal at 0000:17:00.0", "tx of devlink port 65535 at 0000:17:00.0".
 std::string reporterName(const Tracked& s) {
   const std::string_view port = s.label("devlink_port");
   return port.empty() ? fmt::format("{} at {}", s.label("reporter"), s.label("pci_address"))
-                      : fmt::format("{} of devlink port {} at {}", s.label("reporter"), port, s.label("pci_address"));
+                      : fmt::format("{} of devlink port {} at {}", s.label("reporter"), port,
+                                    s.label("pci_address"));
 }
 
 void errorState(RuleContext& ctx, const NicHealthReporterRule& rule, std::string_view device,
@@ -55,10 +58,12 @@ void errorState(RuleContext& ctx, const NicHealthReporterRule& rule, std::string
   v.clear = !v.fire;
   v.evidence.add("reporters_in_error", inError);
   if (v.fire) {
-    v.summary = fmt::format("{}: devlink health reporter {} is in its error state{}", device, reporterName(*failing),
-                            inError > 1 ? fmt::format(" ({:.0f} reporters are)", inError) : std::string());
+    v.summary = fmt::format(
+        "{}: devlink health reporter {} is in its error state{}", device, reporterName(*failing),
+        inError > 1 ? fmt::format(" ({:.0f} reporters are)", inError) : std::string());
   }
-  ctx.observe("error_state", Severity::kCritical, Subject{device, {}, {}, {}}, Policy{rule.forReadings, 0, 0}, v);
+  ctx.observe("error_state", Severity::kCritical, Subject{device, {}, {}, {}},
+              Policy{rule.forReadings, 0, 0}, v);
 }
 
 void errorsRose(RuleContext& ctx, const NicHealthReporterRule& rule, std::string_view device,
@@ -84,16 +89,19 @@ void errorsRose(RuleContext& ctx, const NicHealthReporterRule& rule, std::string
   v.evidence.add("errors", errors);
   v.evidence.add("clear_after_seconds", double(hold) / kSecond);
   if (v.fire) {
-    v.summary = fmt::format("{}: {:.0f} new error{} reported to devlink health reporter {} (total {:.0f})", device,
-                            errors, errors == 1 ? "" : "s", reporterName(*worst), worst->raw);
+    v.summary =
+        fmt::format("{}: {:.0f} new error{} reported to devlink health reporter {} (total {:.0f})",
+                    device, errors, errors == 1 ? "" : "s", reporterName(*worst), worst->raw);
   }
   ctx.observe("errors", Severity::kWarning, Subject{device, {}, {}, {}}, Policy{}, v);
 }
 
 void evaluateNicHealthReporter(RuleContext& ctx, const NicHealthReporterRule& rule) {
   std::map<ReporterKey, Reporter> reporters;
-  for (const Tracked* s : ctx.history.family(Fam::kNicHealthReporterHealthy)) reporters[keyOf(*s)].healthy = s;
-  for (const Tracked* s : ctx.history.family(Fam::kNicHealthReporterErrors)) reporters[keyOf(*s)].errors = s;
+  for (const Tracked* s : ctx.history.family(Fam::kNicHealthReporterHealthy))
+    reporters[keyOf(*s)].healthy = s;
+  for (const Tracked* s : ctx.history.family(Fam::kNicHealthReporterErrors))
+    reporters[keyOf(*s)].errors = s;
   if (reporters.empty()) return;
   // Each NIC's reporters; a function shared by several devices is each one's. Management NICs are
   // not in the join (watchdog/management_ports.hpp) and are not judged.
@@ -121,7 +129,7 @@ void planNicHealthReporter(const NicHealthReporterRule& /*rule*/, EnginePlan& /*
 }  // namespace
 
 const RuleDef kNicHealthReporterRule =
-    defineRule<NicHealthReporterRule, planNicHealthReporter, evaluateNicHealthReporter>("nic_health_reporter",
-                                                                                         "nic_health");
+    defineRule<NicHealthReporterRule, planNicHealthReporter, evaluateNicHealthReporter>(
+        "nic_health_reporter", "nic_health");
 
 }  // namespace fabricmon::watchdog

@@ -1,6 +1,7 @@
 #pragma once
-// nic_health_reporter: its settings (defaults and config keys, `watchdog.rules.nic_health_reporter`)
-// and its RuleDef. docs/rules.md gives the source of every default.
+// nic_health_reporter: its settings (defaults and config keys,
+// `watchdog.rules.nic_health_reporter`) and its RuleDef. docs/rules.md gives the source of every
+// default.
 
 #include "config/config.hpp"
 #include "watchdog/rules/rule.hpp"

@@ -34,7 +34,8 @@ namespace fs = std::filesystem;
 constexpr uint16_t kFamily = 0x1c;  // any id the controller could hand out
 constexpr uint32_t kSeq = 77;
 
-// ---- netlink messages in the kernel's layout -------------------------------------------------------
+// ---- netlink messages in the kernel's layout
+// -------------------------------------------------------
 
 void put(std::vector<uint8_t>& out, uint16_t type, const void* data, size_t len) {
   nlattr a{};
@@ -45,7 +46,9 @@ void put(std::vector<uint8_t>& out, uint16_t type, const void* data, size_t len)
   std::memcpy(out.data() + at, &a, sizeof a);
   if (len > 0) std::memcpy(out.data() + at + NLA_HDRLEN, data, len);
 }
-void putStr(std::vector<uint8_t>& out, uint16_t type, const std::string& s) { put(out, type, s.c_str(), s.size() + 1); }
+void putStr(std::vector<uint8_t>& out, uint16_t type, const std::string& s) {
+  put(out, type, s.c_str(), s.size() + 1);
+}
 void putU8(std::vector<uint8_t>& out, uint16_t type, uint8_t v) { put(out, type, &v, 1); }
 void putU32(std::vector<uint8_t>& out, uint16_t type, uint32_t v) { put(out, type, &v, 4); }
 void putU64(std::vector<uint8_t>& out, uint16_t type, uint64_t v) {
@@ -83,7 +86,8 @@ std::vector<uint8_t> reporterMessage(const Fill& f, uint32_t seq = kSeq) {
   if (f.recoveries) putU64(nest, DEVLINK_ATTR_HEALTH_REPORTER_RECOVER_COUNT, *f.recoveries);
   if (f.grace) putU64(nest, DEVLINK_ATTR_HEALTH_REPORTER_GRACEFUL_PERIOD, *f.grace);
   if (f.autoRecover) putU8(nest, DEVLINK_ATTR_HEALTH_REPORTER_AUTO_RECOVER, *f.autoRecover);
-  put(attrs, DEVLINK_ATTR_HEALTH_REPORTER, nest.data(), nest.size());  // nla_nest_start_noflag: no NLA_F_NESTED
+  put(attrs, DEVLINK_ATTR_HEALTH_REPORTER, nest.data(),
+      nest.size());  // nla_nest_start_noflag: no NLA_F_NESTED
 
   std::vector<uint8_t> msg(NLMSG_HDRLEN + GENL_HDRLEN, 0);
   nlmsghdr h{};
@@ -104,7 +108,8 @@ std::vector<uint8_t> reporterMessage(const Fill& f, uint32_t seq = kSeq) {
 /// NLMSG_DONE (netlink_dump_done(): the dump's result as an int) or NLMSG_ERROR (-errno, then the
 /// request's header).
 std::vector<uint8_t> endMessage(uint16_t type, int32_t result, uint32_t seq = kSeq) {
-  std::vector<uint8_t> msg(NLMSG_HDRLEN + (type == NLMSG_ERROR ? sizeof(nlmsgerr) : sizeof(int32_t)), 0);
+  std::vector<uint8_t> msg(
+      NLMSG_HDRLEN + (type == NLMSG_ERROR ? sizeof(nlmsgerr) : sizeof(int32_t)), 0);
   nlmsghdr h{};
   h.nlmsg_len = static_cast<uint32_t>(msg.size());
   h.nlmsg_type = type;
@@ -152,7 +157,8 @@ TEST(DevlinkNetlink, DeviceAndPortReportersInTheKernelsLayout) {
 
   DevlinkHealthReport report;
   auto first = devlink::parseHealthReporterDump(
-      datagram({reporterMessage(plain), reporterMessage(fw), reporterMessage(tx)}), kSeq, kFamily, report);
+      datagram({reporterMessage(plain), reporterMessage(fw), reporterMessage(tx)}), kSeq, kFamily,
+      report);
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_FALSE(first->done);
   auto last = devlink::parseHealthReporterDump(endMessage(NLMSG_DONE, 0), kSeq, kFamily, report);
@@ -211,34 +217,42 @@ TEST(DevlinkNetlink, AReporterOutsideItsDomainIsRejectedAlone) {
   EXPECT_EQ(report.reporters[0].name, "fw_fatal");
   std::vector<std::string> keys;
   for (const auto& [key, error] : report.rejected) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"pci/0000:17:00.0/rx", "pci/0000:17:00.0/tx", "pci/0000:17:00.0/mdd",
-                                            "pci/0000:17:00.0/hw", "pci/0000:17:00.0/?",
-                                            "pci/0000:17:00.0/fw_fatal"}));
-  EXPECT_NE(report.rejected[0].second.message.find("state 2"), std::string::npos) << report.rejected[0].second.message;
+  EXPECT_EQ(keys, (std::vector<std::string>{"pci/0000:17:00.0/rx", "pci/0000:17:00.0/tx",
+                                            "pci/0000:17:00.0/mdd", "pci/0000:17:00.0/hw",
+                                            "pci/0000:17:00.0/?", "pci/0000:17:00.0/fw_fatal"}));
+  EXPECT_NE(report.rejected[0].second.message.find("state 2"), std::string::npos)
+      << report.rejected[0].second.message;
 }
 
 TEST(DevlinkNetlink, KernelRefusalsAndForeignBytes) {
   DevlinkHealthReport report;
-  auto refused = devlink::parseHealthReporterDump(endMessage(NLMSG_ERROR, -EOPNOTSUPP), kSeq, kFamily, report);
+  auto refused =
+      devlink::parseHealthReporterDump(endMessage(NLMSG_ERROR, -EOPNOTSUPP), kSeq, kFamily, report);
   ASSERT_TRUE(refused.ok());
   EXPECT_EQ(refused->kernelErrno, EOPNOTSUPP);
   EXPECT_TRUE(refused->done);
-  auto doneWithError = devlink::parseHealthReporterDump(endMessage(NLMSG_DONE, -EMSGSIZE), kSeq, kFamily, report);
+  auto doneWithError =
+      devlink::parseHealthReporterDump(endMessage(NLMSG_DONE, -EMSGSIZE), kSeq, kFamily, report);
   ASSERT_TRUE(doneWithError.ok());
   EXPECT_EQ(doneWithError->kernelErrno, EMSGSIZE);
 
-  EXPECT_FALSE(devlink::parseHealthReporterDump(reporterMessage(Fill{}, kSeq + 1), kSeq, kFamily, report).ok())
+  EXPECT_FALSE(
+      devlink::parseHealthReporterDump(reporterMessage(Fill{}, kSeq + 1), kSeq, kFamily, report)
+          .ok())
       << "another request's answer";
   auto cut = reporterMessage(Fill{});
   cut.resize(cut.size() - 4);  // nlmsg_len now overruns the datagram
   EXPECT_FALSE(devlink::parseHealthReporterDump(cut, kSeq, kFamily, report).ok());
-  EXPECT_FALSE(devlink::parseHealthReporterDump(endMessage(NLMSG_ERROR, 5), kSeq, kFamily, report).ok())
+  EXPECT_FALSE(
+      devlink::parseHealthReporterDump(endMessage(NLMSG_ERROR, 5), kSeq, kFamily, report).ok())
       << "a positive errno is not the kernel's";
-  EXPECT_FALSE(devlink::parseHealthReporterDump(std::vector<uint8_t>(3, 0), kSeq, kFamily, report).ok());
+  EXPECT_FALSE(
+      devlink::parseHealthReporterDump(std::vector<uint8_t>(3, 0), kSeq, kFamily, report).ok());
   EXPECT_TRUE(report.reporters.empty());
 }
 
-// ---- iproute2's JSON -------------------------------------------------------------------------------
+// ---- iproute2's JSON
+// -------------------------------------------------------------------------------
 
 std::string readFixture(const std::string& rel) {
   std::ifstream in(std::string(FABRICMON_FIXTURE_DIR) + "/" + rel);
@@ -293,7 +307,8 @@ TEST(DevlinkJson, ValuesOutsideTheirDomainAreRejectedOneReporterAtATime) {
   EXPECT_EQ(report->reporters[1].errors, 18446744073709551614u);
   EXPECT_EQ(report->rejected.size(), 12u);
 
-  for (const char* bad : {"", "[]", "{}", "{\"health\": []}", "not json", "{\"health\": {\"pci/0000:00:00.0\": [}"}) {
+  for (const char* bad :
+       {"", "[]", "{}", "{\"health\": []}", "not json", "{\"health\": {\"pci/0000:00:00.0\": [}"}) {
     EXPECT_FALSE(parseDevlinkHealthJson(bad).ok()) << bad;
   }
   auto none = parseDevlinkHealthJson(R"({"health":{}})");
@@ -301,7 +316,8 @@ TEST(DevlinkJson, ValuesOutsideTheirDomainAreRejectedOneReporterAtATime) {
   EXPECT_TRUE(none->reporters.empty());
 }
 
-// ---- the collector, from its registry row, configured by YAML ----------------------------------------
+// ---- the collector, from its registry row, configured by YAML
+// ----------------------------------------
 
 const CollectorEntry& entry() {
   for (const CollectorEntry& e : collectorRegistry()) {
@@ -312,7 +328,8 @@ const CollectorEntry& entry() {
 
 Config configFor(const std::string& yaml) {
   ConfigSchema schema;
-  for (const CollectorEntry& c : collectorRegistry()) schema.collectors.push_back({c.name, c.bindSettings});
+  for (const CollectorEntry& c : collectorRegistry())
+    schema.collectors.push_back({c.name, c.bindSettings});
   const ConfigLoad load = loadConfigText(yaml, "fabricmon.yaml", schema);
   if (!load.ok()) throw std::runtime_error(load.errors.front().format());
   return load.config;
@@ -337,7 +354,9 @@ class DevlinkHealthCollectorTest : public ::testing::Test {
     collector_ = entry().make(Sources{}, config_);
   }
   void write(const std::string& text) { std::ofstream(file_, std::ios::trunc) << text; }
-  testing::CollectorRun run(const Topology& t) { return testing::runCollector(*collector_, t, errors_); }
+  testing::CollectorRun run(const Topology& t) {
+    return testing::runCollector(*collector_, t, errors_);
+  }
 
   testing::TempDir dir_{"devlink-health"};
   fs::path file_;
@@ -355,40 +374,50 @@ TEST_F(DevlinkHealthCollectorTest, TheCaptureBecomesSeriesOfTheWatchedFunctions)
   EXPECT_EQ(r.errors, 0u);
   // 10 reporters: errors, recoveries, healthy each; auto_recover for the 6 that can recover.
   EXPECT_EQ(r.samples, 36u);
-  const std::string tx = R"({device="mlx5_bond_0",pci_address="0000:17:00.0",devlink_port="65535",reporter="tx"})";
+  const std::string tx =
+      R"({device="mlx5_bond_0",pci_address="0000:17:00.0",devlink_port="65535",reporter="tx"})";
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_errors_total" + tx), 3);
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_recoveries_total" + tx), 3);
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_healthy" + tx), 1);
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_auto_recover" + tx), 1);
-  const std::string fw = R"({device="mlx5_1",pci_address="0000:17:00.1",devlink_port="",reporter="fw_fatal"})";
+  const std::string fw =
+      R"({device="mlx5_1",pci_address="0000:17:00.1",devlink_port="",reporter="fw_fatal"})";
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_healthy" + fw), 1);
-  EXPECT_EQ(r.byKey.count(R"(fabricmon_nic_health_reporter_auto_recover{device="mlx5_1",pci_address="0000:17:00.1",devlink_port="",reporter="vnic"})"),
-            0u)
+  EXPECT_EQ(
+      r.byKey.count(
+          R"(fabricmon_nic_health_reporter_auto_recover{device="mlx5_1",pci_address="0000:17:00.1",devlink_port="",reporter="vnic"})"),
+      0u)
       << "a reporter that cannot recover has no auto_recover";
 }
 
 TEST_F(DevlinkHealthCollectorTest, ErrorsAndStatesFollowTheFileAndBadReportersAreCounted) {
-  write(R"({"health":{"pci/0000:17:00.1/131071":[{"reporter":"tx","state":"error","error":4,"recover":2,"auto_recover":false}],
+  write(
+      R"({"health":{"pci/0000:17:00.1/131071":[{"reporter":"tx","state":"error","error":4,"recover":2,"auto_recover":false}],
     "pci/0000:17:00.1":[{"reporter":"fw_fatal","state":"broken","error":0,"recover":0}],
     "pci/0000:b1:00.0":[{"reporter":"mdd","state":"error","error":9,"recover":0}],
     "auxiliary/mlx5_core.sf.2":[{"reporter":"fw","state":"error","error":1,"recover":0}]}})");
   auto r = run(roceNode());
   EXPECT_EQ(r.status, CollectStatus::kOk);
-  const std::string tx = R"({device="mlx5_1",pci_address="0000:17:00.1",devlink_port="131071",reporter="tx"})";
+  const std::string tx =
+      R"({device="mlx5_1",pci_address="0000:17:00.1",devlink_port="131071",reporter="tx"})";
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_healthy" + tx), 0);
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_errors_total" + tx), 4);
   EXPECT_EQ(r.byKey.at("fabricmon_nic_health_reporter_auto_recover" + tx), 0);
   EXPECT_EQ(r.errors, 1u) << "the state the kernel does not define";
-  EXPECT_EQ(r.samples, 4u) << "nothing of the unwatched ice function, the SF, or the rejected reporter";
+  EXPECT_EQ(r.samples, 4u)
+      << "nothing of the unwatched ice function, the SF, or the rejected reporter";
 
   // The bond's second PF joins through its netdev; a recovered reporter is healthy again.
   Topology bonded = roceNode(2);
   bonded.netdevs.push_back({"ens1f1np1", "0000:17:00.1", "mlx5_bond_0", 1});
-  write(R"({"health":{"pci/0000:17:00.1/131071":[{"reporter":"tx","state":"healthy","error":4,"recover":3}]}})");
+  write(
+      R"({"health":{"pci/0000:17:00.1/131071":[{"reporter":"tx","state":"healthy","error":4,"recover":3}]}})");
   r = run(bonded);
   EXPECT_EQ(r.errors, 0u);
-  EXPECT_EQ(r.byKey.at(R"(fabricmon_nic_health_reporter_healthy{device="mlx5_1,mlx5_bond_0",pci_address="0000:17:00.1",devlink_port="131071",reporter="tx"})"),
-            1);
+  EXPECT_EQ(
+      r.byKey.at(
+          R"(fabricmon_nic_health_reporter_healthy{device="mlx5_1,mlx5_bond_0",pci_address="0000:17:00.1",devlink_port="131071",reporter="tx"})"),
+      1);
   EXPECT_EQ(r.samples, 3u);
 
   // An unreadable capture fails the run; a capture that is gone is no data, and the series leave.
@@ -405,13 +434,16 @@ TEST_F(DevlinkHealthCollectorTest, ErrorsAndStatesFollowTheFileAndBadReportersAr
 
 TEST(DevlinkHealthConfig, TheFileKeyIsTheCollectorsOwn) {
   ConfigSchema schema;
-  for (const CollectorEntry& c : collectorRegistry()) schema.collectors.push_back({c.name, c.bindSettings});
-  const ConfigLoad bad = loadConfigText("collectors:\n  devlink_health:\n    fiel: /x\n", "c.yaml", schema);
+  for (const CollectorEntry& c : collectorRegistry())
+    schema.collectors.push_back({c.name, c.bindSettings});
+  const ConfigLoad bad =
+      loadConfigText("collectors:\n  devlink_health:\n    fiel: /x\n", "c.yaml", schema);
   ASSERT_EQ(bad.errors.size(), 1u);
   EXPECT_EQ(bad.errors[0].key, "collectors.devlink_health.fiel");
 }
 
-// ---- this machine's kernel ----------------------------------------------------------------------------
+// ---- this machine's kernel
+// ----------------------------------------------------------------------------
 
 TEST(DevlinkHealthKernel, AKernelWithoutDevlinkIsNoData) {
   NetlinkSocket probe({NETLINK_GENERIC, "probe", std::chrono::seconds(2), 32 * 1024});

@@ -25,7 +25,10 @@ constexpr Reporter kFwFatal{"mlx5_0", "0000:17:00.0", "", "fw_fatal"};
 constexpr Reporter kTx{"mlx5_0", "0000:17:00.0", "65535", "tx"};
 
 Labels labels(const Reporter& r) {
-  return {{"device", r.devices}, {"pci_address", r.pci}, {"devlink_port", r.port}, {"reporter", r.name}};
+  return {{"device", r.devices},
+          {"pci_address", r.pci},
+          {"devlink_port", r.port},
+          {"reporter", r.name}};
 }
 
 using Findings = std::vector<std::string>;
@@ -39,7 +42,9 @@ class NicHealthReporterTest : public ::testing::Test {
       errors(r, 0);
     }
   }
-  void state(const Reporter& r, bool healthy) { n_.set("devlink_health", kHealthy, labels(r), healthy ? 1 : 0); }
+  void state(const Reporter& r, bool healthy) {
+    n_.set("devlink_health", kHealthy, labels(r), healthy ? 1 : 0);
+  }
   void errors(const Reporter& r, double n) { n_.set("devlink_health", kErrors, labels(r), n); }
   Findings run(int polls) {
     for (int i = 0; i < polls; ++i) n_.tick(1);
@@ -68,8 +73,10 @@ TEST_F(NicHealthReporterTest, AReporterStuckInItsErrorStateIsCriticalAfterTwoRea
   run(3);
   state(kFwFatal, false);
   errors(kFwFatal, 1);
-  EXPECT_EQ(run(1), Findings{"nic_health_reporter/errors/mlx5_0"}) << "one reading in error is not yet stuck";
-  EXPECT_EQ(run(1), (Findings{"nic_health_reporter/error_state/mlx5_0", "nic_health_reporter/errors/mlx5_0"}));
+  EXPECT_EQ(run(1), Findings{"nic_health_reporter/errors/mlx5_0"})
+      << "one reading in error is not yet stuck";
+  EXPECT_EQ(run(1), (Findings{"nic_health_reporter/error_state/mlx5_0",
+                              "nic_health_reporter/errors/mlx5_0"}));
   const Finding* f = find("error_state");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kCritical);
@@ -88,7 +95,8 @@ TEST_F(NicHealthReporterTest, ARecoveredErrorIsAWarningNamingThePortsReporter) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_NE(f->summary.find("2 new errors"), std::string::npos) << f->summary;
-  EXPECT_NE(f->summary.find("tx of devlink port 65535 at 0000:17:00.0"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("tx of devlink port 65535 at 0000:17:00.0"), std::string::npos)
+      << f->summary;
   EXPECT_EQ(run(14 * 60), Findings{"nic_health_reporter/errors/mlx5_0"}) << "within clear_after";
   errors(kTx, 3);
   EXPECT_EQ(run(14 * 60), Findings{"nic_health_reporter/errors/mlx5_0"}) << "a new error holds it";
@@ -102,7 +110,8 @@ TEST_F(NicHealthReporterTest, ASharedFunctionIsEachDevicesAndUnwatchedDevicesAre
   healthyRoce(n_, "mlx5_2", "eth2");
   state(kShared, false);
   state(kUnwatched, false);
-  EXPECT_EQ(run(3), (Findings{"nic_health_reporter/error_state/mlx5_1", "nic_health_reporter/error_state/mlx5_2"}));
+  EXPECT_EQ(run(3), (Findings{"nic_health_reporter/error_state/mlx5_1",
+                              "nic_health_reporter/error_state/mlx5_2"}));
 }
 
 TEST(NicHealthReporterSettings, TheReadingsAndTheHoldAreConfigurable) {
@@ -116,7 +125,8 @@ TEST(NicHealthReporterSettings, TheReadingsAndTheHoldAreConfigurable) {
   for (int i = 0; i < 3; ++i) n.tick(1);
   n.set("devlink_health", kHealthy, labels(kTx), 0);
   n.tick(1);
-  EXPECT_EQ(describe(n.findings()), Findings{"nic_health_reporter/error_state/mlx5_0"}) << "one reading is enough now";
+  EXPECT_EQ(describe(n.findings()), Findings{"nic_health_reporter/error_state/mlx5_0"})
+      << "one reading is enough now";
   n.set("devlink_health", kHealthy, labels(kTx), 1);
   n.set("devlink_health", kErrors, labels(kTx), 1);
   n.tick(1);
