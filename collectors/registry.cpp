@@ -43,6 +43,7 @@ Sources makeSources(const SourcesConfig& config, const Sources* previous) {
   X(kNicDriverLogCollector)     \
   X(kNicTemperatureCollector)   \
   X(kTransceiverCollector)      \
+  X(kDevlinkHealthCollector)    \
   /* a new collector: its line above this one */
 
 #define FABRICMON_DECLARE_ENTRY(entry) extern const CollectorEntry entry;

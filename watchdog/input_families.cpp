@@ -110,6 +110,8 @@ constexpr InputFamily kFamilies[] = {
     {&families::fec::kLinkSpeed, {"interface", "", ""}, 0},
     {&families::nic::kTemperature, {"pci_address", "chip", "sensor"}, 0},
     {&families::nic::kTemperatureThreshold, {"pci_address", "chip", "sensor", "level"}, 0},
+    {&families::nic::kHealthReporterHealthy, {"pci_address", "devlink_port", "reporter"}, 0},
+    {&families::nic::kHealthReporterErrors, {"pci_address", "devlink_port", "reporter"}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -108,6 +108,9 @@ enum class Fam : uint8_t {
   // The NIC's own sensors (nic_temperature): °C, and the limits the NIC reports for each.
   kNicTemperature,           // {pci_address,chip,sensor}
   kNicTemperatureThreshold,  // {pci_address,chip,sensor,level}
+  // The NIC driver's devlink health reporters (devlink_health): 0/1, and the errors reported to each.
+  kNicHealthReporterHealthy,  // {pci_address,devlink_port,reporter}
+  kNicHealthReporterErrors,   // {pci_address,devlink_port,reporter}
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -64,12 +64,45 @@ const FamilyDef kTemperatureThreshold{
     "_crit, _emergency, bnxt_en's temp1_shutdown); absent when the driver shows none.",
     kGauge, "celsius", "device,pci_address,chip,sensor,label,level"};
 
-const std::array<const FamilyDef*, 8> kAll{&kDriverRecords,       &kDriverLastRecord,       &kKernelLogLost,
-                                           &kKernelLogRefused,    &kKernelLogAccessFailures, &kTemperature,
-                                           &kTemperatureHighest,  &kTemperatureThreshold};
+namespace {
+// devlink_port: the devlink port index of a port's reporter ("" for the device's own): not `port`,
+// which is the RDMA port number everywhere else (mlx5's uplink is devlink port 65535).
+constexpr std::string_view kReporterLabels = "device,pci_address,devlink_port,reporter";
+}
+
+const FamilyDef kHealthReporterErrors{
+    "fabricmon_nic_health_reporter_errors_total",
+    "Errors the NIC driver reported to this devlink health reporter (DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT): "
+    "firmware faults (fw, fw_fatal), TX timeouts and RX completion errors (tx, rx), malicious driver "
+    "detection (mdd), ... since the driver created the reporter.",
+    kCounter, "errors", kReporterLabels};
+
+const FamilyDef kHealthReporterRecoveries{
+    "fabricmon_nic_health_reporter_recoveries_total",
+    "Recoveries this devlink health reporter ran (DEVLINK_ATTR_HEALTH_REPORTER_RECOVER_COUNT), automatic or "
+    "asked for with `devlink health recover`, since the driver created the reporter.",
+    kCounter, "recoveries", kReporterLabels};
+
+const FamilyDef kHealthReporterHealthy{
+    "fabricmon_nic_health_reporter_healthy",
+    "1 while the devlink health reporter is in the healthy state, 0 while it is in the error state (an error "
+    "not recovered yet: auto-recovery off, within the grace period, or a recovery that failed).",
+    kGauge, "0/1", kReporterLabels};
+
+const FamilyDef kHealthReporterAutoRecover{
+    "fabricmon_nic_health_reporter_auto_recover",
+    "1 when the devlink health reporter recovers by itself after an error, 0 when an operator must run "
+    "`devlink health recover`; absent for reporters that cannot recover.",
+    kGauge, "0/1", kReporterLabels};
+
+const std::array<const FamilyDef*, 12> kAll{&kDriverRecords,        &kDriverLastRecord,          &kKernelLogLost,
+                                            &kKernelLogRefused,     &kKernelLogAccessFailures,   &kTemperature,
+                                            &kTemperatureHighest,   &kTemperatureThreshold,      &kHealthReporterErrors,
+                                            &kHealthReporterRecoveries, &kHealthReporterHealthy, &kHealthReporterAutoRecover};
 
 std::span<const FamilyDef* const> all() { return kAll; }
 std::span<const FamilyDef* const> driverLog() { return std::span(kAll).first(5); }
-std::span<const FamilyDef* const> temperature() { return std::span(kAll).subspan(5); }
+std::span<const FamilyDef* const> temperature() { return std::span(kAll).subspan(5, 3); }
+std::span<const FamilyDef* const> healthReporters() { return std::span(kAll).subspan(8); }
 
 }  // namespace fabricmon::families::nic

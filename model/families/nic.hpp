@@ -2,8 +2,8 @@
 // The metric families of one group, defined once (docs/architecture.md, "Adding a collector"):
 // the health of the NIC itself: its driver's records in the kernel log (nic_driver_log; labels are
 // the driver message table's names, collectors/nic_driver_messages.cpp, never message text, so
-// cardinality is bounded by functions x patterns) and its own temperature sensors (nic_temperature,
-// from hwmon). docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks the two agree.
+// cardinality is bounded by functions x patterns), its own temperature sensors (nic_temperature,
+// from hwmon) and its driver's devlink health reporters (devlink_health). docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks the two agree.
 
 #include <span>
 
@@ -19,11 +19,17 @@ extern const FamilyDef kKernelLogAccessFailures;  // fabricmon_kernel_log_access
 extern const FamilyDef kTemperature;               // fabricmon_nic_temperature_celsius
 extern const FamilyDef kTemperatureHighest;        // fabricmon_nic_temperature_highest_celsius
 extern const FamilyDef kTemperatureThreshold;      // fabricmon_nic_temperature_threshold_celsius
+extern const FamilyDef kHealthReporterErrors;      // fabricmon_nic_health_reporter_errors_total
+extern const FamilyDef kHealthReporterRecoveries;  // fabricmon_nic_health_reporter_recoveries_total
+extern const FamilyDef kHealthReporterHealthy;     // fabricmon_nic_health_reporter_healthy
+extern const FamilyDef kHealthReporterAutoRecover; // fabricmon_nic_health_reporter_auto_recover
 
 /// Every family above.
 std::span<const FamilyDef* const> all();
-/// Those of one collector each: nic_driver_log's (the kernel log) and nic_temperature's (hwmon).
+/// Those of one collector each: nic_driver_log's (the kernel log), nic_temperature's (hwmon) and
+/// devlink_health's (devlink health reporters).
 std::span<const FamilyDef* const> driverLog();
 std::span<const FamilyDef* const> temperature();
+std::span<const FamilyDef* const> healthReporters();
 
 }  // namespace fabricmon::families::nic

@@ -119,6 +119,24 @@ put("fec_netlink", b"\x03mode: rs\nspeed_mbps: 400000\nlanes: 4\ncorrected_block
                    b"uncorrectable_blocks: 0\ncorrected_bits: 99\n")
 put("fec_netlink", b"\x03mode: none\n")
 
+# devlink genetlink (linux/devlink.h): DEVLINK_CMD_HEALTH_REPORTER_GET (52) messages as
+# devlink_nl_health_reporter_fill() writes them: BUS_NAME (1), DEV_NAME (2), PORT_INDEX (3, u32),
+# HEALTH_REPORTER (114) nesting NAME (115), STATE (116, u8), ERR_COUNT (117), RECOVER_COUNT (118),
+# GRACEFUL_PERIOD (120, u64 each, after a DEVLINK_ATTR_PAD), AUTO_RECOVER (121, u8). Family 21.
+def reporter(name, state, err, rec, port=None):
+    nest = (attr(115, name + b"\0") + attr(116, bytes([state])) + attr(117, struct.pack("=Q", err)) +
+            attr(118, struct.pack("=Q", rec)) + attr(120, struct.pack("=Q", 500)) + attr(121, b"\x01"))
+    head = attr(1, b"pci\0") + attr(2, b"0000:17:00.0\0") + (attr(3, struct.pack("=I", port)) if port else b"")
+    return nlmsg(21, struct.pack("=BBH", 52, 1, 0) + head + attr(114, nest), flags=2)
+
+
+put("devlink_health", b"\x00" + reporter(b"fw_fatal", 0, 0, 0) + reporter(b"tx", 1, 7, 5, 65535) +
+    nlmsg(3, struct.pack("=i", 0), flags=2))
+put("devlink_health", b"\x00" + nlmsg(2, struct.pack("=i", -95) + nlmsg(21, b"")[:16]))  # EOPNOTSUPP
+put("devlink_health", b"\x01" + read("tests/fixtures/handmade/roce_mlx5.devlink_health.json"))
+put("devlink_health", b'\x01{"health":{"pci/0000:3b:00.0":[{"reporter":"fw","state":"error","error":2,'
+                      b'"recover":1,"auto_recover":false}],"pci/0000:3b:00.0/1":[{"reporter":"tx"}]}}')
+
 for i, p in enumerate(files("tests/fixtures/mad/*.hex")):
     hexs = read(os.path.relpath(p, ROOT)).decode()
     raw = bytes.fromhex("".join(l.split("#")[0] for l in hexs.splitlines()).replace(" ", ""))

@@ -6,7 +6,8 @@
 // Cases, found, not listed by hand:
 //   * every sysfs tree of tests/fixtures/realdata/ and tests/fixtures/handmade/ (*.ttar), with the
 //     other sources pointed at nothing (an empty directory, an LLDP file without neighbours), so no
-//     answer comes from the machine running the test;
+//     answer comes from the machine running the test; a tree's devlink health capture, when it has
+//     one, is `<stem>.devlink_health.json` beside it;
 //   * `sim`: the simulated GPU node at t = 0 (sim::Simulator, seed 1: byte-identical files) with every
 //     file source -- ethtool -S, DCB, FEC, module EEPROMs, LLDP, the kernel log -- and the Slurm job
 //     of tests/fixtures/slurm;
@@ -153,12 +154,17 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 /// `withMads`: peer_port's MADs come only from the kernel's umad devices (or the demo's own source),
 /// never from files, so over a file tree it does not apply and is off: a test machine with an
 /// InfiniBand HCA must not leak its fabric into a golden file.
-void writeConfig(const fs::path& dir, bool withJob, bool fileSources, bool withMads = false) {
+/// `devlinkHealth`: the tree's capture of `devlink -j -s health show` (`<stem>.devlink_health.json`
+/// beside its ttar), or nothing (a file that is not there: no data), never the machine's devlink.
+void writeConfig(const fs::path& dir, bool withJob, bool fileSources, bool withMads = false,
+                 const fs::path& devlinkHealth = {}) {
   const fs::path none = dir / "none";
   const fs::path slurm = kFixtures / "slurm";
   std::ostringstream y;
   y << "poll:\n  interval: 100ms\n  slow_interval: 100ms\n"
     << "collectors:\n  transceiver:\n    interval: 100ms\n"
+    << "  devlink_health:\n    file: " << (devlinkHealth.empty() ? none / "devlink_health.json" : devlinkHealth).string()
+    << "\n"
     << (withMads ? "" : "  peer_port:\n    enabled: false\n")
     << "state:\n  path: " << (dir / "state.json").string() << "\n"
     << "slurm_jobs:\n  spool_dir: " << none.string() << "\n"
@@ -186,7 +192,8 @@ std::vector<Case> cases() {
       out.push_back({std::string(group) + "_" + ttar.stem().string(), [ttar](const fs::path& dir) {
                        unpackTtar(ttar, dir / "sys");
                        fs::create_directories(dir / "empty");
-                       writeConfig(dir, false, true);
+                       writeConfig(dir, false, true, false,
+                                   ttar.parent_path() / (ttar.stem().string() + ".devlink_health.json"));
                        const std::string empty = (dir / "empty").string();
                        // Every interface of the tree, not only those behind RDMA ports: some trees
                        // have no RDMA device at all.

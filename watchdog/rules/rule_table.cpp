@@ -12,6 +12,7 @@
 #include "watchdog/rules/lossless_class_shared.hpp"
 #include "watchdog/rules/lossless_drop.hpp"
 #include "watchdog/rules/nic_driver_error.hpp"
+#include "watchdog/rules/nic_health_reporter.hpp"
 #include "watchdog/rules/nic_overheating.hpp"
 #include "watchdog/rules/optics_degraded.hpp"
 #include "watchdog/rules/pause_storm.hpp"
@@ -43,6 +44,7 @@ const RuleDef* const kRuleTable[] = {
     &kNicDriverErrorRule,
     &kOpticsDegradedRule,
     &kNicOverheatingRule,
+    &kNicHealthReporterRule,
 };
 
 }  // namespace

@@ -2,8 +2,8 @@
 # tree) and the switch it faces over LLDP (the json0 parser on a real lldpd capture, the lldpcli
 # runner against stand-in programs, the lldp_neighbors collector over a fake source). The LLDP
 # collector against a real lldpd across two namespaces is tests/deploy/lldp_netns_test.sh. The PCI
-# function's own health: its PCIe AER counters (its temperature sensors: nic_temperature_test.cpp,
-# in the default group of CMakeLists.txt).
+# function's own health: its PCIe AER counters (its temperature sensors and devlink health
+# reporters: nic_temperature_test.cpp, devlink_health_test.cpp, in the default group of CMakeLists.txt).
 add_executable(port_context_test
   ${CMAKE_CURRENT_LIST_DIR}/lldp_json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/lldpcli_source_test.cpp
