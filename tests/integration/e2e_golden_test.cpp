@@ -6,8 +6,9 @@
 // Cases, found, not listed by hand:
 //   * every sysfs tree of tests/fixtures/realdata/ and tests/fixtures/handmade/ (*.ttar), with the
 //     other sources pointed at nothing (an empty directory, an LLDP file without neighbours), so no
-//     answer comes from the machine running the test; a tree's devlink health capture, when it has
-//     one, is `<stem>.devlink_health.json` beside it;
+//     answer comes from the machine running the test; a collector that can read a capture instead
+//     of the kernel (its own `collectors.<name>.file` key, e.g. devlink_health) reads
+//     `<stem>.<name>.*` beside the tree when there is one, else a file that is not there;
 //   * `sim`: the simulated GPU node at t = 0 (sim::Simulator, seed 1: byte-identical files) with every
 //     file source -- ethtool -S, DCB, FEC, module EEPROMs, LLDP, the kernel log -- and the Slurm job
 //     of tests/fixtures/slurm;
@@ -34,6 +35,7 @@
 #include <thread>
 
 #include "collectors/registry.hpp"
+#include "config/config_loader.hpp"
 #include "tests/integration/daemon_fixture.hpp"
 #include "tests/unit/collectors/rdma_test_support.hpp"
 
@@ -154,18 +156,43 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 /// `withMads`: peer_port's MADs come only from the kernel's umad devices (or the demo's own source),
 /// never from files, so over a file tree it does not apply and is off: a test machine with an
 /// InfiniBand HCA must not leak its fabric into a golden file.
-/// `devlinkHealth`: the tree's capture of `devlink -j -s health show` (`<stem>.devlink_health.json`
-/// beside its ttar), or nothing (a file that is not there: no data), never the machine's devlink.
+/// The collectors that can read a capture instead of the kernel: those whose own settings declare a
+/// `file` key, found by asking the config loader, so a new one needs no line here.
+const std::vector<std::string>& captureCollectors() {
+  static const std::vector<std::string> names = [] {
+    ConfigSchema schema;
+    for (const CollectorEntry* c : collectorRegistry()) schema.collectors.push_back({c->name, c->bindSettings});
+    std::vector<std::string> out;
+    for (const CollectorEntry* c : collectorRegistry()) {
+      const std::string probe = "collectors:\n  " + std::string(c->name) + ":\n    file: /capture\n";
+      if (loadConfigText(probe, "probe.yaml", schema).ok()) out.emplace_back(c->name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+/// `captures`: `<stem>` of a fixture tree; each capture collector reads `<stem>.<name>.*` beside it
+/// when there is one, else (and without a stem) a file that is not there: no data, never the
+/// machine's kernel.
 void writeConfig(const fs::path& dir, bool withJob, bool fileSources, bool withMads = false,
-                 const fs::path& devlinkHealth = {}) {
+                 const fs::path& captures = {}) {
   const fs::path none = dir / "none";
   const fs::path slurm = kFixtures / "slurm";
   std::ostringstream y;
   y << "poll:\n  interval: 100ms\n  slow_interval: 100ms\n"
-    << "collectors:\n  transceiver:\n    interval: 100ms\n"
-    << "  devlink_health:\n    file: " << (devlinkHealth.empty() ? none / "devlink_health.json" : devlinkHealth).string()
-    << "\n"
-    << (withMads ? "" : "  peer_port:\n    enabled: false\n")
+    << "collectors:\n  transceiver:\n    interval: 100ms\n";
+  for (const std::string& name : captureCollectors()) {
+    fs::path file = none / (name + ".capture");
+    if (!captures.empty()) {
+      for (const auto& e : fs::directory_iterator(captures.parent_path())) {
+        const std::string f = e.path().filename().string();
+        if (f.starts_with(captures.filename().string() + "." + name + ".")) file = e.path();
+      }
+    }
+    y << "  " << name << ":\n    file: " << file.string() << "\n";
+  }
+  y << (withMads ? "" : "  peer_port:\n    enabled: false\n")
     << "state:\n  path: " << (dir / "state.json").string() << "\n"
     << "slurm_jobs:\n  spool_dir: " << none.string() << "\n"
     << "  cgroup_root: " << (withJob ? slurm / "cgroup" : none).string() << "\n"
@@ -192,8 +219,7 @@ std::vector<Case> cases() {
       out.push_back({std::string(group) + "_" + ttar.stem().string(), [ttar](const fs::path& dir) {
                        unpackTtar(ttar, dir / "sys");
                        fs::create_directories(dir / "empty");
-                       writeConfig(dir, false, true, false,
-                                   ttar.parent_path() / (ttar.stem().string() + ".devlink_health.json"));
+                       writeConfig(dir, false, true, false, ttar.parent_path() / ttar.stem());
                        const std::string empty = (dir / "empty").string();
                        // Every interface of the tree, not only those behind RDMA ports: some trees
                        // have no RDMA device at all.
