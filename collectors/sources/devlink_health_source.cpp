@@ -390,32 +390,10 @@ class DevlinkHealthFileSource final : public DevlinkHealthSource {
 
   Result<std::optional<DevlinkHealthReport>> read() override {
     const std::string path = file_.string();
-    // Regular files only: a FIFO at the path is an error, not a hang.
-    auto fd = openForRead(path);
-    if (!fd) {
-      if (fd.error().errnum == ENOENT)
-        return std::optional<DevlinkHealthReport>{};  // no capture: no data
-      return fd.error();
-    }
-    std::string text(kMaxFile + 1, '\0');
-    size_t got = 0;
-    for (;;) {
-      const ssize_t n = ::pread(*fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int err = errno;
-        ::close(*fd);
-        return sysError("read " + path, err);
-      }
-      if (n == 0) break;
-      got += static_cast<size_t>(n);
-      if (got == text.size()) break;
-    }
-    ::close(*fd);
-    if (got > kMaxFile) return Error{"read " + path + ": file too large", EFBIG};
-    text.resize(got);
-    if (trim(text).empty()) return Error{"read " + path + ": empty file", ENODATA};
-    auto report = parseDevlinkHealthJson(text);
+    auto text = readWholeFile(path, kMaxFile);
+    if (!text) return text.error();
+    if (!*text) return std::optional<DevlinkHealthReport>{};  // no capture: no data
+    auto report = parseDevlinkHealthJson(**text);
     if (!report) return Error{path + ": " + report.error().message, report.error().errnum};
     return std::optional<DevlinkHealthReport>(std::move(*report));
   }

@@ -112,31 +112,10 @@ class FecFileSource final : public FecSource {
       return Error{"fec file: invalid interface name \"" + ifname + "\"", EINVAL};
     }
     const std::string path = (dir_ / ifname).string();
-    // openForRead takes regular files only: a FIFO planted in the directory is an error, not a hang.
-    auto fd = openForRead(path);
-    if (!fd) {
-      if (fd.error().errnum == ENOENT) return std::optional<FecInfo>{};  // no FEC information
-      return fd.error();
-    }
-    std::string text(kMaxFecFile + 1, '\0');
-    size_t got = 0;
-    for (;;) {
-      const ssize_t n = ::pread(*fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int err = errno;
-        ::close(*fd);
-        return sysError("read " + path, err);
-      }
-      if (n == 0) break;
-      got += static_cast<size_t>(n);
-      if (got == text.size()) break;
-    }
-    ::close(*fd);
-    if (got > kMaxFecFile) return Error{"read " + path + ": file too large", EFBIG};
-    text.resize(got);
-    if (trim(text).empty()) return Error{"read " + path + ": empty file", ENODATA};
-    auto info = parseFecYaml(text);
+    auto text = readWholeFile(path, kMaxFecFile);  // a FIFO planted in the directory: an error, not a hang
+    if (!text) return text.error();
+    if (!*text) return std::optional<FecInfo>{};  // no FEC information
+    auto info = parseFecYaml(**text);
     if (!info) return Error{path + ": " + info.error().message, info.error().errnum};
     return std::optional<FecInfo>{std::move(*info)};
   }

@@ -308,6 +308,33 @@ Result<uint64_t> CounterFile::readU64() {
   return *value;
 }
 
+Result<std::optional<std::string>> readWholeFile(const std::string& absPath, size_t maxBytes) {
+  auto fd = openForRead(absPath);
+  if (!fd) {
+    if (fd.error().errnum == ENOENT) return std::optional<std::string>{};
+    return fd.error();
+  }
+  std::string text(maxBytes + 1, '\0');
+  size_t got = 0;
+  for (;;) {
+    const ssize_t n = ::pread(*fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(*fd);
+      return sysError("read " + absPath, err);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+    if (got == text.size()) break;
+  }
+  ::close(*fd);
+  if (got > maxBytes) return Error{"read " + absPath + ": file too large", EFBIG};
+  text.resize(got);
+  if (trim(text).empty()) return Error{"read " + absPath + ": empty file", ENODATA};
+  return std::optional<std::string>(std::move(text));
+}
+
 Result<uint64_t> sysfsIdentity(const std::string& absPath) {
   struct stat st {};
   if (::stat(absPath.c_str(), &st) != 0) return sysError("stat " + absPath, errno);

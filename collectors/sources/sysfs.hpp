@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -114,6 +115,11 @@ inline constexpr size_t kDefaultMaxKeptFiles = 4096;
 Result<int> openForRead(const std::string& absPath, DirHold* dir = nullptr);
 /// Same, and gives the file's device and inode.
 Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino, DirHold* dir = nullptr);
+
+/// A whole file of at most `maxBytes` (a capture a file-backed source reads at every poll), through
+/// openForRead (regular files only: a FIFO at the path is an error, not a hang). nullopt when the
+/// file does not exist; larger or empty (whitespace only) is an error.
+Result<std::optional<std::string>> readWholeFile(const std::string& absPath, size_t maxBytes);
 
 /// Identity of a sysfs directory: its inode. kernfs gives a re-created object a new inode number.
 Result<uint64_t> sysfsIdentity(const SysfsRoot& sysfs, std::string_view rel);
