@@ -26,8 +26,10 @@ namespace fabricmon {
 
 namespace {
 
-// SIGTERM must end the process within 2 s (issue #2); a stuck collector gets what is left of it.
+// SIGTERM must end the process within 2 s (issue #2); a stuck collector gets what is left of it,
+// and the last state file write whatever the collectors left of kStopDeadline.
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
+constexpr auto kStopDeadline = std::chrono::milliseconds(1800);
 // One per core of the machines we run on; each response is a memcpy of a prerendered payload.
 constexpr int kHttpThreads = 2;
 
@@ -195,13 +197,15 @@ void App::waitForSignal() {
 }
 
 void App::shutdown() {
+  const auto deadline = std::chrono::steady_clock::now() + kStopDeadline;
   notifyStopping();
   applyPush(std::nullopt);
   if (http_) http_->stop();
   if (sampler_) {
     sampler_->stop(kStopGrace);
-    // The pipeline thread has ended: the watchdog is ours to write out.
-    sampler_->flushState();
+    // The pipeline thread has ended: the watchdog is ours to write out, within the stop deadline
+    // (an fsync on a busy disk can take longer than the whole budget).
+    sampler_->flushState(deadline);
   }
   if (demo_) demo_->stop();
   signals_.cancel();

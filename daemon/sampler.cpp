@@ -78,7 +78,9 @@ void Sampler::stop(std::chrono::milliseconds grace) {
   pipeline_->stop();
 }
 
-void Sampler::flushState() { watchdog_->flushState(); }
+void Sampler::flushState(std::chrono::steady_clock::time_point deadline) {
+  leftBehind_ |= !watchdog_->flushState(deadline);
+}
 
 std::vector<CollectorHealth> Sampler::collectorHealth() const {
   std::vector<CollectorHealth> health;

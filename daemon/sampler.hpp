@@ -47,8 +47,9 @@ class Sampler {
   void reconfigure(const Config& config);
   /// Stops the collectors (a stuck one gets `grace`) and the pipeline.
   void stop(std::chrono::milliseconds grace);
-  /// Writes the watchdog's state out; call after stop().
-  void flushState();
+  /// Writes the watchdog's state out; call after stop(). A write still running at `deadline` is
+  /// left behind (leftThreadsBehind()).
+  void flushState(std::chrono::steady_clock::time_point deadline);
   /// True if a collector run was left blocked when the collectors stopped.
   bool leftThreadsBehind() const { return leftBehind_; }
 

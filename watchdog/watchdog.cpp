@@ -1,6 +1,8 @@
 #include "watchdog/watchdog.hpp"
 
 #include <algorithm>
+#include <future>
+#include <thread>
 #include <map>
 
 #include "model/families/jobs.hpp"
@@ -269,8 +271,23 @@ void Watchdog::useStateFile(std::string path, std::chrono::milliseconds interval
   pending_ = std::make_unique<PendingState>(PendingState{std::move(**doc)});
 }
 
-void Watchdog::flushState() {
-  if (!statePath_.empty() && evaluated_) saveState();
+bool Watchdog::flushState(std::chrono::steady_clock::time_point deadline) {
+  if (statePath_.empty() || !evaluated_) return true;
+  nlohmann::json doc = pending_ ? pending_->doc : engine_->saveState(watchdog::toNs(lastNow_), lastWall_);
+  auto written = std::make_shared<std::promise<Status>>();
+  std::future<Status> result = written->get_future();
+  std::thread([path = statePath_, doc = std::move(doc), written]() mutable {
+    written->set_value(watchdog::writeStateFile(path, std::move(doc)));
+  }).detach();
+  const bool done = deadline == std::chrono::steady_clock::time_point::max()
+                        ? (result.wait(), true)
+                        : result.wait_until(deadline) == std::future_status::ready;
+  if (!done) {
+    spdlog::warn("state file {} still being written at the stop deadline; the previous one stays", statePath_);
+    return false;
+  }
+  if (Status st = result.get(); !st) spdlog::warn("state file {} not written: {}", statePath_, st.error().message);
+  return true;
 }
 
 void Watchdog::saveState() {

@@ -48,8 +48,11 @@ class Watchdog {
   /// An unreadable file is ignored with a logged warning. "" = no state file.
   void useStateFile(std::string path, std::chrono::milliseconds interval);
   /// Writes the state file now (at shutdown, after the last evaluate()); on the evaluating thread
-  /// or once it stopped.
-  void flushState();
+  /// or once it stopped. The write (which fsyncs) runs on a thread of its own that holds only the
+  /// document: false when it had not finished by `deadline` (a stalled disk), in which case the
+  /// previous file stays whole (a temporary file renamed over it) and the caller must end the
+  /// process without waiting for that thread.
+  bool flushState(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
   /// Every family metricsBatch() may contain.
   static std::span<const FamilyDef* const> families();
 

@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
+#include <thread>
 
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/watchdog/test_node.hpp"
@@ -226,6 +231,36 @@ TEST(StateFile, CorruptOrForeignFilesAreRefused) {
   }
   std::filesystem::create_directory(dir.path() / "adir");
   EXPECT_FALSE(watchdog::readStateFile((dir.path() / "adir").string()));
+}
+
+TEST(StateFile, AWriteThatStallsDoesNotHoldTheStopPastItsDeadline) {
+  // SIGTERM must end the daemon within 2 s; the last write fsyncs, and a disk can stall it. A FIFO
+  // where the temporary file goes blocks the write in open() until someone reads it.
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  const std::string tmp = path + ".tmp";
+  ASSERT_EQ(::mkfifo(tmp.c_str(), 0600), 0);
+  TestNode a(shortWindows());
+  a.watchdog().useStateFile(path, std::chrono::hours(1));
+  Link l{a};
+  l.setup();
+  l.run(5);
+  EXPECT_FALSE(a.watchdog().flushState(std::chrono::steady_clock::now() + std::chrono::milliseconds(100)));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  // Let the left-behind write go (it fails on the FIFO and removes it), so no thread outlives the test.
+  const int reader = ::open(tmp.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  char buf[4096];
+  for (int i = 0; i < 500 && std::filesystem::exists(tmp); ++i) {
+    while (::read(reader, buf, sizeof buf) > 0) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::close(reader);
+  EXPECT_FALSE(std::filesystem::exists(tmp));
+  // An unstalled disk: the write finishes and the file is there.
+  EXPECT_TRUE(a.watchdog().flushState(std::chrono::steady_clock::now() + std::chrono::seconds(30)));
+  EXPECT_TRUE(std::filesystem::exists(path));
 }
 
 TEST(StateFile, BaselineSurvivesARestart) {
