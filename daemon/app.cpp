@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -197,15 +198,19 @@ void App::waitForSignal() {
 }
 
 void App::shutdown() {
-  const auto deadline = std::chrono::steady_clock::now() + kStopDeadline;
+  const auto start = std::chrono::steady_clock::now();
   notifyStopping();
   applyPush(std::nullopt);
   if (http_) http_->stop();
   if (sampler_) {
-    sampler_->stop(kStopGrace);
+    // Both budgets count from the signal, not from this line: stopping the push and the listener
+    // before it takes time too.
+    const auto graceLeft = std::chrono::duration_cast<std::chrono::milliseconds>(
+        start + kStopGrace - std::chrono::steady_clock::now());
+    sampler_->stop(std::max(graceLeft, std::chrono::milliseconds(0)));
     // The pipeline thread has ended: the watchdog is ours to write out, within the stop deadline
     // (an fsync on a busy disk can take longer than the whole budget).
-    sampler_->flushState(deadline);
+    sampler_->flushState(start + kStopDeadline);
   }
   if (demo_) demo_->stop();
   signals_.cancel();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <system_error>
 #include <thread>
 #include <map>
 
@@ -276,16 +277,23 @@ bool Watchdog::flushState(std::chrono::steady_clock::time_point deadline) {
   nlohmann::json doc = pending_ ? pending_->doc : engine_->saveState(watchdog::toNs(lastNow_), lastWall_);
   auto written = std::make_shared<std::promise<Status>>();
   std::future<Status> result = written->get_future();
-  std::thread([path = statePath_, doc = std::move(doc), written]() mutable {
-    written->set_value(watchdog::writeStateFile(path, std::move(doc)));
-  }).detach();
+  std::thread writer;
+  try {
+    writer = std::thread([path = statePath_, doc, written]() mutable {
+      written->set_value(watchdog::writeStateFile(path, std::move(doc)));
+    });
+  } catch (const std::system_error&) {  // no thread to be had: write here, unbounded
+    written->set_value(watchdog::writeStateFile(statePath_, std::move(doc)));
+  }
   const bool done = deadline == std::chrono::steady_clock::time_point::max()
                         ? (result.wait(), true)
                         : result.wait_until(deadline) == std::future_status::ready;
   if (!done) {
     spdlog::warn("state file {} still being written at the stop deadline; the previous one stays", statePath_);
+    writer.detach();  // it holds only its own copies; the process ends with _Exit
     return false;
   }
+  if (writer.joinable()) writer.join();
   if (Status st = result.get(); !st) spdlog::warn("state file {} not written: {}", statePath_, st.error().message);
   return true;
 }

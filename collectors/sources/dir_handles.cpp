@@ -93,15 +93,20 @@ DirHold openHandle(std::string dir) {
                                            static_cast<uint64_t>(st.st_ino));
 }
 
-// The live handle of `dir`; with `open`, one is opened when there is none and the cap allows.
-DirHold acquire(std::string_view dir, bool open) {
+// A handle of `dir` for a new holder: the cached one when it still names the directory (one stat:
+// a device renamed away keeps its old directory alive, and a new holder must not start on it),
+// else one opened now, while the cap allows; nullptr when none can be kept.
+DirHold acquire(std::string_view dir) {
   Cache& c = cache();
   std::lock_guard lock(c.mu);
   auto it = c.byDir.find(dir);
   if (it != c.byDir.end()) {
-    if (DirHold h = it->second.lock(); h != nullptr && h->use()) return h;
+    if (DirHold h = it->second.lock(); h != nullptr && !h->stale()) {
+      if (h->stillNamed()) return h;
+      h->markStale();
+    }
   }
-  if (!open || gLive.load(std::memory_order_relaxed) >= gCap.load(std::memory_order_relaxed)) return nullptr;
+  if (gLive.load(std::memory_order_relaxed) >= gCap.load(std::memory_order_relaxed)) return nullptr;
   DirHold h = openHandle(std::string(dir));
   if (h == nullptr) return nullptr;
   if (it != c.byDir.end()) {
@@ -123,14 +128,10 @@ int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold) {
   if (slash == std::string::npos || slash == 0 || slash + 1 == absPath.size()) {
     return ::open(absPath.c_str(), flags);
   }
+  if (hold == nullptr) return ::open(absPath.c_str(), flags);  // read once: its path is as cheap
   const std::string_view dir(absPath.data(), slash);
-  DirHold h;
-  if (hold == nullptr) {
-    h = acquire(dir, false);
-  } else {
-    if (*hold == nullptr || !(*hold)->use()) *hold = acquire(dir, true);
-    h = *hold;
-  }
+  if (*hold == nullptr || !(*hold)->use()) *hold = acquire(dir);
+  const DirHold h = *hold;
   if (h == nullptr) return ::open(absPath.c_str(), flags);
   const int fd = ::openat(h->fd(), absPath.c_str() + slash + 1, flags);
   if (fd >= 0) return fd;
@@ -143,7 +144,7 @@ int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold) {
     return -1;
   }
   h->markStale();  // the device was removed or re-created: the path decides, a new handle next time
-  if (hold != nullptr) hold->reset();
+  hold->reset();
   return ::open(absPath.c_str(), flags);
 }
 

@@ -19,8 +19,9 @@ using DirHold = std::shared_ptr<const DirHandle>;
 
 /// open(absPath, flags), done as openat() relative to a handle of absPath's directory. Returns the
 /// descriptor, or -1 with errno set, as open(2) does.
-/// - `hold` non-null: the caller keeps the handle there (opened now if the directory has none, while
-///   fewer than maxKeptDirs() are open); null: a handle someone else holds is used, if any.
+/// - `hold` non-null: the caller keeps the handle there (the directory's handle when it still names
+///   the directory, or one opened now, while fewer than maxKeptDirs() are open); null: a plain
+///   open() (a file read once walks its path once either way).
 /// - A handle whose directory no longer answers (ENOENT from a directory that is gone, ENOTDIR) is
 ///   dropped and the full path is tried; every kDirCheckUses uses the directory's path is stat()ed
 ///   and a handle that no longer names it (renamed, replaced, a symlink retargeted) is dropped.

@@ -158,10 +158,15 @@ std::atomic<uint32_t> gWantedAtMs{0};
 
 void noteRefused(uint32_t now, uint32_t interval) {
   if (interval == 0) return;  // read once so far: how often is not known yet
-  const uint32_t want = gWantedIntervalMs.load(std::memory_order_relaxed);
+  uint32_t want = gWantedIntervalMs.load(std::memory_order_relaxed);
   const uint32_t at = gWantedAtMs.load(std::memory_order_relaxed);
-  if (want == 0 || interval < want || now - at > 2 * want) gWantedIntervalMs.store(interval, std::memory_order_relaxed);
-  gWantedAtMs.store(now, std::memory_order_relaxed);
+  if (want == 0 || interval < want || now - at > 2 * want) {
+    want = interval;
+    gWantedIntervalMs.store(want, std::memory_order_relaxed);
+  }
+  // Only a file as fast as the wanted interval keeps the want fresh: refusals of slower files
+  // must not make the kept ones yield to a fast file that no longer asks.
+  if (interval <= want) gWantedAtMs.store(now, std::memory_order_relaxed);
 }
 
 // True when a file read at least twice as often as this one (every `interval` ms) was refused a
@@ -199,6 +204,7 @@ CounterFile::CounterFile(CounterFile&& other) noexcept
       ino_(other.ino_),
       readsSinceCheck_(other.readsSinceCheck_),
       lastReadMs_(other.lastReadMs_),
+      prevIntervalMs_(other.prevIntervalMs_),
       dir_(std::move(other.dir_)) {}
 
 CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
@@ -210,6 +216,7 @@ CounterFile& CounterFile::operator=(CounterFile&& other) noexcept {
     ino_ = other.ino_;
     readsSinceCheck_ = other.readsSinceCheck_;
     lastReadMs_ = other.lastReadMs_;
+    prevIntervalMs_ = other.prevIntervalMs_;
     dir_ = std::move(other.dir_);
   }
   return *this;
@@ -257,11 +264,18 @@ Status CounterFile::ensureOpen() {
 
 Result<size_t> CounterFile::readInto(char* buf, size_t size) {
   const uint32_t now = gClock.load(std::memory_order_relaxed)();
-  const uint32_t interval = lastReadMs_ == 0 ? 0 : now - lastReadMs_;
+  const uint32_t latest = lastReadMs_ == 0 ? 0 : now - lastReadMs_;
+  // The longer of the last two intervals: one short one (a run that follows an overrun) does not
+  // make a file look faster than its cadence.
+  const uint32_t interval = latest == 0 ? 0 : std::max(latest, prevIntervalMs_);
+  prevIntervalMs_ = latest;
   lastReadMs_ = now == 0 ? 1 : now;
-  if (auto st = ensureOpen(); !st) {
+  // A file that would give a slot up right after its read does not take a free one first.
+  const bool yields = yieldsSlot(now, interval);
+  Status st = fd_ < 0 && yields ? Status{Error{"", EMFILE}} : ensureOpen();
+  if (!st) {
     if (st.error().errnum != EMFILE || !st.error().message.empty()) return st.error();
-    noteRefused(now, interval);
+    if (!yields) noteRefused(now, interval);
     // Over the cap: open, read, close. Costs an open and a close per read (docs/benchmarks.md),
     // the open below the directory's handle. No fstat here (openForRead's regular-file check): a
     // descriptor kept for no longer than one pread of at most `size` bytes cannot hang or grow
@@ -275,7 +289,7 @@ Result<size_t> CounterFile::readInto(char* buf, size_t size) {
   auto n = preadOnce(fd_, buf, size, path_);
   if (!n) {
     close();  // a re-created device gives ENODEV on the old descriptor: reopen next time
-  } else if (yieldsSlot(now, interval)) {
+  } else if (yields) {
     close();  // to a file read more often; this one reopens below its directory's handle
   }
   return n;

@@ -102,6 +102,7 @@ class CounterFile {
   uint64_t ino_ = 0;
   unsigned readsSinceCheck_ = 0;
   uint32_t lastReadMs_ = 0;  ///< 0 = never read
+  uint32_t prevIntervalMs_ = 0;
   DirHold dir_;  ///< the directory's handle, for reopening without walking the whole path
   char buf_[64];
 };

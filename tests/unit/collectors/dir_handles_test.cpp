@@ -152,7 +152,7 @@ TEST_F(DirHandles, TheCapBoundsHandlesAndReadsBeyondItStillWork) {
   EXPECT_EQ(keptDirs(), dirsBefore_ + 1);
 }
 
-TEST_F(DirHandles, AReaderWithoutAHoldUsesAHandleButNeverOpensOne) {
+TEST_F(DirHandles, AReaderWithoutAHoldOpensByPathAndNeverOpensAHandle) {
   put(tmp_.path() / "held/x", "1\n");
   put(tmp_.path() / "held/y", "2\n");
   put(tmp_.path() / "loose/z", "3\n");
@@ -162,11 +162,22 @@ TEST_F(DirHandles, AReaderWithoutAHoldUsesAHandleButNeverOpensOne) {
   EXPECT_EQ(root.readText("held/y").value(), "2");
   EXPECT_EQ(root.readText("loose/z").value(), "3");
   EXPECT_EQ(keptDirs(), dirsBefore_ + 1);
-  // A directory below a handle is still not a regular file.
+  // A directory is still not a regular file.
   fs::create_directories(tmp_.path() / "held/sub");
   auto fd = openForRead((tmp_.path() / "held/sub").string());
   ASSERT_FALSE(fd);
   EXPECT_EQ(fd.error().errnum, EISDIR);
+}
+
+TEST_F(DirHandles, ANewHolderDoesNotStartOnADirectoryRenamedAway) {
+  // An interface renamed and another given its old name: the old directory still answers openat.
+  put(tmp_.path() / "net/eth0/operstate", "up\n");
+  CounterFile first((tmp_.path() / "net/eth0/operstate").string());
+  EXPECT_EQ(text(first), "up");  // holds the handle of net/eth0
+  fs::rename(tmp_.path() / "net/eth0", tmp_.path() / "net/eth9");
+  put(tmp_.path() / "net/eth0/operstate", "down\n");
+  CounterFile second((tmp_.path() / "net/eth0/operstate").string());
+  EXPECT_EQ(text(second), "down");  // at its first read, not 64 reads later
 }
 
 }  // namespace
