@@ -274,6 +274,8 @@ bool setUp(Rig& rig) {
     if (entry->name == "peer_port") continue;
     // slurm_jobs reads slurmd's spool and the job cgroups: the simulated node runs no jobs.
     if (entry->name == "slurm_jobs") continue;
+    // devlink_health reads the kernel's devlink or a capture file; the simulator writes neither.
+    if (entry->name == "devlink_health") continue;
     // A tree written before the simulator had FEC files or a kernel log has nothing for these.
     if (entry->name == "fec" && !fs::is_directory(rig.fecDir)) continue;
     if (entry->name == "nic_driver_log" && !fs::exists(rig.kmsgFile)) continue;
