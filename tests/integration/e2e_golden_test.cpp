@@ -352,5 +352,35 @@ TEST(E2eGoldenCoverage, EveryCollectorHasASampleInSomeGolden) {
   }
 }
 
+// A capture beside a fixture tree (`<stem>.<collector>.<ext>`) is read by a collector that reads
+// captures, and where it came from is said where it is used: a format without comments (JSON) cannot
+// carry the header a ttar has, so the collector's own test names the file and its shape
+// (tests/fixtures/README.md, "handmade/").
+TEST(E2eGoldenCoverage, EveryCaptureBesideATreeIsReadAndSaysWhereItCameFrom) {
+  const std::vector<std::string>& readers = captureCollectors();
+  size_t captures = 0;
+  for (const char* group : {"realdata", "handmade"}) {
+    std::set<std::string> stems;
+    for (const auto& e : fs::directory_iterator(kFixtures / group)) {
+      if (e.path().extension() == ".ttar") stems.insert(e.path().stem().string());
+    }
+    for (const auto& e : fs::directory_iterator(kFixtures / group)) {
+      const std::string file = e.path().filename().string();
+      const size_t dot = file.find('.');
+      if (dot == std::string::npos || !stems.count(file.substr(0, dot)) || e.path().extension() == ".ttar") continue;
+      const size_t end = file.find('.', dot + 1);
+      const std::string collector = file.substr(dot + 1, end == std::string::npos ? std::string::npos : end - dot - 1);
+      ++captures;
+      EXPECT_NE(std::find(readers.begin(), readers.end(), collector), readers.end())
+          << e.path() << ": no collector named '" << collector << "' reads a capture (collectors.<name>.file)";
+      const fs::path test = fs::path(FABRICMON_SOURCE_DIR) / "tests/unit/collectors" / (collector + "_test.cpp");
+      const std::string cited = "tests/fixtures/" + std::string(group) + "/" + file;
+      EXPECT_NE(readText(test).find(cited), std::string::npos)
+          << test << " does not name " << cited << " (say there where the capture came from)";
+    }
+  }
+  EXPECT_GT(captures, 0u) << "no capture beside any tree: this test checks nothing";
+}
+
 }  // namespace
 }  // namespace fabricmon::testing

@@ -4,7 +4,10 @@
 //     nest with its u8 state and u64 counts (after a DEVLINK_ATTR_PAD, as nla_put_u64_64bit()
 //     writes one where u64s must be aligned), NLMSG_DONE in a datagram of its own;
 //   * the file twin on a capture in the shape iproute2's `devlink -j -s health show` prints
-//     (tests/fixtures/handmade/roce_mlx5.devlink_health.json, the e2e golden's too);
+//     (iproute2 devlink/devlink.c, pr_out_health()): tests/fixtures/handmade/roce_mlx5.devlink_health.json,
+//     hand-made for roce_mlx5.ttar's two PFs and read by the e2e golden too: mlx5's `fw`, `fw_fatal`,
+//     `vnic` per device and `tx`, `rx` per uplink port (devlink port 65535 on PF0, 131071 on PF1),
+//     with the grace periods the driver sets; PF0's `tx` has recovered 3 TX timeouts (counts made up);
 //   * the collector from its registry row, configured by YAML (collectors.devlink_health.file);
 //   * this machine's kernel: no devlink family is "no data", not an error;
 //   * values outside their domain rejected, one reporter at a time.
