@@ -63,15 +63,15 @@ std::string renderStatusJson(const StatusInputs& in) {
       if (n.series) notes[n.series->id] = &n.text;
     }
     for (const Sample& s : in.driverLog->samples) {
-      if (s.series->family == &families::nic::kDriverRecords) counts[s.series->labels] = s.value;
+      if (s.series->family == &families::nic::kDriverRecords) counts[s.series->labels().copy()] = s.value;
     }
     for (const Sample& s : in.driverLog->samples) {
       if (s.series->family != &families::nic::kDriverLastRecord || !std::isfinite(s.value)) continue;
       json r = json::object();
-      for (const auto& [k, v] : s.series->labels) r[k] = v;
+      for (const auto& [k, v] : s.series->labels()) r[std::string(k)] = v;
       r["last_unix_seconds"] = s.value;
       r["age_seconds"] = wallNow - s.value;
-      const auto c = counts.find(s.series->labels);
+      const auto c = counts.find(s.series->labels().copy());
       r["count"] = c == counts.end() ? 0.0 : c->second;
       // Escaped like a finding's text: ASCII only, so the JSON is valid whatever the log held.
       const auto note = notes.find(s.series->id);

@@ -111,7 +111,7 @@ void appendValue(std::string& out, double value) {
 /// is one copy of it and a number instead of a ClientMetric with its own copy of every label.
 void appendSampleLine(std::string& out, const Sample& sample) {
   const Series& series = *sample.series;
-  if (series.labels.empty()) {
+  if (series.labels().empty()) {
     out += series.family->name;
   } else if (series.plainKey) {
     out += series.key;
@@ -119,7 +119,7 @@ void appendSampleLine(std::string& out, const Sample& sample) {
     out += series.family->name;
     out += '{';
     bool first = true;
-    for (const auto& [name, value] : series.labels) {
+    for (const auto& [name, value] : series.labels()) {
       if (!first) out += ',';
       first = false;
       out += name;

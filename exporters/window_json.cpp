@@ -79,7 +79,7 @@ std::string renderWindowJson(const RecentSamples& recent, const RecentSamples::Q
     appendJsonString(out, w.series->family->name);
     out += ",\"labels\":{";
     bool first = true;
-    for (const auto& [k, v] : w.series->labels) {
+    for (const auto& [k, v] : w.series->labels()) {
       if (!first) out += ',';
       first = false;
       appendJsonString(out, k);

@@ -1,6 +1,7 @@
 #include "model/sample.hpp"
 
 #include <atomic>
+#include <cctype>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -8,10 +9,56 @@
 namespace fabricmon {
 
 std::string_view Series::label(std::string_view name) const {
-  for (const auto& [k, v] : labels) {
+  for (const auto& [k, v] : labels()) {
     if (k == name) return v;
   }
   return {};
+}
+
+// A plain key is `<family>{<name>="<value>",...}` (or `<family>{}`), names and values verbatim: a
+// label starts after the `{` or a `,` and ends at the closing quote of its value, which a plain value
+// cannot hold.
+LabelView::iterator LabelView::begin() const {
+  if (!series_->plainKey) return iterator(series_, 0);
+  return iterator(series_, series_->family->name.size() + 1);
+}
+
+LabelView::iterator LabelView::end() const {
+  if (!series_->plainKey) return iterator(series_, series_->escaped ? series_->escaped->size() : 0);
+  return iterator(series_, series_->key.size() - 1);
+}
+
+size_t LabelView::size() const {
+  size_t n = 0;
+  for (auto it = begin(), e = end(); it != e; ++it) ++n;
+  return n;
+}
+
+Labels LabelView::copy() const {
+  Labels out;
+  for (const auto& [k, v] : *this) out.emplace_back(k, v);
+  return out;
+}
+
+void LabelView::iterator::load() {
+  if (!series_) return;
+  if (!series_->plainKey) {
+    const Labels* l = series_->escaped.get();
+    if (l && pos_ < l->size()) cur_ = {(*l)[pos_].first, (*l)[pos_].second};
+    next_ = pos_ + 1;
+    return;
+  }
+  const std::string_view key = series_->key;
+  if (pos_ >= key.size() - 1) return;  // the closing brace: end
+  const size_t eq = key.find('=', pos_);
+  const size_t close = key.find('"', eq + 2);
+  cur_ = {key.substr(pos_, eq - pos_), key.substr(eq + 2, close - eq - 2)};
+  next_ = close + 1 < key.size() - 1 ? close + 2 : close + 1;  // past `",` or onto the `}`
+}
+
+void LabelView::iterator::advance() {
+  pos_ = next_;
+  load();
 }
 
 namespace {
@@ -40,7 +87,9 @@ class SeriesTable {
     // and a separate control block holding a deleter: ~50 bytes less per series, ~1.3 MiB at 128
     // devices (docs/benchmarks.md, "Memory per component").
     auto created = std::make_shared<const Interned>(
-        Series{&family, std::move(labels), std::move(key), plain, id}, this);
+        Series{&family, std::move(key), plain, id,
+               plain ? nullptr : std::make_unique<const Labels>(std::move(labels))},
+        this);
     const Series* raw = created.get();
     byKey_.emplace(std::string_view(raw->key), Entry{created, raw});
     return created;
@@ -105,6 +154,11 @@ SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
   for (const auto& [k, v] : labels) {
     for (const unsigned char c : v) {
       if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"') plain = false;
+    }
+    // A name is read back out of a plain key up to its `=`.
+    if (k.empty()) plain = false;
+    for (const unsigned char c : k) {
+      if (!std::isalnum(c) && c != '_') plain = false;
     }
   }
   return seriesTable().intern(family, std::move(labels), std::move(key), plain);

@@ -31,21 +31,75 @@ struct FamilyDef {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+struct Series;
+
+/// A series' labels, read in place: (name, value) pairs in the order they were made with. A series
+/// keeps no copy of them when its key is plain (every name `[A-Za-z0-9_]`, every value printable
+/// ASCII without `\` or `"`): they are read out of the key itself, which holds each name and value
+/// verbatim. That is ~200 bytes less per series, a third of a series' memory (docs/benchmarks.md,
+/// "Fifth pass").
+class LabelView {
+ public:
+  using value_type = std::pair<std::string_view, std::string_view>;
+  class iterator {
+   public:
+    using value_type = LabelView::value_type;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    const value_type& operator*() const { return cur_; }
+    const value_type* operator->() const { return &cur_; }
+    iterator& operator++() {
+      advance();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      advance();
+      return old;
+    }
+    bool operator==(const iterator& o) const { return pos_ == o.pos_; }
+
+   private:
+    friend class LabelView;
+    iterator(const Series* s, size_t pos) : series_(s), pos_(pos) { load(); }
+    void advance();
+    void load();
+    const Series* series_ = nullptr;
+    size_t pos_ = 0;  ///< plain: offset in the key of this label's name; else index into the copy
+    size_t next_ = 0;
+    value_type cur_;
+  };
+
+  explicit LabelView(const Series& s) : series_(&s) {}
+  iterator begin() const;
+  iterator end() const;
+  bool empty() const { return begin() == end(); }
+  size_t size() const;
+  /// An owned copy (a map key, a new series' labels).
+  Labels copy() const;
+
+ private:
+  const Series* series_;
+};
+
 /// One time series: a family plus its label values. Built once per series (never per poll) and
 /// shared between batches, so the hot path only copies a pointer.
 struct Series {
   const FamilyDef* family;
-  Labels labels;
   std::string key;  ///< canonical `name{a="x",b="y"}` (values escaped), unique per series
-  /// The label values are printable ASCII without `\` or `"`: `key` is then, byte for byte, the
-  /// series' line head in the text format (no escaping, valid UTF-8), and the renderer copies it.
+  /// Every label name is `[A-Za-z0-9_]` and every value printable ASCII without `\` or `"`: `key`
+  /// is then, byte for byte, the series' line head in the text format (no escaping, valid UTF-8),
+  /// the renderer copies it, and the labels are read out of it (LabelView).
   bool plainKey = false;
   /// The series' identity, computed once when it is made: every makeSeries call with the same
   /// family and labels returns the same object, with this id, while any of them is alive; an id is
   /// never reused. The watchdog's history, its recent samples and the renderer's duplicate check
   /// key by it instead of rebuilding or hashing a string per sample.
   uint64_t id = 0;
+  /// The labels as given, kept only when the key is not plain (values that the key escapes).
+  std::unique_ptr<const Labels> escaped;
 
+  LabelView labels() const { return LabelView(*this); }
   std::string_view label(std::string_view name) const;  ///< "" when absent
 };
 using SeriesPtr = std::shared_ptr<const Series>;

@@ -232,7 +232,7 @@ void FindingTracker::start(State& st, const Verdict& v) {
     st.gauge = makeSeries(kActiveFamily, std::move(labels));
   }
   if (st.recurring && !st.recurringGauge) {
-    Labels labels = st.gauge->labels;
+    Labels labels = st.gauge->labels().copy();
     st.recurringGauge = makeSeries(kRecurringFamily, std::move(labels));
   }
   transitions_[st.rule] += 1;

@@ -119,7 +119,7 @@ std::string referenceRender(const FamilyDef& def, const std::vector<Sample>& sam
   family.type = def.type == MetricType::kCounter ? prometheus::MetricType::Counter : prometheus::MetricType::Gauge;
   for (const Sample& s : samples) {
     prometheus::ClientMetric m;
-    for (const auto& [k, v] : s.series->labels) m.label.push_back({k, v});
+    for (const auto& [k, v] : s.series->labels()) m.label.push_back({std::string(k), std::string(v)});
     (def.type == MetricType::kCounter ? m.counter.value : m.gauge.value) = s.value;
     family.metric.push_back(std::move(m));
   }

@@ -48,6 +48,33 @@ TEST(SeriesIdentity, LabelValuesThatLookAlikeUnescapedAreDifferentSeries) {
   EXPECT_EQ(two->key, R"(fabricmon_identity_test_total{a="x",b="y"})");
 }
 
+// A plain series keeps no copy of its labels: they are read out of its key (LabelView). Whatever
+// the labels, reading them back gives exactly what the series was made with, in order.
+TEST(SeriesIdentity, LabelsReadBackAsMadeWhetherTheKeyIsPlainOrNot) {
+  const std::vector<Labels> cases{
+      {},
+      {{"interface", "eth0"}},
+      {{"device", "mlx5_0"}, {"port", "1"}, {"empty", ""}, {"priority", "3"}},
+      {{"device", ""}, {"port", ""}},
+      {{"reason", "say \"hi\""}, {"path", "C:\\x"}, {"line", "a\nb"}},  // escaped in the key
+      {{"utf8", "caf\xc3\xa9"}, {"x", "y"}},                           // not ASCII: not plain
+      {{"odd-name", "v"}, {"b", "w"}},                                  // a name the key cannot delimit
+      {{"text", "a=b,c={d}"}, {"z", ","}},                              // plain, with = , { } inside
+  };
+  for (const Labels& labels : cases) {
+    const SeriesPtr s = makeSeries(kFamily, labels);
+    EXPECT_EQ(s->labels().copy(), labels) << s->key;
+    EXPECT_EQ(s->labels().size(), labels.size()) << s->key;
+    EXPECT_EQ(s->labels().empty(), labels.empty()) << s->key;
+    for (const auto& [k, v] : labels) EXPECT_EQ(s->label(k), v) << s->key << " " << k;
+    EXPECT_EQ(s->label("absent"), "") << s->key;
+  }
+  EXPECT_TRUE(makeSeries(kFamily, cases[2])->plainKey);
+  EXPECT_EQ(makeSeries(kFamily, cases[2])->escaped, nullptr);  // read from the key, no copy kept
+  EXPECT_FALSE(makeSeries(kFamily, cases[4])->plainKey);
+  EXPECT_FALSE(makeSeries(kFamily, cases[6])->plainKey);
+}
+
 TEST(SeriesIdentity, ConcurrentMakersOfOneSeriesGetOneObject) {
   constexpr int kThreads = 4;
   std::vector<SeriesPtr> made(kThreads);

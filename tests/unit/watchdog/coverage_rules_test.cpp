@@ -33,7 +33,7 @@ Strings rulesOnly(const std::vector<Finding>& findings, std::string_view rule) {
 std::vector<Labels> samplesOf(TestNode& n, std::string_view family, double value = 1) {
   std::vector<Labels> out;
   for (const auto& s : n.watchdog().metricsBatch()->samples) {
-    if (s.series->family->name == family && s.value == value) out.push_back(s.series->labels);
+    if (s.series->family->name == family && s.value == value) out.push_back(s.series->labels().copy());
   }
   return out;
 }

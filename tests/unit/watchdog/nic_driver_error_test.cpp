@@ -139,7 +139,7 @@ TEST_F(NicDriverErrorTest, FatalRecordIsACriticalFindingOnItsPortWithinOnePoll) 
   EXPECT_NE(f[0].summary.find("Fatal error 1 detected"), std::string::npos) << f[0].summary;
   // The series labels are the table's names, never message text.
   for (const Sample& s : b->samples) {
-    for (const auto& [k, v] : s.series->labels) EXPECT_EQ(v.find("detected"), std::string::npos) << k;
+    for (const auto& [k, v] : s.series->labels()) EXPECT_EQ(v.find("detected"), std::string::npos) << k;
   }
 }
 

@@ -63,7 +63,7 @@ TEST(Watchdog, ActiveGaugeGoesBackToZeroAndTransitionsCount) {
   EXPECT_EQ(valueOf(batch, "fabricmon_watchdog_transitions_total", {{"rule", "dcqcn_misconfig"}}), 1);
   for (const auto& s : batch->samples) {
     if (s.series->family->name == "fabricmon_watchdog_active") {
-      EXPECT_EQ(s.series->labels.size(), 8u);  // ... reason, side
+      EXPECT_EQ(s.series->labels().size(), 8u);  // ... reason, side
     }
   }
 
