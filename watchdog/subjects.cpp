@@ -35,19 +35,28 @@ std::array<std::string_view, 2> headOf(std::string_view key) {
 }
 
 /// Whether the joined further key labels `extra` are a, b, c (missing pieces read as empty).
+/// Compared in place, piece by piece, with no search for the separator: a rule looks its inputs
+/// up by priority or lane at every evaluation (docs/benchmarks.md, "Fifth pass: CPU").
 bool extraIs(std::string_view extra, std::array<std::string_view, 3> want) {
-  for (size_t i = 0;; ++i) {
-    const size_t sep = extra.find(kSep);
-    const std::string_view piece = extra.substr(0, sep);
-    if (piece != (i < want.size() ? want[i] : std::string_view{})) return false;
-    if (sep == std::string_view::npos) {
+  size_t pos = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::string_view w = want[i];
+    if (extra.size() - pos < w.size() || extra.compare(pos, w.size(), w) != 0) return false;
+    pos += w.size();
+    if (pos == extra.size()) {
       for (size_t j = i + 1; j < want.size(); ++j) {
         if (!want[j].empty()) return false;
       }
       return true;
     }
-    extra.remove_prefix(sep + 1);
+    if (extra[pos] != kSep) return false;  // the piece is longer than the wanted one
+    ++pos;
   }
+  // Pieces beyond the third must be empty.
+  for (; pos < extra.size(); ++pos) {
+    if (extra[pos] != kSep) return false;
+  }
+  return true;
 }
 
 struct Item {
