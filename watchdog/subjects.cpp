@@ -69,11 +69,18 @@ struct Item {
 
 }  // namespace
 
-std::span<const Tracked* const> Inputs::range(Fam fam) const {
-  const auto lo = std::lower_bound(fams_.begin(), fams_.end(), fam);
-  const auto hi = std::upper_bound(lo, fams_.end(), fam);
-  const auto b = static_cast<size_t>(lo - fams_.begin());
-  return {series_.data() + b, static_cast<size_t>(hi - lo)};
+void Inputs::index() {
+  starts_.clear();
+  if (!series_.empty()) {
+    starts_.assign(kFamCount + 1, 0);
+    size_t i = 0;
+    for (size_t f = 0; f <= kFamCount; ++f) {
+      while (i < fams_.size() && static_cast<size_t>(fams_[i]) < f) ++i;
+      starts_[f] = static_cast<uint32_t>(i);
+    }
+  }
+  fams_.clear();
+  fams_.shrink_to_fit();
 }
 
 std::string_view Inputs::label(const Tracked& s, size_t i) const {
@@ -155,6 +162,7 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
         in.fams_.push_back(port[i].fam);
         in.series_.push_back(port[i].s);
       }
+      in.index();
       ports_[p].inputs = &in;
     }
   }
@@ -181,6 +189,7 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
         ref.inputs.fams_.push_back(iface[i].fam);
         ref.inputs.series_.push_back(iface[i].s);
       }
+      ref.inputs.index();
     }
   }
 
@@ -193,6 +202,7 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
       ref.inputs.fams_.push_back(device[i].fam);
       ref.inputs.series_.push_back(device[i].s);
     }
+    ref.inputs.index();
     devices_.push_back(std::move(ref));
   }
 
