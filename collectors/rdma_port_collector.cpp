@@ -66,6 +66,7 @@ class RdmaPortCollector final : public Collector {
       info.textLabel = 4;
       info.validate = SlotParse::kRate;
       info.countErrors = false;  // the rate slot above reads the same file and counts its errors
+      info.sameFileAs = group.slots.size() - 1;  // and its text is this info's: one read, one descriptor
       group.infos.push_back(std::move(info));
     }
   }

@@ -18,7 +18,9 @@ void indexDirs(SlotGroup& group) {
     const std::string& path = slot.file.path();
     const std::string dir = path.substr(0, path.rfind('/'));
     auto [it, inserted] = index.try_emplace(dir, group.dirs.size());
-    if (inserted) group.dirs.push_back(SlotGroup::Dir{dir, stampDir(dir).value_or(DirStamp{})});
+    if (inserted) {
+      group.dirs.push_back(SlotGroup::Dir{dir, dir == group.dirAbs, stampDir(dir).value_or(DirStamp{})});
+    }
     slot.dir = it->second;
   }
 }
@@ -88,33 +90,42 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
   }
   size_t present = 0;
   for (auto& group : groups_) {
-    auto identity = sysfsIdentity(group.dirAbs);
-    if (!identity) {
+    // One stat of the whole path per group and poll: the device's identity (a re-created one has a
+    // new inode) and the stamp of its directory.
+    auto stamp = stampPath(group.dirAbs);
+    if (!stamp) {
       // Vanished since discovery: its series leave the next snapshot and its files are closed.
       if (group.present) group.clear();
       group.present = false;
       continue;
     }
-    if (!group.present || *identity != group.identity) {
+    if (!group.present || stamp->stamp.inode != group.identity) {
       group.clear();
-      group.identity = *identity;
+      group.identity = stamp->stamp.inode;
       group.present = true;
       builder_(topology, group);
       indexDirs(group);
     }
     ++present;
-    readGroup(group, out);
+    readGroup(group, *stamp, out);
   }
   return present;
 }
 
-void SlotGroupCache::readGroup(SlotGroup& group, CollectOutput& out) {
+void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out) {
   for (const auto& series : group.constants) out.add(series, 1.0);
 
   // A file renamed over or deleted changes its directory's stamp: only then do the kept
   // descriptors of that directory compare themselves with their paths.
   for (size_t d = 0; d < group.dirs.size(); ++d) {
-    const DirStamp now = stampDir(group.dirs[d].path).value_or(DirStamp{});
+    const SlotGroup::Dir& dir = group.dirs[d];
+    std::optional<DirStamp> stamp;
+    if (!dir.self) {
+      stamp = stampDir(dir.path);
+    } else if (groupStamp.isDir) {
+      stamp = groupStamp.stamp;  // the same stat stampDir(dir.path) would make
+    }
+    const DirStamp now = stamp.value_or(DirStamp{});
     if (now == group.dirs[d].stamp) {
       continue;
     }
@@ -126,9 +137,13 @@ void SlotGroupCache::readGroup(SlotGroup& group, CollectOutput& out) {
 
   // All counter files of the group back-to-back: the kernel refreshes hw_counters at most once per
   // `lifespan` ms, so one burst gives one consistent set (drivers/infiniband/core/sysfs.c).
-  for (auto& slot : group.slots) {
+  const bool keepTexts = !group.infos.empty();
+  if (keepTexts) slotTexts_.assign(group.slots.size(), std::string_view());
+  for (size_t i = 0; i < group.slots.size(); ++i) {
+    CounterSlot& slot = group.slots[i];
     if (slot.unsupported) continue;
     auto text = slot.file.readText();
+    if (keepTexts && text) slotTexts_[i] = *text;  // in slot.file's buffer until its next read
     if (!text) {
       if (isUnsupported(slot, text.error())) {
         slot.unsupported = true;
@@ -162,7 +177,12 @@ void SlotGroupCache::readGroup(SlotGroup& group, CollectOutput& out) {
   }
 
   for (auto& info : group.infos) {
-    auto text = info.file.readText();
+    Result<std::string_view> text = std::string_view();
+    if (info.sameFileAs < slotTexts_.size() && slotTexts_[info.sameFileAs].data() != nullptr) {
+      text = slotTexts_[info.sameFileAs];
+    } else {
+      text = info.file.readText();
+    }
     std::string_view shown;
     if (!text) {
       if (info.countErrors) out.fileError(info.key, text.error());

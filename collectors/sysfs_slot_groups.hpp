@@ -69,6 +69,12 @@ struct InfoSlot {
   std::optional<SlotParse> validate;
   /// False when a CounterSlot reads the same file and already counts its errors.
   bool countErrors = true;
+  /// The index in SlotGroup::slots of a CounterSlot that reads the same file (a port's `rate`):
+  /// its text of this poll is used instead of a second read of the file, so the info keeps no
+  /// descriptor of its own. When that read failed this poll, or the slot is not read (unsupported),
+  /// the info reads the file itself, as without it.
+  static constexpr size_t kOwnFile = static_cast<size_t>(-1);
+  size_t sameFileAs = kOwnFile;
   std::string lastText;
   SeriesPtr series;
 };
@@ -86,10 +92,12 @@ struct SlotGroup {
   std::vector<InfoSlot> infos;
   /// The directories holding the slots' files, stat()ed once per poll: a change of their mtime,
   /// ctime or inode (an entry renamed over, added or deleted) makes the kept descriptors of their
-  /// files check their identity. One stat per directory instead of one per file.
+  /// files check their identity. One stat per directory instead of one per file; the group's own
+  /// directory (a network interface's attributes) reuses the poll's stat of `dirAbs`.
   struct Dir {
     std::string path;
-    DirStamp stamp;  ///< all zero while the directory is absent
+    bool self = false;  ///< the group's directory itself
+    DirStamp stamp;     ///< all zero while the directory is absent
   };
   std::vector<Dir> dirs;
 
@@ -114,12 +122,14 @@ class SlotGroupCache {
   const SysfsRoot& sysfs() const { return *sysfs_; }
 
  private:
-  void readGroup(SlotGroup& group, CollectOutput& out);
+  void readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out);
 
   std::shared_ptr<const SysfsRoot> sysfs_;
   Lister lister_;
   Builder builder_;
   std::vector<SlotGroup> groups_;
+  /// readGroup's texts of this poll per slot (null data: not read), for InfoSlot::sameFileAs.
+  std::vector<std::string_view> slotTexts_;
   uint64_t generation_ = 0;
   bool listed_ = false;
 };

@@ -35,19 +35,28 @@ std::array<std::string_view, 2> headOf(std::string_view key) {
 }
 
 /// Whether the joined further key labels `extra` are a, b, c (missing pieces read as empty).
+/// Compared in place, piece by piece, with no search for the separator: a rule looks its inputs
+/// up by priority or lane at every evaluation (docs/benchmarks.md, "Fifth pass: CPU").
 bool extraIs(std::string_view extra, std::array<std::string_view, 3> want) {
-  for (size_t i = 0;; ++i) {
-    const size_t sep = extra.find(kSep);
-    const std::string_view piece = extra.substr(0, sep);
-    if (piece != (i < want.size() ? want[i] : std::string_view{})) return false;
-    if (sep == std::string_view::npos) {
+  size_t pos = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::string_view w = want[i];
+    if (extra.size() - pos < w.size() || extra.compare(pos, w.size(), w) != 0) return false;
+    pos += w.size();
+    if (pos == extra.size()) {
       for (size_t j = i + 1; j < want.size(); ++j) {
         if (!want[j].empty()) return false;
       }
       return true;
     }
-    extra.remove_prefix(sep + 1);
+    if (extra[pos] != kSep) return false;  // the piece is longer than the wanted one
+    ++pos;
   }
+  // Pieces beyond the third must be empty.
+  for (; pos < extra.size(); ++pos) {
+    if (extra[pos] != kSep) return false;
+  }
+  return true;
 }
 
 struct Item {
@@ -60,11 +69,18 @@ struct Item {
 
 }  // namespace
 
-std::span<const Tracked* const> Inputs::range(Fam fam) const {
-  const auto lo = std::lower_bound(fams_.begin(), fams_.end(), fam);
-  const auto hi = std::upper_bound(lo, fams_.end(), fam);
-  const auto b = static_cast<size_t>(lo - fams_.begin());
-  return {series_.data() + b, static_cast<size_t>(hi - lo)};
+void Inputs::index() {
+  starts_.clear();
+  if (!series_.empty()) {
+    starts_.assign(kFamCount + 1, 0);
+    size_t i = 0;
+    for (size_t f = 0; f <= kFamCount; ++f) {
+      while (i < fams_.size() && static_cast<size_t>(fams_[i]) < f) ++i;
+      starts_[f] = static_cast<uint32_t>(i);
+    }
+  }
+  fams_.clear();
+  fams_.shrink_to_fit();
 }
 
 std::string_view Inputs::label(const Tracked& s, size_t i) const {
@@ -146,6 +162,7 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
         in.fams_.push_back(port[i].fam);
         in.series_.push_back(port[i].s);
       }
+      in.index();
       ports_[p].inputs = &in;
     }
   }
@@ -172,6 +189,7 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
         ref.inputs.fams_.push_back(iface[i].fam);
         ref.inputs.series_.push_back(iface[i].s);
       }
+      ref.inputs.index();
     }
   }
 
@@ -184,6 +202,7 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
       ref.inputs.fams_.push_back(device[i].fam);
       ref.inputs.series_.push_back(device[i].s);
     }
+    ref.inputs.index();
     devices_.push_back(std::move(ref));
   }
 

@@ -6,12 +6,26 @@
 
 namespace fabricmon {
 
-std::optional<DirStamp> stampDir(const std::string& absPath) {
-  struct stat st {};
-  if (::stat(absPath.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+namespace {
+
+DirStamp stampOf(const struct stat& st) {
   return DirStamp{static_cast<uint64_t>(st.st_ino),
                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
                   static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec};
+}
+
+}  // namespace
+
+std::optional<DirStamp> stampDir(const std::string& absPath) {
+  struct stat st {};
+  if (::stat(absPath.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+  return stampOf(st);
+}
+
+std::optional<PathStamp> stampPath(const std::string& absPath) {
+  struct stat st {};
+  if (::stat(absPath.c_str(), &st) != 0) return std::nullopt;
+  return PathStamp{stampOf(st), S_ISDIR(st.st_mode)};
 }
 
 DirWatcher::DirWatcher() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}

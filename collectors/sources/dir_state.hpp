@@ -21,6 +21,12 @@ struct DirStamp {
 
 /// The stamp of the directory at `absPath`; nullopt when it is absent or not a directory.
 std::optional<DirStamp> stampDir(const std::string& absPath);
+/// The stamp of whatever `absPath` names (one stat), and whether it is a directory; nullopt when absent.
+struct PathStamp {
+  DirStamp stamp;
+  bool isDir = false;
+};
+std::optional<PathStamp> stampPath(const std::string& absPath);
 
 /// Entries added, removed or renamed in watched directories (a fixture file replaced by rename, as
 /// `sed -i` does, leaves a kept descriptor on the old file). One inotify instance for all of them,

@@ -153,6 +153,26 @@ TEST_F(RdmaHardening, PortInfoDoesNotDependOnTheRateBeingReadable) {
   EXPECT_EQ(p.value(key("fabricmon_port_state")), 4.0);
 }
 
+TEST_F(RdmaHardening, RateIsReadOncePerPollForItsSeriesAndThePortInfo) {
+  // The port's rate series and fabricmon_port_info's rate label come from one read of the file:
+  // the info keeps no descriptor of its own (docs/benchmarks.md, "Fifth pass: CPU").
+  std::ofstream(port() / "rate", std::ios::trunc) << "400 Gb/sec (4X NDR)\n";
+  auto c = makeCollector("rdma_port", sources_, config_);
+  const size_t before = testing::openFdCount();
+  Poll p = run(*c);
+  EXPECT_EQ(p.value(key("fabricmon_port_rate_bytes_per_second")), 5e10);
+  EXPECT_TRUE(p.has("fabricmon_port_info{device=\"mlx5_9\",port=\"1\",interface=\"\",link_layer=\"InfiniBand\","
+                    "rate=\"400 Gb/sec (4X NDR)\"}"));
+  EXPECT_EQ(testing::openFdCount(), before + 3);  // state, phys_state, rate
+  std::ofstream(port() / "rate", std::ios::trunc) << "200 Gb/sec (4X HDR)\n";
+  Poll q = run(*c);
+  EXPECT_EQ(q.value(key("fabricmon_port_rate_bytes_per_second")), 2.5e10);
+  EXPECT_TRUE(q.has("fabricmon_port_info{device=\"mlx5_9\",port=\"1\",interface=\"\",link_layer=\"InfiniBand\","
+                    "rate=\"200 Gb/sec (4X HDR)\"}"));
+  EXPECT_EQ(q.count("fabricmon_port_info"), 1u);
+  EXPECT_EQ(testing::openFdCount(), before + 3);
+}
+
 TEST_F(RdmaHardening, UnknownStatesAreErrorsNotPlausibleNumbers) {
   auto c = makeCollector("rdma_port", sources_, config_);
   std::ofstream(port() / "state", std::ios::trunc) << "9: WEIRD\n";
@@ -305,6 +325,27 @@ TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
   Poll bad = testing::poll(*c, **t, tracker);
   EXPECT_FALSE(bad.has("fabricmon_netdev_up{interface=\"eth0\"}"));
   EXPECT_EQ(bad.errors, 1u);
+}
+
+TEST_F(RdmaHardening, InterfaceAttributeReplacedByRenameIsReadAnewWithinTwoPolls) {
+  // netdev_link's files sit in the interface's own directory: its stamp comes from the group's
+  // per-poll stat of that directory, and a file renamed over it must still be noticed.
+  TempTree tree;
+  tree.write("class/net/eth0/operstate", "up\n");
+  tree.write("class/net/eth0/carrier_changes", "4\n");
+  Sources sources;
+  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
+  TopologyDiscovery discovery(sources.sysfs, {}, NetdevConfig{{"eth0"}});
+  auto t = discovery.scan();
+  ASSERT_TRUE(t.ok());
+  auto c = makeCollector("netdev_link", sources, config_);
+  ErrorTracker tracker{"test"};
+  const std::string changes = "fabricmon_netdev_carrier_changes_total{interface=\"eth0\"}";
+  EXPECT_EQ(testing::poll(*c, **t, tracker).value(changes), 4.0);
+  replaceByRename(tree.root() / "class/net/eth0/carrier_changes", "9\n");
+  std::optional<double> seen;
+  for (int i = 0; i < 2 && seen != 9.0; ++i) seen = testing::poll(*c, **t, tracker).value(changes);
+  EXPECT_EQ(seen, 9.0) << "the kept descriptor still reads the replaced inode";
 }
 
 TEST(DomainChecks, DcqcnEnableIsZeroOrOne) {

@@ -90,6 +90,9 @@ TEST_F(SubjectsTest, AnInterfaceFindsItsSeriesByTheirFurtherKeyLabels) {
   EXPECT_EQ(eth0->in(Fam::kPauseSeconds, "10", "rx")->raw, 3);
   EXPECT_EQ(eth0->in(Fam::kPauseSeconds, "1", "rx"), nullptr);  // "1" is not a prefix match of "10"
   EXPECT_EQ(eth0->in(Fam::kPauseSeconds, "3"), nullptr);         // every key label must match
+  EXPECT_EQ(eth0->in(Fam::kPauseSeconds, "10", "r"), nullptr);   // nor is "r" of "rx"
+  EXPECT_EQ(eth0->in(Fam::kPauseSeconds, "100", "rx"), nullptr); // nor "10" of a longer want
+  EXPECT_EQ(eth0->in(Fam::kPauseSeconds, "3", "rx", "x"), nullptr);  // a third label it has not
   EXPECT_EQ(eth0->in(Fam::kNetdevUp)->raw, 1);
   EXPECT_EQ(subjects().interface("eth1")->in(Fam::kPauseSeconds, "3", "rx")->raw, 4);
   EXPECT_EQ(subjects().interface("eth1")->in(Fam::kNetdevUp), nullptr);
