@@ -1,6 +1,9 @@
 #include "watchdog/history.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
 #include <utility>
 
 namespace fabricmon::watchdog {
@@ -18,47 +21,76 @@ Nanos nanos(std::chrono::steady_clock::time_point tp) {
 
 // ---- CoarseRing ----
 
-CoarseRing::CoarseRing(Nanos width, uint16_t capacity)
-    : ms_(new uint32_t[capacity]), totals_(new double[capacity]), width_(width), capacity_(capacity) {}
+std::unique_ptr<CoarseRing::Block, CoarseRing::Free> CoarseRing::allocate(Nanos width, uint16_t capacity, bool wide) {
+  std::unique_ptr<Block, Free> b(static_cast<Block*>(::operator new(bytesFor(capacity, wide))));
+  *b = Block{kNever, width, capacity, 0, 0, wide};
+  return b;
+}
+
+CoarseRing::CoarseRing(Nanos width, uint16_t capacity) : block_(allocate(width, capacity, false)) {}
+
+namespace {
+// Whether `v` reads back exactly from a float (NaN does not compare equal: it goes wide too).
+bool exactFloat(double v) { return std::fabs(v) <= double(FLT_MAX) && double(static_cast<float>(v)) == v; }
+}  // namespace
+
+void CoarseRing::widen() {
+  auto next = allocate(block_->width, block_->capacity, true);
+  next->origin = block_->origin;
+  next->head = block_->head;
+  next->size = block_->size;
+  std::memcpy(reinterpret_cast<std::byte*>(next.get()) + timesOffset(), ms(), 4 * size_t(block_->capacity));
+  auto* to = reinterpret_cast<double*>(reinterpret_cast<std::byte*>(next.get()) + totalsOffset(block_->capacity));
+  for (uint16_t i = 0; i < block_->size; ++i) to[slot(i)] = totalIn(slot(i));
+  block_ = std::move(next);
+}
 
 void CoarseRing::put(uint16_t s, Nanos t, double total) {
-  if (origin_ == kNever) origin_ = t;  // times only grow (History::update drops older samples)
-  if ((t - origin_) / kMilli > Nanos(UINT32_MAX)) {
+  Block& b = *block_;
+  if (b.origin == kNever) b.origin = t;  // times only grow (History::update drops older samples)
+  if ((t - b.origin) / kMilli > Nanos(UINT32_MAX)) {
     // 49 days past the origin: move it to the oldest point kept (the ring spans far less).
-    const Nanos oldest = size_ > 0 ? timeAt(0) : t;
-    const auto shift = static_cast<uint32_t>((oldest - origin_) / kMilli);
-    for (uint16_t i = 0; i < size_; ++i) ms_[slot(i)] -= shift;
-    origin_ += Nanos(shift) * kMilli;
+    const Nanos oldest = b.size > 0 ? timeAt(0) : t;
+    const auto shift = static_cast<uint32_t>((oldest - b.origin) / kMilli);
+    for (uint16_t i = 0; i < b.size; ++i) ms()[slot(i)] -= shift;
+    b.origin += Nanos(shift) * kMilli;
   }
-  ms_[s] = static_cast<uint32_t>((t - origin_) / kMilli);
-  totals_[s] = total;
+  ms()[s] = static_cast<uint32_t>((t - block_->origin) / kMilli);
+  if (!block_->wide && !exactFloat(total)) widen();
+  if (block_->wide) {
+    reinterpret_cast<double*>(totals())[s] = total;
+  } else {
+    reinterpret_cast<float*>(totals())[s] = static_cast<float>(total);
+  }
 }
 
 void CoarseRing::push(Nanos t, double total) {
-  if (size_ > 0 && t - timeAt(static_cast<uint16_t>(size_ - 1)) < width_) return;
-  if (size_ < capacity_) {
-    put(slot(size_), t, total);
-    ++size_;
+  const uint16_t size = block_->size;
+  if (size > 0 && t - timeAt(static_cast<uint16_t>(size - 1)) < block_->width) return;
+  if (size < block_->capacity) {
+    put(slot(size), t, total);
+    ++block_->size;
   } else {
-    put(head_, t, total);
-    head_ = static_cast<uint16_t>((head_ + 1) % capacity_);
+    put(block_->head, t, total);
+    block_->head = static_cast<uint16_t>((block_->head + 1) % block_->capacity);
   }
 }
 
 void CoarseRing::reshape(Nanos width, uint16_t capacity) {
   CoarseRing next(width, capacity);
-  const uint16_t keep = std::min(size_, capacity);
+  const uint16_t keep = std::min(block_->size, capacity);
   for (uint16_t i = 0; i < keep; ++i) {
-    const Point p = at(static_cast<uint16_t>(size_ - keep + i));
+    const Point p = at(static_cast<uint16_t>(block_->size - keep + i));
     next.put(i, p.t, p.total);
-    ++next.size_;
+    ++next.block_->size;
   }
   *this = std::move(next);
 }
 
 std::optional<CoarseRing::Point> CoarseRing::baseFor(Nanos t) const {
-  if (size_ == 0) return std::nullopt;
-  for (uint16_t i = size_; i-- > 0;) {
+  const uint16_t size = block_->size;
+  if (size == 0) return std::nullopt;
+  for (uint16_t i = size; i-- > 0;) {
     if (timeAt(i) <= t) return at(i);
   }
   return at(0);
@@ -111,7 +143,7 @@ void PeakBuckets::setWindow(Nanos window) {
 Tracked::Window Tracked::over(Nanos window) const {
   Window w;
   if (!ring || samples < 2) return w;
-  const auto base = ring->baseFor(t - window);
+  const auto base = ring.baseFor(t - window);
   if (!base || base->t >= t) return w;
   w.increase = total - base->total;
   w.seconds = double(t - base->t) / kSecond;
@@ -139,16 +171,16 @@ void History::shape(Tracked& s) const {
   size_t f = static_cast<size_t>(s.fam);
   Nanos window = plan_.longWindow[f];
   if (window <= 0) {
-    s.ring.reset();
+    s.ring = CoarseRing();
   } else {
     Nanos width = std::max<Nanos>(window / kCoarseSlots, 1);
     // +2: the base point of a full window sits one width before it, and the newest point is "now".
     uint16_t capacity = kCoarseSlots + 2;
     if (!s.ring) {
-      s.ring = std::make_unique<CoarseRing>(width, capacity);
-      if (s.samples > 0) s.ring->push(s.t, s.total);
-    } else if (s.ring->width() != width) {
-      s.ring->reshape(width, capacity);
+      s.ring = CoarseRing(width, capacity);
+      if (s.samples > 0) s.ring.push(s.t, s.total);
+    } else if (s.ring.width() != width) {
+      s.ring.reshape(width, capacity);
     }
   }
   if (!s.counter) return;  // a rate peak is a counter's
@@ -391,7 +423,7 @@ void History::update(Tracked& s, Nanos t, double v) {
     s.t = s.firstT = s.changedT = t;
     s.samples = 1;
     s.saturated = s.saturatesAt > 0 && v >= s.saturatesAt;
-    if (s.ring) s.ring->push(t, 0);
+    if (s.ring) s.ring.push(t, 0);
     return;
   }
   s.prevT = s.t;
@@ -417,7 +449,7 @@ void History::update(Tracked& s, Nanos t, double v) {
   s.raw = v;
   s.t = t;
   ++s.samples;
-  if (s.ring) s.ring->push(t, s.total);
+  if (s.ring) s.ring.push(t, s.total);
 }
 
 // The rate of a counter over the interval its latest increase really covers.

@@ -5,6 +5,7 @@
 // Nothing grows with time: memory is proportional to the number of series the rules read.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,36 +27,63 @@ using Nanos = int64_t;  ///< steady_clock time since its epoch, in ns
 inline constexpr Nanos kNever = INT64_MIN;
 inline constexpr Nanos kSecond = 1'000'000'000;
 
-/// A fixed ring of (time, running total) points spaced at least `width` apart. Times are kept as
-/// milliseconds since the ring's origin (12 bytes a point, not 16: the rings are most of the
-/// history's memory); a point's time reads at most 1 ms early.
+/// A fixed ring of (time, running total) points spaced at least `width` apart, in one allocation
+/// (the rings are most of the history's memory). Times are kept as milliseconds since the ring's
+/// origin (a point's time reads at most 1 ms early). Totals are kept as floats while every total
+/// the ring holds is exactly a float (an idle counter, an error counter's small count) and as
+/// doubles from the first one that is not: a total reads back exactly as it was pushed either way.
+/// A default-constructed ring is no ring (false).
 class CoarseRing {
  public:
   struct Point {
     Nanos t;
     double total;
   };
+  CoarseRing() = default;
   CoarseRing(Nanos width, uint16_t capacity);
+  explicit operator bool() const { return block_ != nullptr; }
   void push(Nanos t, double total);
   /// Keeps the newest points that fit the new geometry (SIGHUP with a different window).
   void reshape(Nanos width, uint16_t capacity);
-  Nanos width() const { return width_; }
+  Nanos width() const { return block_->width; }
   /// The newest point at or before `t`; when there is none, the oldest point (partial coverage).
   std::optional<Point> baseFor(Nanos t) const;
+  /// Whether the totals are kept as doubles (one of them is not exactly a float).
+  bool wide() const { return block_->wide; }
+  /// Bytes of the ring's allocation.
+  size_t bytes() const { return block_ ? bytesFor(block_->capacity, block_->wide) : 0; }
 
  private:
   static constexpr Nanos kMilli = 1'000'000;
-  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((head_ + i) % capacity_); }  // 0 = oldest
-  Nanos timeAt(uint16_t i) const { return origin_ + Nanos(ms_[slot(i)]) * kMilli; }
-  Point at(uint16_t i) const { return Point{timeAt(i), totals_[slot(i)]}; }
+  /// The allocation: this header, then `capacity` uint32 times, then `capacity` float or double totals.
+  struct Block {
+    Nanos origin;
+    Nanos width;
+    uint16_t capacity;
+    uint16_t head;  ///< slot of the oldest point
+    uint16_t size;
+    bool wide;
+  };
+  struct Free {
+    void operator()(Block* b) const { ::operator delete(b); }
+  };
+  static size_t timesOffset() { return (sizeof(Block) + 7) / 8 * 8; }
+  static size_t totalsOffset(uint16_t capacity) { return (timesOffset() + 4 * size_t(capacity) + 7) / 8 * 8; }
+  static size_t bytesFor(uint16_t capacity, bool wide) {
+    return totalsOffset(capacity) + (wide ? sizeof(double) : sizeof(float)) * capacity;
+  }
+  static std::unique_ptr<Block, Free> allocate(Nanos width, uint16_t capacity, bool wide);
+  uint32_t* ms() const { return reinterpret_cast<uint32_t*>(reinterpret_cast<std::byte*>(block_.get()) + timesOffset()); }
+  std::byte* totals() const { return reinterpret_cast<std::byte*>(block_.get()) + totalsOffset(block_->capacity); }
+  double totalIn(uint16_t s) const {
+    return block_->wide ? reinterpret_cast<const double*>(totals())[s] : double(reinterpret_cast<const float*>(totals())[s]);
+  }
+  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((block_->head + i) % block_->capacity); }  // 0 = oldest
+  Nanos timeAt(uint16_t i) const { return block_->origin + Nanos(ms()[slot(i)]) * kMilli; }
+  Point at(uint16_t i) const { return Point{timeAt(i), totalIn(slot(i))}; }
   void put(uint16_t s, Nanos t, double total);
-  std::unique_ptr<uint32_t[]> ms_;
-  std::unique_ptr<double[]> totals_;
-  Nanos origin_ = kNever;
-  Nanos width_;
-  uint16_t capacity_;
-  uint16_t head_ = 0;
-  uint16_t size_ = 0;
+  void widen();
+  std::unique_ptr<Block, Free> block_;
 };
 
 /// The largest value seen per bucket over a sliding window (bucket = window / kBuckets).
@@ -149,7 +177,7 @@ struct Tracked {
   Nanos changedT = kNever;       ///< gauges: time the value last changed (first sample counts)
 
   std::unique_ptr<RateJudgement> counter;  ///< counters only
-  std::unique_ptr<CoarseRing> ring;
+  CoarseRing ring;                           ///< false: no rule reads a long window of it
   std::unique_ptr<std::string> noteText;    ///< the text its collector attached (Batch::notes), if any
 
   std::string_view label(std::string_view name) const { return series->label(name); }

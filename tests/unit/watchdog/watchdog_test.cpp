@@ -248,6 +248,29 @@ TEST(CoarseRing, KeepsTimesAcrossMonthsOfUptime) {
   EXPECT_EQ(ring.baseFor(start)->t, start + 117 * day) << "older than the ring: the oldest point";
 }
 
+// Totals are floats while every one is exactly a float and doubles from the first that is not: the
+// rules' windows read back what was pushed, before and after the switch.
+TEST(CoarseRing, KeepsTotalsExactWhenTheyOutgrowAFloat) {
+  CoarseRing ring(kSecond, 8);
+  for (int t = 0; t < 4; ++t) ring.push(t * kSecond, t == 3 ? 16777216.0 : t);  // 2^24: still a float
+  EXPECT_FALSE(ring.wide());
+  const size_t narrow = ring.bytes();
+  ring.push(4 * kSecond, 16777217.0);  // 2^24 + 1: not a float
+  EXPECT_TRUE(ring.wide());
+  EXPECT_GT(ring.bytes(), narrow);
+  ring.push(5 * kSecond, 0.1);
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(ring.baseFor(t * kSecond)->total, t == 3 ? 16777216.0 : t);
+  EXPECT_EQ(ring.baseFor(4 * kSecond)->total, 16777217.0);
+  EXPECT_EQ(ring.baseFor(5 * kSecond)->total, 0.1);
+  // A reshape keeps the newest points exactly, whatever they need.
+  ring.reshape(2 * kSecond, 2);
+  EXPECT_EQ(ring.baseFor(5 * kSecond)->total, 0.1);
+  EXPECT_EQ(ring.baseFor(4 * kSecond)->total, 16777217.0);
+  CoarseRing idle(kSecond, 8);
+  for (int t = 0; t < 20; ++t) idle.push(t * kSecond, 0);
+  EXPECT_FALSE(idle.wide()) << "an idle counter's ring stays narrow";
+}
+
 TEST(PeakBuckets, ForgetsAfterTheWindow) {
   PeakBuckets p(60 * kSecond);
   p.add(100 * kSecond, 0.9);
