@@ -138,7 +138,14 @@ void PeakBuckets::setWindow(Nanos window) {
   buckets_ = {};
 }
 
-// ---- Tracked ----
+// ---- RateJudgement, Tracked ----
+
+Nanos RateJudgement::ownRefresh() const {
+  if (gapCount == 0) return 0;
+  std::array<float, kGapSlots> sorted = gaps;
+  std::nth_element(sorted.begin(), sorted.begin() + gapCount / 2, sorted.begin() + gapCount);
+  return static_cast<Nanos>(double(sorted[gapCount / 2]) * kSecond);
+}
 
 Tracked::Window Tracked::over(Nanos window) const {
   Window w;
@@ -164,7 +171,7 @@ const FamilyDef History::kRefreshFamily{
 
 void History::setPlan(const HistoryPlan& plan) {
   plan_ = plan;
-  for (auto& [key, s] : series_) shape(s);
+  forEachTracked([this](Tracked& s) { shape(s); });
 }
 
 void History::shape(Tracked& s) const {
@@ -186,11 +193,10 @@ void History::shape(Tracked& s) const {
   if (!s.counter) return;  // a rate peak is a counter's
   RateJudgement& j = *s.counter;
   if (plan_.peak[f]) {
-    if (!j.peak) j.peak = std::make_unique<PeakBuckets>(plan_.peakWindow);
-    j.peak->setWindow(plan_.peakWindow);
+    if (!j.peak) j.peak = std::make_unique<RateJudgement::Peak>(plan_.peakWindow);
+    j.peak->buckets.setWindow(plan_.peakWindow);
   } else {
     j.peak.reset();
-    j.peakSeries.reset();
   }
 }
 
@@ -251,11 +257,82 @@ KeyParts History::keyOf(Fam fam, std::string_view a, std::string_view b, std::st
   return k;
 }
 
+// ---- the pool and its index ----
+
+Tracked* History::lookup(const KeyParts& key) const {
+  if (index_.empty()) return nullptr;
+  const size_t mask = index_.size() - 1;
+  for (size_t i = KeyHash{}(key) & mask;; i = (i + 1) & mask) {
+    if (index_[i] == kNoSlot) return nullptr;
+    Tracked& s = slotAt(index_[i]);
+    if (KeyEqual{}(key, s.key())) return &s;
+  }
+}
+
+Tracked& History::insert(const KeyParts& key) {
+  if (2 * (tracked_ + 1) > index_.size()) {
+    // Grow (at most half full keeps the probes short) and place every key again.
+    std::vector<uint32_t> old(std::max<size_t>(64, 2 * index_.size()), kNoSlot);
+    old.swap(index_);
+    const size_t mask = index_.size() - 1;
+    for (uint32_t slot : old) {
+      if (slot == kNoSlot) continue;
+      size_t i = KeyHash{}(slotAt(slot).key()) & mask;
+      while (index_[i] != kNoSlot) i = (i + 1) & mask;
+      index_[i] = slot;
+    }
+  }
+  uint32_t slot;
+  if (!freeSlots_.empty()) {
+    slot = freeSlots_.back();
+    freeSlots_.pop_back();
+  } else {
+    if (poolUsed_ == pool_.size() * kChunk) pool_.push_back(std::make_unique<Tracked[]>(kChunk));
+    slot = poolUsed_++;
+  }
+  Tracked& s = slotAt(slot);
+  key.appendTo(scratch_);
+  s.key_ = std::string(scratch_);  // a copy holds no growth slack
+  const size_t mask = index_.size() - 1;
+  size_t i = KeyHash{}(key) & mask;
+  while (index_[i] != kNoSlot) i = (i + 1) & mask;
+  index_[i] = slot;
+  ++tracked_;
+  return s;
+}
+
+void History::erase(Tracked& s) {
+  const size_t mask = index_.size() - 1;
+  size_t i = KeyHash{}(s.key()) & mask;
+  while (&slotAt(index_[i]) != &s) i = (i + 1) & mask;  // it is in the index
+  freeSlots_.push_back(index_[i]);
+  // Backward-shift deletion: move up every later entry of the probe run that may sit at i, so a
+  // lookup never stops early at the hole.
+  for (size_t j = (i + 1) & mask; index_[j] != kNoSlot; j = (j + 1) & mask) {
+    const size_t home = KeyHash{}(slotAt(index_[j]).key()) & mask;
+    const bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (between) continue;  // its home is after the hole: it stays
+    index_[i] = index_[j];
+    i = j;
+  }
+  index_[i] = kNoSlot;
+  s = Tracked{};
+  --tracked_;
+}
+
+void History::clearTracked() {
+  forEachTracked([](Tracked& s) { s = Tracked{}; });
+  freeSlots_.clear();
+  for (uint32_t slot = poolUsed_; slot-- > 0;) freeSlots_.push_back(slot);  // reused lowest first
+  std::fill(index_.begin(), index_.end(), kNoSlot);
+  tracked_ = 0;
+}
+
 bool History::ingest(const Snapshot& snapshot) {
   bool changed = false;
   // A port that became (or stopped being) a management port: every series is decided again.
   if (!plan_.judgeManagement && management_.update(snapshot)) {
-    series_.clear();
+    clearTracked();
     byId_.clear();
     forgetPositions();
     for (auto& v : byFamily_) v.clear();
@@ -286,14 +363,14 @@ bool History::ingest(const Snapshot& snapshot) {
   // lists every series but those created in this pass, which were just seen.
   std::vector<bool> isFresh(collectors_.size(), false);
   for (uint16_t c : fresh) isFresh[c] = true;
-  std::vector<std::string_view> gone;
+  std::vector<Tracked*> gone;
   for (const auto& members : byFamily_) {
-    for (const Tracked* s : members) {
+    for (Tracked* s : members) {
       const auto& c = collectors_[s->collector];
-      if (!c.present || (isFresh[s->collector] && s->seenEpoch != c.epoch)) gone.push_back(s->key);
+      if (!c.present || (isFresh[s->collector] && s->seenEpoch != c.epoch)) gone.push_back(s);
     }
   }
-  for (std::string_view key : gone) series_.erase(series_.find(key));
+  for (Tracked* s : gone) erase(*s);
   const bool erased = !gone.empty();
   if (erased) {
     indexDirty_ = true;
@@ -307,7 +384,7 @@ bool History::ingest(const Snapshot& snapshot) {
   }
   if (indexDirty_) {
     for (auto& v : byFamily_) v.clear();
-    for (auto& [key, s] : series_) byFamily_[static_cast<size_t>(s.fam)].push_back(&s);
+    forEachTracked([this](Tracked& s) { byFamily_[static_cast<size_t>(s.fam)].push_back(&s); });
     subjects_.build(byFamily_);
     indexDirty_ = false;
   }
@@ -356,17 +433,13 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     double saturatesAt = 0;
     if (!wanted(*fam, l[2], &saturatesAt)) continue;
     const KeyParts key = keyOf(*fam, l[0], l[1], l[2], l[3]);
-    auto it = series_.find(key);
-    const bool inserted = it == series_.end();
+    Tracked* found = lookup(key);
+    const bool inserted = found == nullptr;
+    Tracked& s = inserted ? insert(key) : *found;
     if (inserted) {
-      key.appendTo(scratch_);
-      it = series_.try_emplace(scratch_).first;
-    }
-    Tracked& s = it->second;
-    if (inserted) {
-      s.key = it->first;
       s.fam = *fam;
-      s.saturatesAt = saturatesAt;
+      // The families' maxima are 2^bits - 1 for bits <= 32 (input_families.cpp): exact as an integer.
+      s.saturatesAt = static_cast<uint32_t>(saturatesAt);
       if (def.counter()) {
         s.counter = std::make_unique<RateJudgement>();
         s.counter->group = groupOf(*sample.series, collectors_[collector].name);
@@ -382,7 +455,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     }
     s.collector = collector;
     s.seenEpoch = epoch;
-    seen.tracked = &s;  // unordered_map nodes never move: the pointer stays valid until erased
+    seen.tracked = &s;  // pool slots never move: the pointer stays valid until erased
     update(s, t, sample.value);
   }
   for (const Note& note : batch.notes) {
@@ -420,7 +493,7 @@ void History::update(Tracked& s, Nanos t, double v) {
   if (s.samples == 0) {
     s.raw = v;
     s.total = s.prevTotal = 0;
-    s.t = s.firstT = s.changedT = t;
+    s.t = s.changedT = t;
     s.samples = 1;
     s.saturated = s.saturatesAt > 0 && v >= s.saturatesAt;
     if (s.ring) s.ring.push(t, 0);
@@ -468,9 +541,6 @@ void History::judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, boo
       j.gaps[j.gapNext] = static_cast<float>(double(t - j.lastChangeT) / kSecond);
       j.gapNext = static_cast<uint8_t>((j.gapNext + 1) % kGapSlots);
       if (j.gapCount < kGapSlots) ++j.gapCount;
-      std::array<float, kGapSlots> sorted = j.gaps;
-      std::nth_element(sorted.begin(), sorted.begin() + j.gapCount / 2, sorted.begin() + j.gapCount);
-      j.ownRefresh = static_cast<Nanos>(double(sorted[j.gapCount / 2]) * kSecond);
     }
     j.lastChangeT = t;
   }
@@ -511,14 +581,13 @@ void History::judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, boo
   j.prevRateIncrease = j.rateIncrease;
   j.prevRateSeconds = j.rateSeconds;
   j.prevRateFromT = j.rateFromT;
-  j.rate = increase / seconds;
   j.rateIncrease = increase;
   j.rateSeconds = seconds;
   j.rateT = t;
   j.rateFromT = from;
   // Until the source's cadence is known a batched jump may still read as a short burst: the peak
   // gauges wait for it (a few polls after start) rather than show a peak that never happened.
-  if (j.peak) j.peak->addRate(t, s.total, kSecond, def.maxPerSecond, j.refresh > 0);
+  if (j.peak) j.peak->buckets.addRate(t, s.total, kSecond, def.maxPerSecond, j.refresh > 0);
 }
 
 uint32_t History::groupOf(const Series& series, std::string_view collector) {
@@ -554,7 +623,9 @@ void History::learnRefresh() {
       Group& g = groups_[j.group];
       live += g.live ? 0 : 1;
       g.live = true;
-      if (j.gapCount >= 2 && (g.refresh == 0 || j.ownRefresh < g.refresh)) g.refresh = j.ownRefresh;
+      if (j.gapCount < 2) continue;
+      const Nanos own = j.ownRefresh();
+      if (g.refresh == 0 || own < g.refresh) g.refresh = own;
     }
   }
   for (size_t f = 0; f < kFamCount; ++f) {
@@ -582,9 +653,9 @@ void History::compactGroups() {
       ++it;
     }
   }
-  for (auto& [key, s] : series_) {
+  forEachTracked([&remap](Tracked& s) {
     if (s.counter) s.counter->group = remap[s.counter->group];
-  }
+  });
   groups_ = std::move(kept);
 }
 
@@ -592,8 +663,7 @@ std::span<Tracked* const> History::family(Fam fam) const { return byFamily_[stat
 
 const Tracked* History::find(Fam fam, std::string_view a, std::string_view b, std::string_view c,
                              std::string_view d) const {
-  auto it = series_.find(keyOf(fam, a, b, c, d));
-  return it == series_.end() ? nullptr : &it->second;
+  return lookup(keyOf(fam, a, b, c, d));
 }
 
 }  // namespace fabricmon::watchdog

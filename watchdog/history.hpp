@@ -132,47 +132,53 @@ struct RateJudgement {
   // Cadence: how often this series moves.
   Nanos lastChangeT = kNever;    ///< latest sample whose value differed from the one before
   std::array<float, kGapSlots> gaps{};  ///< seconds between recent value changes (a ring)
-  uint8_t gapCount = 0;
-  uint8_t gapNext = 0;
-  Nanos ownRefresh = 0;          ///< median of `gaps`: how often this series moves (0 = not known yet)
   Nanos poll = 0;                ///< typical interval between our samples (moving average)
   // Grouping: the NIC source the series is read from.
   uint32_t group = 0;            ///< index into History::groups
+  uint8_t gapCount = 0;
+  uint8_t gapNext = 0;
   Nanos refresh = 0;             ///< the source's refresh period (fastest-moving series of its group)
   // The judgement (see History::judgeRate).
-  double rate = 0;               ///< latest judged rate per second
-  double rateIncrease = 0;       ///< the increase behind `rate`
-  double rateSeconds = 0;        ///< the span behind `rate`
+  double rateIncrease = 0;       ///< the increase behind rate()
+  double rateSeconds = 0;        ///< the span behind rate()
   Nanos rateT = kNever;          ///< sample time of the latest judgement; unchanged = nothing new to judge
-  Nanos rateFromT = kNever;      ///< where the increase behind `rate` began (earlier than the span when it
+  Nanos rateFromT = kNever;      ///< where the increase behind rate() began (earlier than the span when it
                                  ///< includes a carried excess)
   double prevRateIncrease = 0;   ///< the judgement before the latest one
   double prevRateSeconds = 0;
   Nanos prevRateFromT = kNever;  ///< kNever: none
   double carry = 0;              ///< increase above the physical maximum, spread into the next interval
   Nanos carryFromT = kNever;     ///< where the carried increase began
-  // The rate-peak output (HistoryPlan::peak).
-  std::unique_ptr<PeakBuckets> peak;
-  SeriesPtr peakSeries;          ///< the output gauge, built once
+  /// The rate-peak output (HistoryPlan::peak): its buckets and its gauge, built once.
+  struct Peak {
+    explicit Peak(Nanos window) : buckets(window) {}
+    PeakBuckets buckets;
+    SeriesPtr series;
+  };
+  std::unique_ptr<Peak> peak;
+
+  /// The latest judged rate per second (0 before the first judgement; a judged span is never 0).
+  double rate() const { return rateSeconds > 0 ? rateIncrease / rateSeconds : 0; }
+  /// The median of `gaps`: how often this series moves (0 = not known yet).
+  Nanos ownRefresh() const;
 };
 
 /// One series the rules read: its latest two samples and reset-adjusted total (every series), a
-/// coarse ring when a rule reads a long window, and a counter's rate judgement.
+/// coarse ring when a rule reads a long window, and a counter's rate judgement. Kept in History's
+/// pool: it never moves while tracked (handles and the subject index point at it).
 struct Tracked {
-  SeriesPtr series;
-  std::string_view key;        ///< its key in History's table (the table's own string)
-  Fam fam;
+  SeriesPtr series;            ///< null: a free slot of the pool
+  Fam fam{};
   bool saturated = false;      ///< a narrow PMA counter sitting at its maximum (its rate is unknown)
   uint16_t collector = 0;      ///< index into History's collector names
   uint32_t seenEpoch = 0;
   uint32_t samples = 0;
-  double saturatesAt = 0;      ///< 0 = not a narrow counter
+  uint32_t saturatesAt = 0;    ///< 0 = not a narrow counter; else its maximum (2^bits - 1)
   double raw = 0;              ///< latest value as read
   double total = 0;            ///< counters: sum of reset-adjusted deltas since first seen
   double prevTotal = 0;
   Nanos t = kNever;            ///< latest sample time
   Nanos prevT = kNever;
-  Nanos firstT = kNever;
   Nanos lastIncreaseT = kNever;  ///< counters: time of the latest sample that carried an increase
   Nanos changedT = kNever;       ///< gauges: time the value last changed (first sample counts)
 
@@ -180,6 +186,8 @@ struct Tracked {
   CoarseRing ring;                           ///< false: no rule reads a long window of it
   std::unique_ptr<std::string> noteText;    ///< the text its collector attached (Batch::notes), if any
 
+  /// Its key in History's index ("<tag><p0>\x1f<p1>...": KeyParts joined).
+  std::string_view key() const { return key_; }
   std::string_view label(std::string_view name) const { return series->label(name); }
   /// The counter's rate judgement (a gauge's reads as never judged).
   const RateJudgement& judged() const {
@@ -207,6 +215,10 @@ struct Tracked {
   };
   /// Increase over the `window` ending at the latest sample (needs a ring).
   Window over(Nanos window) const;
+
+ private:
+  friend class History;
+  std::string key_;
 };
 
 /// Per-family geometry: how long a window any enabled rule reads (0 = latest values only) and
@@ -268,7 +280,7 @@ class History {
   /// tests and one-off lookups; rules read through subjects().
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {},
                       std::string_view d = {}) const;
-  size_t size() const { return series_.size(); }
+  size_t size() const { return tracked_; }
   /// Series objects remembered by id (tracked or known to be no rule's input); bounded by the
   /// series the collectors report now plus those of the last 64 passes.
   size_t seriesObjects() const { return byId_.size(); }
@@ -288,7 +300,27 @@ class History {
   void forgetStaleIds(const std::vector<uint16_t>& fresh);
 
   HistoryPlan plan_;
-  std::unordered_map<std::string, Tracked, KeyHash, KeyEqual> series_;
+  // The tracked series: a pool of fixed chunks (a Tracked never moves while tracked; a freed slot is
+  // reused) and an open-addressing index of pool slots by key (linear probing, at most half full,
+  // no per-series node or key copy: the key is the Tracked's own).
+  static constexpr uint32_t kChunk = 256;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  Tracked& slotAt(uint32_t slot) const { return pool_[slot / kChunk][slot % kChunk]; }
+  Tracked* lookup(const KeyParts& key) const;
+  Tracked& insert(const KeyParts& key);
+  void erase(Tracked& s);
+  void clearTracked();
+  template <class F>
+  void forEachTracked(F&& f) {
+    for (uint32_t i = 0; i < poolUsed_; ++i) {
+      if (Tracked& s = slotAt(i); s.series) f(s);
+    }
+  }
+  std::vector<std::unique_ptr<Tracked[]>> pool_;
+  uint32_t poolUsed_ = 0;           ///< slots handed out at least once
+  std::vector<uint32_t> freeSlots_;
+  std::vector<uint32_t> index_;     ///< pool slots by key hash; kNoSlot = empty; size a power of 2
+  size_t tracked_ = 0;
   /// Series objects seen, by Series::id: the Tracked each feeds (nullptr: not an input of any rule),
   /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
   struct SeenSeries {
