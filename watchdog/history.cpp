@@ -1,6 +1,7 @@
 #include "watchdog/history.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -270,8 +271,8 @@ Tracked* History::lookup(const KeyParts& key) const {
 }
 
 Tracked& History::insert(const KeyParts& key) {
-  if (2 * (tracked_ + 1) > index_.size()) {
-    // Grow (at most half full keeps the probes short) and place every key again.
+  if (4 * (tracked_ + 1) > 3 * index_.size()) {
+    // Grow (at most 3/4 full keeps linear probes short) and place every key again.
     std::vector<uint32_t> old(std::max<size_t>(64, 2 * index_.size()), kNoSlot);
     old.swap(index_);
     const size_t mask = index_.size() - 1;
@@ -318,6 +319,81 @@ void History::erase(Tracked& s) {
   index_[i] = kNoSlot;
   s = Tracked{};
   --tracked_;
+}
+
+// ---- ids ----
+
+size_t History::IdTable::home(uint64_t id) const {
+  // Fibonacci hashing: ids are handed out in sequence, and their low bits alone would cluster.
+  return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
+}
+
+History::SeenSeries* History::IdTable::find(uint64_t id) const {
+  if (index_.empty()) return nullptr;
+  const size_t mask = index_.size() - 1;
+  for (size_t i = home(id);; i = (i + 1) & mask) {
+    if (index_[i] == kNone) return nullptr;
+    if (SeenSeries& e = at(index_[i]); e.id == id) return &e;
+  }
+}
+
+std::pair<History::SeenSeries*, bool> History::IdTable::tryEmplace(uint64_t id) {
+  if (SeenSeries* e = find(id)) return {e, false};
+  if (4 * (size_ + 1) > 3 * index_.size()) {  // at most 3/4 full: probes stay short
+    std::vector<uint32_t> old(index_.empty() ? 64 : 2 * index_.size(), kNone);
+    old.swap(index_);
+    bits_ = static_cast<uint8_t>(std::countr_zero(index_.size()));
+    const size_t mask = index_.size() - 1;
+    for (uint32_t slot : old) {
+      if (slot == kNone) continue;
+      size_t i = home(at(slot).id);
+      while (index_[i] != kNone) i = (i + 1) & mask;
+      index_[i] = slot;
+    }
+  }
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    if (used_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<SeenSeries[]>(kChunk));
+    slot = used_++;
+  }
+  SeenSeries& e = at(slot);
+  e = SeenSeries{};
+  e.id = id;
+  e.used = true;
+  const size_t mask = index_.size() - 1;
+  size_t i = home(id);
+  while (index_[i] != kNone) i = (i + 1) & mask;
+  index_[i] = slot;
+  ++size_;
+  return {&e, true};
+}
+
+void History::IdTable::erase(uint32_t slot) {
+  const size_t mask = index_.size() - 1;
+  size_t i = home(at(slot).id);
+  while (index_[i] != slot) i = (i + 1) & mask;
+  // Backward-shift deletion, as in History::erase.
+  for (size_t j = (i + 1) & mask; index_[j] != kNone; j = (j + 1) & mask) {
+    const size_t h = home(at(index_[j]).id);
+    if (i <= j ? (i < h && h <= j) : (i < h || h <= j)) continue;
+    index_[i] = index_[j];
+    i = j;
+  }
+  index_[i] = kNone;
+  at(slot) = SeenSeries{};
+  free_.push_back(slot);
+  --size_;
+}
+
+void History::IdTable::clear() {
+  for (uint32_t i = 0; i < used_; ++i) at(i) = SeenSeries{};
+  free_.clear();
+  for (uint32_t slot = used_; slot-- > 0;) free_.push_back(slot);
+  std::fill(index_.begin(), index_.end(), kNone);
+  size_ = 0;
 }
 
 void History::clearTracked() {
@@ -405,9 +481,9 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     }
     bool first = false;
     if (at == nullptr || at->object != sample.series.get()) {
-      auto known = byId_.try_emplace(sample.series->id);
+      auto known = byId_.tryEmplace(sample.series->id);
       first = known.second;
-      at = &known.first->second;  // map nodes do not move on rehash
+      at = known.first;  // pool entries do not move
       at->object = sample.series.get();
     }
     SeenSeries& seen = *at;
@@ -460,9 +536,9 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
   }
   for (const Note& note : batch.notes) {
     if (!note.series) continue;
-    const auto it = byId_.find(note.series->id);
-    if (it == byId_.end() || it->second.tracked == nullptr) continue;  // not a rule's input
-    auto& text = it->second.tracked->noteText;
+    const SeenSeries* seen = byId_.find(note.series->id);
+    if (seen == nullptr || seen->tracked == nullptr) continue;  // not a rule's input
+    auto& text = seen->tracked->noteText;
     if (!text) text = std::make_unique<std::string>();
     if (*text != note.text) *text = note.text;
   }
@@ -474,12 +550,10 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
 // pointer survives the pass), and now and then for ids that fed nothing (a re-created device's
 // old series objects).
 void History::forgetStaleIds(const std::vector<uint16_t>& fresh) {
-  for (auto it = byId_.begin(); it != byId_.end();) {
-    const auto& c = collectors_[it->second.collector];
-    const bool gone = !c.present || (std::find(fresh.begin(), fresh.end(), it->second.collector) != fresh.end() &&
-                                     it->second.epoch != c.epoch);
-    it = gone ? byId_.erase(it) : std::next(it);
-  }
+  byId_.eraseIf([&](const SeenSeries& e) {
+    const auto& c = collectors_[e.collector];
+    return !c.present || (std::find(fresh.begin(), fresh.end(), e.collector) != fresh.end() && e.epoch != c.epoch);
+  });
   forgetPositions();
   passesSinceIdSweep_ = 0;
 }

@@ -301,7 +301,7 @@ class History {
 
   HistoryPlan plan_;
   // The tracked series: a pool of fixed chunks (a Tracked never moves while tracked; a freed slot is
-  // reused) and an open-addressing index of pool slots by key (linear probing, at most half full,
+  // reused) and an open-addressing index of pool slots by key (linear probing, at most 3/4 full,
   // no per-series node or key copy: the key is the Tracked's own).
   static constexpr uint32_t kChunk = 256;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -324,12 +324,44 @@ class History {
   /// Series objects seen, by Series::id: the Tracked each feeds (nullptr: not an input of any rule),
   /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
   struct SeenSeries {
+    uint64_t id = 0;
     Tracked* tracked = nullptr;
     const Series* object = nullptr;  ///< the series object of this id (see positions)
-    uint16_t collector = 0;
     uint32_t epoch = 0;
+    uint16_t collector = 0;
+    bool used = false;               ///< false: a free slot
   };
-  std::unordered_map<uint64_t, SeenSeries> byId_;
+  /// SeenSeries by id: a pool of fixed chunks (an entry never moves: positions point at it) and an
+  /// open-addressing index of its slots (linear probing, at most 3/4 full). No node per series.
+  class IdTable {
+   public:
+    /// The entry of `id`, added (zeroed but for its id) when new; second: whether it was added.
+    std::pair<SeenSeries*, bool> tryEmplace(uint64_t id);
+    SeenSeries* find(uint64_t id) const;
+    /// Frees every entry for which `gone` is true.
+    template <class F>
+    void eraseIf(F&& gone) {
+      for (uint32_t i = 0; i < used_; ++i) {
+        if (SeenSeries& e = at(i); e.used && gone(e)) erase(i);
+      }
+    }
+    void clear();
+    size_t size() const { return size_; }
+
+   private:
+    static constexpr uint32_t kChunk = 512;
+    static constexpr uint32_t kNone = UINT32_MAX;
+    SeenSeries& at(uint32_t slot) const { return chunks_[slot / kChunk][slot % kChunk]; }
+    size_t home(uint64_t id) const;
+    void erase(uint32_t slot);
+    std::vector<std::unique_ptr<SeenSeries[]>> chunks_;
+    uint32_t used_ = 0;  ///< slots handed out at least once
+    std::vector<uint32_t> free_;
+    std::vector<uint32_t> index_;  ///< slots by home(id); kNone = empty; size a power of 2
+    uint8_t bits_ = 0;             ///< log2 of index_.size()
+    size_t size_ = 0;
+  };
+  IdTable byId_;
   unsigned passesSinceIdSweep_ = 0;
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
