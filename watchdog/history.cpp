@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <utility>
 
 namespace fabricmon::watchdog {
@@ -22,79 +23,271 @@ Nanos nanos(std::chrono::steady_clock::time_point tp) {
 
 // ---- CoarseRing ----
 
-std::unique_ptr<CoarseRing::Block, CoarseRing::Free> CoarseRing::allocate(Nanos width, uint16_t capacity, bool wide) {
-  std::unique_ptr<Block, Free> b(static_cast<Block*>(::operator new(bytesFor(capacity, wide))));
-  *b = Block{kNever, width, capacity, 0, 0, wide};
-  return b;
+// A column of times, shared by the rings of a cohort. It advances only while every member is in
+// step (has written its total for every point), so a member is at most one point behind: it either
+// catches up (its push comes at the same instant: it would have pushed there too) or takes a copy
+// of the column without that point. A member one behind reads the column without it too.
+struct CoarseRing::Column {
+  Nanos origin = kNever;
+  Nanos width;
+  Nanos lastT = kNever;     ///< time of the newest point
+  Nanos evictedT = kNever;  ///< the point the newest one overwrote (kNever: none)
+  uint32_t pushes = 0;
+  uint32_t members = 0;     ///< rings reading it
+  uint32_t inStep = 0;      ///< members that have written every point
+  uint32_t refs = 0;        ///< members and the cohort that keeps it open
+  uint16_t capacity;
+  uint16_t head = 0;        ///< slot of the oldest point
+  uint16_t size = 0;
+
+  static constexpr Nanos kMilli = 1'000'000;
+  uint32_t* ms() { return reinterpret_cast<uint32_t*>(this + 1); }
+  const uint32_t* ms() const { return reinterpret_cast<const uint32_t*>(this + 1); }
+  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((head + i) % capacity); }
+  Nanos timeIn(uint16_t s) const { return origin + Nanos(ms()[s]) * kMilli; }
+
+  static Column* make(Nanos width, uint16_t capacity) {
+    void* p = ::operator new(sizeof(Column) + sizeof(uint32_t) * capacity);
+    auto* c = new (p) Column;
+    c->width = width;
+    c->capacity = capacity;
+    return c;
+  }
+  static Column* copy(const Column& from) {
+    Column* c = make(from.width, from.capacity);
+    c->origin = from.origin;
+    c->lastT = from.lastT;
+    c->evictedT = from.evictedT;
+    c->pushes = from.pushes;
+    c->head = from.head;
+    c->size = from.size;
+    std::memcpy(c->ms(), from.ms(), sizeof(uint32_t) * from.capacity);
+    return c;
+  }
+  static void unref(Column* c) {
+    if (--c->refs > 0) return;
+    c->~Column();
+    ::operator delete(c);
+  }
+  // Sets slot s to time t (times only grow: History::update drops older samples).
+  void put(uint16_t s, Nanos t) {
+    if (origin == kNever) origin = t;
+    if ((t - origin) / kMilli > Nanos(UINT32_MAX)) {
+      // 49 days past the origin: move it to the oldest point kept (the ring spans far less; when
+      // the ring is full that is the point t overwrites, so no time kept reads before the origin).
+      const Nanos oldest = size > 0 ? timeIn(slot(0)) : t;
+      const auto shift = static_cast<uint32_t>((oldest - origin) / kMilli);
+      for (uint16_t i = 0; i < size; ++i) ms()[slot(i)] -= shift;
+      origin += Nanos(shift) * kMilli;
+    }
+    ms()[s] = static_cast<uint32_t>((t - origin) / kMilli);
+  }
+};
+
+CoarseRing::Cohort& CoarseRing::Cohort::operator=(Cohort&& o) noexcept {
+  if (this != &o) {
+    if (open_ != nullptr) Column::unref(open_);
+    open_ = std::exchange(o.open_, nullptr);
+  }
+  return *this;
 }
 
-CoarseRing::CoarseRing(Nanos width, uint16_t capacity) : block_(allocate(width, capacity, false)) {}
+CoarseRing::Cohort::~Cohort() {
+  if (open_ != nullptr) Column::unref(open_);
+}
 
 namespace {
 // Whether `v` reads back exactly from a float (NaN does not compare equal: it goes wide too).
 bool exactFloat(double v) { return std::fabs(v) <= double(FLT_MAX) && double(static_cast<float>(v)) == v; }
 }  // namespace
 
-void CoarseRing::widen() {
-  auto next = allocate(block_->width, block_->capacity, true);
-  next->origin = block_->origin;
-  next->head = block_->head;
-  next->size = block_->size;
-  std::memcpy(reinterpret_cast<std::byte*>(next.get()) + timesOffset(), ms(), 4 * size_t(block_->capacity));
-  auto* to = reinterpret_cast<double*>(reinterpret_cast<std::byte*>(next.get()) + totalsOffset(block_->capacity));
-  for (uint16_t i = 0; i < block_->size; ++i) to[slot(i)] = totalIn(slot(i));
-  block_ = std::move(next);
+CoarseRing::Block* CoarseRing::allocate(Column* col, bool wide) {
+  const size_t bytes = totalsOffset() + (wide ? sizeof(double) : sizeof(float)) * col->capacity;
+  auto* b = static_cast<Block*>(::operator new(bytes));
+  std::memset(static_cast<void*>(b), 0, bytes);
+  b->col = col;
+  b->pushes = 0;
+  b->wide = wide;
+  return b;
 }
 
-void CoarseRing::put(uint16_t s, Nanos t, double total) {
-  Block& b = *block_;
-  if (b.origin == kNever) b.origin = t;  // times only grow (History::update drops older samples)
-  if ((t - b.origin) / kMilli > Nanos(UINT32_MAX)) {
-    // 49 days past the origin: move it to the oldest point kept (the ring spans far less).
-    const Nanos oldest = b.size > 0 ? timeAt(0) : t;
-    const auto shift = static_cast<uint32_t>((oldest - b.origin) / kMilli);
-    for (uint16_t i = 0; i < b.size; ++i) ms()[slot(i)] -= shift;
-    b.origin += Nanos(shift) * kMilli;
+CoarseRing::CoarseRing(Nanos width, uint16_t capacity) {
+  Column* c = Column::make(width, capacity);
+  c->members = c->inStep = c->refs = 1;
+  block_ = allocate(c, false);
+}
+
+CoarseRing& CoarseRing::operator=(CoarseRing&& o) noexcept {
+  if (this != &o) {
+    release();
+    block_ = std::exchange(o.block_, nullptr);
   }
-  ms()[s] = static_cast<uint32_t>((t - block_->origin) / kMilli);
+  return *this;
+}
+
+CoarseRing::~CoarseRing() { release(); }
+
+void CoarseRing::release() {
+  if (block_ == nullptr) return;
+  Column* c = block_->col;
+  if (!behind()) --c->inStep;
+  --c->members;
+  Column::unref(c);
+  ::operator delete(block_);
+  block_ = nullptr;
+}
+
+Nanos CoarseRing::width() const { return block_->col->width; }
+
+size_t CoarseRing::bytes() const {
+  return block_ ? totalsOffset() + (block_->wide ? sizeof(double) : sizeof(float)) * block_->col->capacity : 0;
+}
+
+bool CoarseRing::sharesTimes() const { return block_ && block_->col->members > 1; }
+
+bool CoarseRing::behind() const { return block_->pushes != block_->col->pushes; }
+
+uint16_t CoarseRing::viewSize() const {
+  const Column& c = *block_->col;
+  if (!behind()) return c.size;
+  return c.evictedT == kNever ? static_cast<uint16_t>(c.size - 1) : c.size;
+}
+
+uint16_t CoarseRing::viewSlot(uint16_t i) const {
+  const Column& c = *block_->col;
+  // Behind a push that overwrote the oldest point: that point (at the slot before head) is still
+  // this ring's oldest.
+  const uint16_t head = behind() && c.evictedT != kNever ? static_cast<uint16_t>((c.head + c.capacity - 1) % c.capacity) : c.head;
+  return static_cast<uint16_t>((head + i) % c.capacity);
+}
+
+Nanos CoarseRing::viewTime(uint16_t i) const {
+  const Column& c = *block_->col;
+  if (i == 0 && behind() && c.evictedT != kNever) return c.evictedT;
+  return c.timeIn(viewSlot(i));
+}
+
+void CoarseRing::setTotal(uint16_t slot, double total) {
   if (!block_->wide && !exactFloat(total)) widen();
   if (block_->wide) {
-    reinterpret_cast<double*>(totals())[s] = total;
+    reinterpret_cast<double*>(totals())[slot] = total;
   } else {
-    reinterpret_cast<float*>(totals())[s] = static_cast<float>(total);
+    reinterpret_cast<float*>(totals())[slot] = static_cast<float>(total);
   }
 }
 
-void CoarseRing::push(Nanos t, double total) {
-  const uint16_t size = block_->size;
-  if (size > 0 && t - timeAt(static_cast<uint16_t>(size - 1)) < block_->width) return;
-  if (size < block_->capacity) {
-    put(slot(size), t, total);
-    ++block_->size;
+void CoarseRing::widen() {
+  Block* next = allocate(block_->col, true);
+  next->pushes = block_->pushes;
+  auto* to = reinterpret_cast<double*>(reinterpret_cast<std::byte*>(next) + totalsOffset());
+  for (uint16_t s = 0; s < block_->col->capacity; ++s) to[s] = totalAt(s);
+  ::operator delete(block_);
+  block_ = next;
+}
+
+void CoarseRing::detach() {
+  Column* c = block_->col;
+  Column* n = Column::copy(*c);
+  const bool wasBehind = behind();
+  if (wasBehind) {
+    // Without the column's newest point: the one this ring has not written.
+    if (c->evictedT == kNever) {
+      --n->size;
+    } else {
+      n->head = static_cast<uint16_t>((n->head + n->capacity - 1) % n->capacity);
+      n->ms()[n->head] = static_cast<uint32_t>((c->evictedT - n->origin) / Column::kMilli);
+    }
+    --n->pushes;
+  }
+  n->lastT = n->evictedT = kNever;  // no other member can be behind it
+  n->members = n->inStep = n->refs = 1;
+  if (!wasBehind) --c->inStep;
+  --c->members;
+  Column::unref(c);
+  block_->col = n;
+  block_->pushes = n->pushes;
+}
+
+void CoarseRing::append(Nanos t, double total) {
+  Column& c = *block_->col;
+  uint16_t s;
+  if (c.size < c.capacity) {
+    s = c.slot(c.size);
+    c.evictedT = kNever;
+    c.put(s, t);
+    ++c.size;
   } else {
-    put(block_->head, t, total);
-    block_->head = static_cast<uint16_t>((block_->head + 1) % block_->capacity);
+    s = c.head;
+    c.evictedT = c.timeIn(s);
+    c.put(s, t);
+    c.head = static_cast<uint16_t>((c.head + 1) % c.capacity);
+  }
+  c.lastT = t;
+  ++c.pushes;
+  c.inStep = 1;  // the others, if any, are one behind
+  block_->pushes = c.pushes;
+  setTotal(s, total);
+}
+
+void CoarseRing::push(Nanos t, double total, Cohort* cohort) {
+  Column* c = block_->col;
+  if (cohort != nullptr && c->pushes == 0) {
+    // A new ring: join the column a new ring of the cohort opened at this instant.
+    Column* o = cohort->open_;
+    if (o != nullptr && o != c && o->pushes == 1 && o->lastT == t && o->inStep == o->members &&
+        o->width == c->width && o->capacity == c->capacity) {
+      --c->inStep;
+      --c->members;
+      Column::unref(c);
+      ++o->members;
+      ++o->inStep;
+      ++o->refs;
+      block_->col = o;
+      block_->pushes = o->pushes;
+      setTotal(o->slot(static_cast<uint16_t>(o->size - 1)), total);
+      return;
+    }
+  }
+  if (behind()) {
+    if (t == c->lastT) {
+      // The member that pushed this point was where this ring is, at the same instant.
+      ++block_->pushes;
+      ++c->inStep;
+      setTotal(c->slot(static_cast<uint16_t>(c->size - 1)), total);
+      return;
+    }
+    detach();
+    c = block_->col;
+  }
+  if (c->size > 0 && t - c->timeIn(c->slot(static_cast<uint16_t>(c->size - 1))) < c->width) return;
+  if (c->inStep != c->members) detach();  // others are behind: the column is not this ring's to move
+  append(t, total);
+  c = block_->col;
+  if (cohort != nullptr && c->pushes == 1 && cohort->open_ != c) {
+    if (cohort->open_ != nullptr) Column::unref(cohort->open_);
+    cohort->open_ = c;
+    ++c->refs;
   }
 }
 
 void CoarseRing::reshape(Nanos width, uint16_t capacity) {
   CoarseRing next(width, capacity);
-  const uint16_t keep = std::min(block_->size, capacity);
+  const uint16_t size = viewSize();
+  const uint16_t keep = std::min(size, capacity);
   for (uint16_t i = 0; i < keep; ++i) {
-    const Point p = at(static_cast<uint16_t>(block_->size - keep + i));
-    next.put(i, p.t, p.total);
-    ++next.block_->size;
+    const auto k = static_cast<uint16_t>(size - keep + i);
+    next.append(viewTime(k), totalAt(viewSlot(k)));
   }
   *this = std::move(next);
 }
 
 std::optional<CoarseRing::Point> CoarseRing::baseFor(Nanos t) const {
-  const uint16_t size = block_->size;
+  const uint16_t size = viewSize();
   if (size == 0) return std::nullopt;
   for (uint16_t i = size; i-- > 0;) {
-    if (timeAt(i) <= t) return at(i);
+    if (const Nanos at = viewTime(i); at <= t) return Point{at, totalAt(viewSlot(i))};
   }
-  return at(0);
+  return Point{viewTime(0), totalAt(viewSlot(0))};
 }
 
 // ---- PeakBuckets ----
@@ -137,6 +330,14 @@ void PeakBuckets::setWindow(Nanos window) {
   if (window == window_) return;
   window_ = window;
   buckets_ = {};
+}
+
+CoarseRing::Cohort* History::cohortFor(uint16_t collector, Nanos width) {
+  auto& cohorts = collectors_[collector].cohorts;
+  for (auto& [w, cohort] : cohorts) {
+    if (w == width) return &cohort;
+  }
+  return &cohorts.emplace_back(width, CoarseRing::Cohort()).second;
 }
 
 // ---- RateJudgement, Tracked ----
@@ -422,7 +623,7 @@ bool History::ingest(const Snapshot& snapshot) {
     if (!batch || name == "watchdog") continue;
     auto it = std::find_if(collectors_.begin(), collectors_.end(), [&name = name](const auto& c) { return c.name == name; });
     if (it == collectors_.end()) {
-      collectors_.push_back(CollectorSeen{name, nullptr, 0, false, {}});
+      collectors_.push_back(CollectorSeen{name, nullptr, 0, false, {}, {}});
       it = collectors_.end() - 1;
     }
     it->present = true;
@@ -570,7 +771,7 @@ void History::update(Tracked& s, Nanos t, double v) {
     s.t = s.changedT = t;
     s.samples = 1;
     s.saturated = s.saturatesAt > 0 && v >= s.saturatesAt;
-    if (s.ring) s.ring.push(t, 0);
+    if (s.ring) s.ring.push(t, 0, cohortFor(s.collector, s.ring.width()));
     return;
   }
   s.prevT = s.t;
@@ -596,7 +797,7 @@ void History::update(Tracked& s, Nanos t, double v) {
   s.raw = v;
   s.t = t;
   ++s.samples;
-  if (s.ring) s.ring.push(t, s.total);
+  if (s.ring) s.ring.push(t, s.total, cohortFor(s.collector, s.ring.width()));
 }
 
 // The rate of a counter over the interval its latest increase really covers.

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/sample.hpp"
@@ -27,63 +28,83 @@ using Nanos = int64_t;  ///< steady_clock time since its epoch, in ns
 inline constexpr Nanos kNever = INT64_MIN;
 inline constexpr Nanos kSecond = 1'000'000'000;
 
-/// A fixed ring of (time, running total) points spaced at least `width` apart, in one allocation
-/// (the rings are most of the history's memory). Times are kept as milliseconds since the ring's
-/// origin (a point's time reads at most 1 ms early). Totals are kept as floats while every total
-/// the ring holds is exactly a float (an idle counter, an error counter's small count) and as
-/// doubles from the first one that is not: a total reads back exactly as it was pushed either way.
-/// A default-constructed ring is no ring (false).
+/// A fixed ring of (time, running total) points spaced at least `width` apart (the rings are most of
+/// the history's memory). Times are kept as milliseconds since the ring's origin (a point's time
+/// reads at most 1 ms early) in a column of times that rings pushed at the same instants share (a
+/// Cohort: one collector's series, one window); a ring whose pushes fall out of step with the
+/// others takes its own copy of the column first, so every ring reads exactly the points it would
+/// keep alone. Totals are kept as floats while every total the ring holds is exactly a float (an
+/// idle counter, an error counter's small count) and as doubles from the first one that is not: a
+/// total reads back exactly as it was pushed either way. A default-constructed ring is no ring.
 class CoarseRing {
  public:
   struct Point {
     Nanos t;
     double total;
   };
+  struct Column;
+  /// Where new rings find the column of times another new ring of theirs opened at the same
+  /// instant. Used on one thread (History's).
+  class Cohort {
+   public:
+    Cohort() = default;
+    Cohort(Cohort&& o) noexcept : open_(std::exchange(o.open_, nullptr)) {}
+    Cohort& operator=(Cohort&& o) noexcept;
+    ~Cohort();
+
+   private:
+    friend class CoarseRing;
+    Column* open_ = nullptr;
+  };
+
   CoarseRing() = default;
   CoarseRing(Nanos width, uint16_t capacity);
+  CoarseRing(CoarseRing&& o) noexcept : block_(std::exchange(o.block_, nullptr)) {}
+  CoarseRing& operator=(CoarseRing&& o) noexcept;
+  ~CoarseRing();
   explicit operator bool() const { return block_ != nullptr; }
-  void push(Nanos t, double total);
+  /// Pushes a point when `t` is at least `width` after the newest. A ring's first push joins the
+  /// column `cohort` opened at the same instant, if any.
+  void push(Nanos t, double total, Cohort* cohort = nullptr);
   /// Keeps the newest points that fit the new geometry (SIGHUP with a different window).
   void reshape(Nanos width, uint16_t capacity);
-  Nanos width() const { return block_->width; }
+  Nanos width() const;
   /// The newest point at or before `t`; when there is none, the oldest point (partial coverage).
   std::optional<Point> baseFor(Nanos t) const;
   /// Whether the totals are kept as doubles (one of them is not exactly a float).
   bool wide() const { return block_->wide; }
-  /// Bytes of the ring's allocation.
-  size_t bytes() const { return block_ ? bytesFor(block_->capacity, block_->wide) : 0; }
+  /// Bytes of the ring's own allocation (its share of a column of times not counted).
+  size_t bytes() const;
+  /// Whether another ring reads the same column of times.
+  bool sharesTimes() const;
 
  private:
-  static constexpr Nanos kMilli = 1'000'000;
-  /// The allocation: this header, then `capacity` uint32 times, then `capacity` float or double totals.
+  /// The ring's allocation: this header, then `capacity` float or double totals by the column's slots.
   struct Block {
-    Nanos origin;
-    Nanos width;
-    uint16_t capacity;
-    uint16_t head;  ///< slot of the oldest point
-    uint16_t size;
+    Column* col;
+    uint32_t pushes;  ///< the column's pushes this ring has written: equal = in step, one less = behind
     bool wide;
   };
-  struct Free {
-    void operator()(Block* b) const { ::operator delete(b); }
-  };
-  static size_t timesOffset() { return (sizeof(Block) + 7) / 8 * 8; }
-  static size_t totalsOffset(uint16_t capacity) { return (timesOffset() + 4 * size_t(capacity) + 7) / 8 * 8; }
-  static size_t bytesFor(uint16_t capacity, bool wide) {
-    return totalsOffset(capacity) + (wide ? sizeof(double) : sizeof(float)) * capacity;
+  static size_t totalsOffset() { return (sizeof(Block) + 7) / 8 * 8; }
+  static Block* allocate(Column* col, bool wide);
+  std::byte* totals() const { return reinterpret_cast<std::byte*>(block_) + totalsOffset(); }
+  double totalAt(uint16_t slot) const {
+    return block_->wide ? reinterpret_cast<const double*>(totals())[slot]
+                        : double(reinterpret_cast<const float*>(totals())[slot]);
   }
-  static std::unique_ptr<Block, Free> allocate(Nanos width, uint16_t capacity, bool wide);
-  uint32_t* ms() const { return reinterpret_cast<uint32_t*>(reinterpret_cast<std::byte*>(block_.get()) + timesOffset()); }
-  std::byte* totals() const { return reinterpret_cast<std::byte*>(block_.get()) + totalsOffset(block_->capacity); }
-  double totalIn(uint16_t s) const {
-    return block_->wide ? reinterpret_cast<const double*>(totals())[s] : double(reinterpret_cast<const float*>(totals())[s]);
-  }
-  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((block_->head + i) % block_->capacity); }  // 0 = oldest
-  Nanos timeAt(uint16_t i) const { return block_->origin + Nanos(ms()[slot(i)]) * kMilli; }
-  Point at(uint16_t i) const { return Point{timeAt(i), totalIn(slot(i))}; }
-  void put(uint16_t s, Nanos t, double total);
+  void setTotal(uint16_t slot, double total);
   void widen();
-  std::unique_ptr<Block, Free> block_;
+  bool behind() const;
+  /// This ring's points (a ring one push behind its column does not see the column's newest).
+  uint16_t viewSize() const;
+  Nanos viewTime(uint16_t i) const;  ///< 0 = oldest
+  uint16_t viewSlot(uint16_t i) const;
+  /// Gives this ring a column of its own, equal to what it reads now.
+  void detach();
+  /// Appends a point to the ring's column (in step, all others in step: the caller checked).
+  void append(Nanos t, double total);
+  void release();
+  Block* block_ = nullptr;
 };
 
 /// The largest value seen per bucket over a sliding window (bucket = window / kBuckets).
@@ -378,7 +399,10 @@ class History {
     uint32_t epoch = 0;
     bool present = false;
     std::vector<Position> positions;
+    /// The rings of its series by window: pushed at its batches' instants, they share times.
+    std::vector<std::pair<Nanos, CoarseRing::Cohort>> cohorts;
   };
+  CoarseRing::Cohort* cohortFor(uint16_t collector, Nanos width);
   void forgetPositions();
   std::vector<CollectorSeen> collectors_;
   std::vector<Group> groups_;
