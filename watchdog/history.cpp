@@ -1,6 +1,11 @@
 #include "watchdog/history.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <new>
 #include <utility>
 
 namespace fabricmon::watchdog {
@@ -18,50 +23,271 @@ Nanos nanos(std::chrono::steady_clock::time_point tp) {
 
 // ---- CoarseRing ----
 
-CoarseRing::CoarseRing(Nanos width, uint16_t capacity)
-    : ms_(new uint32_t[capacity]), totals_(new double[capacity]), width_(width), capacity_(capacity) {}
+// A column of times, shared by the rings of a cohort. It advances only while every member is in
+// step (has written its total for every point), so a member is at most one point behind: it either
+// catches up (its push comes at the same instant: it would have pushed there too) or takes a copy
+// of the column without that point. A member one behind reads the column without it too.
+struct CoarseRing::Column {
+  Nanos origin = kNever;
+  Nanos width;
+  Nanos lastT = kNever;     ///< time of the newest point
+  Nanos evictedT = kNever;  ///< the point the newest one overwrote (kNever: none)
+  uint32_t pushes = 0;
+  uint32_t members = 0;     ///< rings reading it
+  uint32_t inStep = 0;      ///< members that have written every point
+  uint32_t refs = 0;        ///< members and the cohort that keeps it open
+  uint16_t capacity;
+  uint16_t head = 0;        ///< slot of the oldest point
+  uint16_t size = 0;
 
-void CoarseRing::put(uint16_t s, Nanos t, double total) {
-  if (origin_ == kNever) origin_ = t;  // times only grow (History::update drops older samples)
-  if ((t - origin_) / kMilli > Nanos(UINT32_MAX)) {
-    // 49 days past the origin: move it to the oldest point kept (the ring spans far less).
-    const Nanos oldest = size_ > 0 ? timeAt(0) : t;
-    const auto shift = static_cast<uint32_t>((oldest - origin_) / kMilli);
-    for (uint16_t i = 0; i < size_; ++i) ms_[slot(i)] -= shift;
-    origin_ += Nanos(shift) * kMilli;
+  static constexpr Nanos kMilli = 1'000'000;
+  uint32_t* ms() { return reinterpret_cast<uint32_t*>(this + 1); }
+  const uint32_t* ms() const { return reinterpret_cast<const uint32_t*>(this + 1); }
+  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((head + i) % capacity); }
+  Nanos timeIn(uint16_t s) const { return origin + Nanos(ms()[s]) * kMilli; }
+
+  static Column* make(Nanos width, uint16_t capacity) {
+    void* p = ::operator new(sizeof(Column) + sizeof(uint32_t) * capacity);
+    auto* c = new (p) Column;
+    c->width = width;
+    c->capacity = capacity;
+    return c;
   }
-  ms_[s] = static_cast<uint32_t>((t - origin_) / kMilli);
-  totals_[s] = total;
+  static Column* copy(const Column& from) {
+    Column* c = make(from.width, from.capacity);
+    c->origin = from.origin;
+    c->lastT = from.lastT;
+    c->evictedT = from.evictedT;
+    c->pushes = from.pushes;
+    c->head = from.head;
+    c->size = from.size;
+    std::memcpy(c->ms(), from.ms(), sizeof(uint32_t) * from.capacity);
+    return c;
+  }
+  static void unref(Column* c) {
+    if (--c->refs > 0) return;
+    c->~Column();
+    ::operator delete(c);
+  }
+  // Sets slot s to time t (times only grow: History::update drops older samples).
+  void put(uint16_t s, Nanos t) {
+    if (origin == kNever) origin = t;
+    if ((t - origin) / kMilli > Nanos(UINT32_MAX)) {
+      // 49 days past the origin: move it to the oldest point kept (the ring spans far less; when
+      // the ring is full that is the point t overwrites, so no time kept reads before the origin).
+      const Nanos oldest = size > 0 ? timeIn(slot(0)) : t;
+      const auto shift = static_cast<uint32_t>((oldest - origin) / kMilli);
+      for (uint16_t i = 0; i < size; ++i) ms()[slot(i)] -= shift;
+      origin += Nanos(shift) * kMilli;
+    }
+    ms()[s] = static_cast<uint32_t>((t - origin) / kMilli);
+  }
+};
+
+CoarseRing::Cohort& CoarseRing::Cohort::operator=(Cohort&& o) noexcept {
+  if (this != &o) {
+    if (open_ != nullptr) Column::unref(open_);
+    open_ = std::exchange(o.open_, nullptr);
+  }
+  return *this;
 }
 
-void CoarseRing::push(Nanos t, double total) {
-  if (size_ > 0 && t - timeAt(static_cast<uint16_t>(size_ - 1)) < width_) return;
-  if (size_ < capacity_) {
-    put(slot(size_), t, total);
-    ++size_;
+CoarseRing::Cohort::~Cohort() {
+  if (open_ != nullptr) Column::unref(open_);
+}
+
+namespace {
+// Whether `v` reads back exactly from a float (NaN does not compare equal: it goes wide too).
+bool exactFloat(double v) { return std::fabs(v) <= double(FLT_MAX) && double(static_cast<float>(v)) == v; }
+}  // namespace
+
+CoarseRing::Block* CoarseRing::allocate(Column* col, bool wide) {
+  const size_t bytes = totalsOffset() + (wide ? sizeof(double) : sizeof(float)) * col->capacity;
+  auto* b = static_cast<Block*>(::operator new(bytes));
+  std::memset(static_cast<void*>(b), 0, bytes);
+  b->col = col;
+  b->pushes = 0;
+  b->wide = wide;
+  return b;
+}
+
+CoarseRing::CoarseRing(Nanos width, uint16_t capacity) {
+  Column* c = Column::make(width, capacity);
+  c->members = c->inStep = c->refs = 1;
+  block_ = allocate(c, false);
+}
+
+CoarseRing& CoarseRing::operator=(CoarseRing&& o) noexcept {
+  if (this != &o) {
+    release();
+    block_ = std::exchange(o.block_, nullptr);
+  }
+  return *this;
+}
+
+CoarseRing::~CoarseRing() { release(); }
+
+void CoarseRing::release() {
+  if (block_ == nullptr) return;
+  Column* c = block_->col;
+  if (!behind()) --c->inStep;
+  --c->members;
+  Column::unref(c);
+  ::operator delete(block_);
+  block_ = nullptr;
+}
+
+Nanos CoarseRing::width() const { return block_->col->width; }
+
+size_t CoarseRing::bytes() const {
+  return block_ ? totalsOffset() + (block_->wide ? sizeof(double) : sizeof(float)) * block_->col->capacity : 0;
+}
+
+bool CoarseRing::sharesTimes() const { return block_ && block_->col->members > 1; }
+
+bool CoarseRing::behind() const { return block_->pushes != block_->col->pushes; }
+
+uint16_t CoarseRing::viewSize() const {
+  const Column& c = *block_->col;
+  if (!behind()) return c.size;
+  return c.evictedT == kNever ? static_cast<uint16_t>(c.size - 1) : c.size;
+}
+
+uint16_t CoarseRing::viewSlot(uint16_t i) const {
+  const Column& c = *block_->col;
+  // Behind a push that overwrote the oldest point: that point (at the slot before head) is still
+  // this ring's oldest.
+  const uint16_t head = behind() && c.evictedT != kNever ? static_cast<uint16_t>((c.head + c.capacity - 1) % c.capacity) : c.head;
+  return static_cast<uint16_t>((head + i) % c.capacity);
+}
+
+Nanos CoarseRing::viewTime(uint16_t i) const {
+  const Column& c = *block_->col;
+  if (i == 0 && behind() && c.evictedT != kNever) return c.evictedT;
+  return c.timeIn(viewSlot(i));
+}
+
+void CoarseRing::setTotal(uint16_t slot, double total) {
+  if (!block_->wide && !exactFloat(total)) widen();
+  if (block_->wide) {
+    reinterpret_cast<double*>(totals())[slot] = total;
   } else {
-    put(head_, t, total);
-    head_ = static_cast<uint16_t>((head_ + 1) % capacity_);
+    reinterpret_cast<float*>(totals())[slot] = static_cast<float>(total);
+  }
+}
+
+void CoarseRing::widen() {
+  Block* next = allocate(block_->col, true);
+  next->pushes = block_->pushes;
+  auto* to = reinterpret_cast<double*>(reinterpret_cast<std::byte*>(next) + totalsOffset());
+  for (uint16_t s = 0; s < block_->col->capacity; ++s) to[s] = totalAt(s);
+  ::operator delete(block_);
+  block_ = next;
+}
+
+void CoarseRing::detach() {
+  Column* c = block_->col;
+  Column* n = Column::copy(*c);
+  const bool wasBehind = behind();
+  if (wasBehind) {
+    // Without the column's newest point: the one this ring has not written.
+    if (c->evictedT == kNever) {
+      --n->size;
+    } else {
+      n->head = static_cast<uint16_t>((n->head + n->capacity - 1) % n->capacity);
+      n->ms()[n->head] = static_cast<uint32_t>((c->evictedT - n->origin) / Column::kMilli);
+    }
+    --n->pushes;
+  }
+  n->lastT = n->evictedT = kNever;  // no other member can be behind it
+  n->members = n->inStep = n->refs = 1;
+  if (!wasBehind) --c->inStep;
+  --c->members;
+  Column::unref(c);
+  block_->col = n;
+  block_->pushes = n->pushes;
+}
+
+void CoarseRing::append(Nanos t, double total) {
+  Column& c = *block_->col;
+  uint16_t s;
+  if (c.size < c.capacity) {
+    s = c.slot(c.size);
+    c.evictedT = kNever;
+    c.put(s, t);
+    ++c.size;
+  } else {
+    s = c.head;
+    c.evictedT = c.timeIn(s);
+    c.put(s, t);
+    c.head = static_cast<uint16_t>((c.head + 1) % c.capacity);
+  }
+  c.lastT = t;
+  ++c.pushes;
+  c.inStep = 1;  // the others, if any, are one behind
+  block_->pushes = c.pushes;
+  setTotal(s, total);
+}
+
+void CoarseRing::push(Nanos t, double total, Cohort* cohort) {
+  Column* c = block_->col;
+  if (cohort != nullptr && c->pushes == 0) {
+    // A new ring: join the column a new ring of the cohort opened at this instant.
+    Column* o = cohort->open_;
+    if (o != nullptr && o != c && o->pushes == 1 && o->lastT == t && o->inStep == o->members &&
+        o->width == c->width && o->capacity == c->capacity) {
+      --c->inStep;
+      --c->members;
+      Column::unref(c);
+      ++o->members;
+      ++o->inStep;
+      ++o->refs;
+      block_->col = o;
+      block_->pushes = o->pushes;
+      setTotal(o->slot(static_cast<uint16_t>(o->size - 1)), total);
+      return;
+    }
+  }
+  if (behind()) {
+    if (t == c->lastT) {
+      // The member that pushed this point was where this ring is, at the same instant.
+      ++block_->pushes;
+      ++c->inStep;
+      setTotal(c->slot(static_cast<uint16_t>(c->size - 1)), total);
+      return;
+    }
+    detach();
+    c = block_->col;
+  }
+  if (c->size > 0 && t - c->timeIn(c->slot(static_cast<uint16_t>(c->size - 1))) < c->width) return;
+  if (c->inStep != c->members) detach();  // others are behind: the column is not this ring's to move
+  append(t, total);
+  c = block_->col;
+  if (cohort != nullptr && c->pushes == 1 && cohort->open_ != c) {
+    if (cohort->open_ != nullptr) Column::unref(cohort->open_);
+    cohort->open_ = c;
+    ++c->refs;
   }
 }
 
 void CoarseRing::reshape(Nanos width, uint16_t capacity) {
   CoarseRing next(width, capacity);
-  const uint16_t keep = std::min(size_, capacity);
+  const uint16_t size = viewSize();
+  const uint16_t keep = std::min(size, capacity);
   for (uint16_t i = 0; i < keep; ++i) {
-    const Point p = at(static_cast<uint16_t>(size_ - keep + i));
-    next.put(i, p.t, p.total);
-    ++next.size_;
+    const auto k = static_cast<uint16_t>(size - keep + i);
+    next.append(viewTime(k), totalAt(viewSlot(k)));
   }
   *this = std::move(next);
 }
 
 std::optional<CoarseRing::Point> CoarseRing::baseFor(Nanos t) const {
-  if (size_ == 0) return std::nullopt;
-  for (uint16_t i = size_; i-- > 0;) {
-    if (timeAt(i) <= t) return at(i);
+  const uint16_t size = viewSize();
+  if (size == 0) return std::nullopt;
+  for (uint16_t i = size; i-- > 0;) {
+    if (const Nanos at = viewTime(i); at <= t) return Point{at, totalAt(viewSlot(i))};
   }
-  return at(0);
+  return Point{viewTime(0), totalAt(viewSlot(0))};
 }
 
 // ---- PeakBuckets ----
@@ -106,12 +332,27 @@ void PeakBuckets::setWindow(Nanos window) {
   buckets_ = {};
 }
 
-// ---- Tracked ----
+CoarseRing::Cohort* History::cohortFor(uint16_t collector, Nanos width) {
+  auto& cohorts = collectors_[collector].cohorts;
+  for (auto& [w, cohort] : cohorts) {
+    if (w == width) return &cohort;
+  }
+  return &cohorts.emplace_back(width, CoarseRing::Cohort()).second;
+}
+
+// ---- RateJudgement, Tracked ----
+
+Nanos RateJudgement::ownRefresh() const {
+  if (gapCount == 0) return 0;
+  std::array<float, kGapSlots> sorted = gaps;
+  std::nth_element(sorted.begin(), sorted.begin() + gapCount / 2, sorted.begin() + gapCount);
+  return static_cast<Nanos>(double(sorted[gapCount / 2]) * kSecond);
+}
 
 Tracked::Window Tracked::over(Nanos window) const {
   Window w;
   if (!ring || samples < 2) return w;
-  const auto base = ring->baseFor(t - window);
+  const auto base = ring.baseFor(t - window);
   if (!base || base->t >= t) return w;
   w.increase = total - base->total;
   w.seconds = double(t - base->t) / kSecond;
@@ -132,33 +373,32 @@ const FamilyDef History::kRefreshFamily{
 
 void History::setPlan(const HistoryPlan& plan) {
   plan_ = plan;
-  for (auto& [key, s] : series_) shape(s);
+  forEachTracked([this](Tracked& s) { shape(s); });
 }
 
 void History::shape(Tracked& s) const {
   size_t f = static_cast<size_t>(s.fam);
   Nanos window = plan_.longWindow[f];
   if (window <= 0) {
-    s.ring.reset();
+    s.ring = CoarseRing();
   } else {
     Nanos width = std::max<Nanos>(window / kCoarseSlots, 1);
     // +2: the base point of a full window sits one width before it, and the newest point is "now".
     uint16_t capacity = kCoarseSlots + 2;
     if (!s.ring) {
-      s.ring = std::make_unique<CoarseRing>(width, capacity);
-      if (s.samples > 0) s.ring->push(s.t, s.total);
-    } else if (s.ring->width() != width) {
-      s.ring->reshape(width, capacity);
+      s.ring = CoarseRing(width, capacity);
+      if (s.samples > 0) s.ring.push(s.t, s.total);
+    } else if (s.ring.width() != width) {
+      s.ring.reshape(width, capacity);
     }
   }
   if (!s.counter) return;  // a rate peak is a counter's
   RateJudgement& j = *s.counter;
   if (plan_.peak[f]) {
-    if (!j.peak) j.peak = std::make_unique<PeakBuckets>(plan_.peakWindow);
-    j.peak->setWindow(plan_.peakWindow);
+    if (!j.peak) j.peak = std::make_unique<RateJudgement::Peak>(plan_.peakWindow);
+    j.peak->buckets.setWindow(plan_.peakWindow);
   } else {
     j.peak.reset();
-    j.peakSeries.reset();
   }
 }
 
@@ -219,11 +459,157 @@ KeyParts History::keyOf(Fam fam, std::string_view a, std::string_view b, std::st
   return k;
 }
 
+// ---- the pool and its index ----
+
+Tracked* History::lookup(const KeyParts& key) const {
+  if (index_.empty()) return nullptr;
+  const size_t mask = index_.size() - 1;
+  for (size_t i = KeyHash{}(key) & mask;; i = (i + 1) & mask) {
+    if (index_[i] == kNoSlot) return nullptr;
+    Tracked& s = slotAt(index_[i]);
+    if (KeyEqual{}(key, s.key())) return &s;
+  }
+}
+
+Tracked& History::insert(const KeyParts& key) {
+  if (4 * (tracked_ + 1) > 3 * index_.size()) {
+    // Grow (at most 3/4 full keeps linear probes short) and place every key again.
+    std::vector<uint32_t> old(std::max<size_t>(64, 2 * index_.size()), kNoSlot);
+    old.swap(index_);
+    const size_t mask = index_.size() - 1;
+    for (uint32_t slot : old) {
+      if (slot == kNoSlot) continue;
+      size_t i = KeyHash{}(slotAt(slot).key()) & mask;
+      while (index_[i] != kNoSlot) i = (i + 1) & mask;
+      index_[i] = slot;
+    }
+  }
+  uint32_t slot;
+  if (!freeSlots_.empty()) {
+    slot = freeSlots_.back();
+    freeSlots_.pop_back();
+  } else {
+    if (poolUsed_ == pool_.size() * kChunk) pool_.push_back(std::make_unique<Tracked[]>(kChunk));
+    slot = poolUsed_++;
+  }
+  Tracked& s = slotAt(slot);
+  key.appendTo(scratch_);
+  s.key_ = std::string(scratch_);  // a copy holds no growth slack
+  const size_t mask = index_.size() - 1;
+  size_t i = KeyHash{}(key) & mask;
+  while (index_[i] != kNoSlot) i = (i + 1) & mask;
+  index_[i] = slot;
+  ++tracked_;
+  return s;
+}
+
+void History::erase(Tracked& s) {
+  const size_t mask = index_.size() - 1;
+  size_t i = KeyHash{}(s.key()) & mask;
+  while (&slotAt(index_[i]) != &s) i = (i + 1) & mask;  // it is in the index
+  freeSlots_.push_back(index_[i]);
+  // Backward-shift deletion: move up every later entry of the probe run that may sit at i, so a
+  // lookup never stops early at the hole.
+  for (size_t j = (i + 1) & mask; index_[j] != kNoSlot; j = (j + 1) & mask) {
+    const size_t home = KeyHash{}(slotAt(index_[j]).key()) & mask;
+    const bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    if (between) continue;  // its home is after the hole: it stays
+    index_[i] = index_[j];
+    i = j;
+  }
+  index_[i] = kNoSlot;
+  s = Tracked{};
+  --tracked_;
+}
+
+// ---- ids ----
+
+size_t History::IdTable::home(uint64_t id) const {
+  // Fibonacci hashing: ids are handed out in sequence, and their low bits alone would cluster.
+  return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
+}
+
+History::SeenSeries* History::IdTable::find(uint64_t id) const {
+  if (index_.empty()) return nullptr;
+  const size_t mask = index_.size() - 1;
+  for (size_t i = home(id);; i = (i + 1) & mask) {
+    if (index_[i] == kNone) return nullptr;
+    if (SeenSeries& e = at(index_[i]); e.id == id) return &e;
+  }
+}
+
+std::pair<History::SeenSeries*, bool> History::IdTable::tryEmplace(uint64_t id) {
+  if (SeenSeries* e = find(id)) return {e, false};
+  if (4 * (size_ + 1) > 3 * index_.size()) {  // at most 3/4 full: probes stay short
+    std::vector<uint32_t> old(index_.empty() ? 64 : 2 * index_.size(), kNone);
+    old.swap(index_);
+    bits_ = static_cast<uint8_t>(std::countr_zero(index_.size()));
+    const size_t mask = index_.size() - 1;
+    for (uint32_t slot : old) {
+      if (slot == kNone) continue;
+      size_t i = home(at(slot).id);
+      while (index_[i] != kNone) i = (i + 1) & mask;
+      index_[i] = slot;
+    }
+  }
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    if (used_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<SeenSeries[]>(kChunk));
+    slot = used_++;
+  }
+  SeenSeries& e = at(slot);
+  e = SeenSeries{};
+  e.id = id;
+  e.used = true;
+  const size_t mask = index_.size() - 1;
+  size_t i = home(id);
+  while (index_[i] != kNone) i = (i + 1) & mask;
+  index_[i] = slot;
+  ++size_;
+  return {&e, true};
+}
+
+void History::IdTable::erase(uint32_t slot) {
+  const size_t mask = index_.size() - 1;
+  size_t i = home(at(slot).id);
+  while (index_[i] != slot) i = (i + 1) & mask;
+  // Backward-shift deletion, as in History::erase.
+  for (size_t j = (i + 1) & mask; index_[j] != kNone; j = (j + 1) & mask) {
+    const size_t h = home(at(index_[j]).id);
+    if (i <= j ? (i < h && h <= j) : (i < h || h <= j)) continue;
+    index_[i] = index_[j];
+    i = j;
+  }
+  index_[i] = kNone;
+  at(slot) = SeenSeries{};
+  free_.push_back(slot);
+  --size_;
+}
+
+void History::IdTable::clear() {
+  for (uint32_t i = 0; i < used_; ++i) at(i) = SeenSeries{};
+  free_.clear();
+  for (uint32_t slot = used_; slot-- > 0;) free_.push_back(slot);
+  std::fill(index_.begin(), index_.end(), kNone);
+  size_ = 0;
+}
+
+void History::clearTracked() {
+  forEachTracked([](Tracked& s) { s = Tracked{}; });
+  freeSlots_.clear();
+  for (uint32_t slot = poolUsed_; slot-- > 0;) freeSlots_.push_back(slot);  // reused lowest first
+  std::fill(index_.begin(), index_.end(), kNoSlot);
+  tracked_ = 0;
+}
+
 bool History::ingest(const Snapshot& snapshot) {
   bool changed = false;
   // A port that became (or stopped being) a management port: every series is decided again.
   if (!plan_.judgeManagement && management_.update(snapshot)) {
-    series_.clear();
+    clearTracked();
     byId_.clear();
     forgetPositions();
     for (auto& v : byFamily_) v.clear();
@@ -237,7 +623,7 @@ bool History::ingest(const Snapshot& snapshot) {
     if (!batch || name == "watchdog") continue;
     auto it = std::find_if(collectors_.begin(), collectors_.end(), [&name = name](const auto& c) { return c.name == name; });
     if (it == collectors_.end()) {
-      collectors_.push_back(CollectorSeen{name, nullptr, 0, false, {}});
+      collectors_.push_back(CollectorSeen{name, nullptr, 0, false, {}, {}});
       it = collectors_.end() - 1;
     }
     it->present = true;
@@ -254,14 +640,14 @@ bool History::ingest(const Snapshot& snapshot) {
   // lists every series but those created in this pass, which were just seen.
   std::vector<bool> isFresh(collectors_.size(), false);
   for (uint16_t c : fresh) isFresh[c] = true;
-  std::vector<std::string_view> gone;
+  std::vector<Tracked*> gone;
   for (const auto& members : byFamily_) {
-    for (const Tracked* s : members) {
+    for (Tracked* s : members) {
       const auto& c = collectors_[s->collector];
-      if (!c.present || (isFresh[s->collector] && s->seenEpoch != c.epoch)) gone.push_back(s->key);
+      if (!c.present || (isFresh[s->collector] && s->seenEpoch != c.epoch)) gone.push_back(s);
     }
   }
-  for (std::string_view key : gone) series_.erase(series_.find(key));
+  for (Tracked* s : gone) erase(*s);
   const bool erased = !gone.empty();
   if (erased) {
     indexDirty_ = true;
@@ -275,7 +661,7 @@ bool History::ingest(const Snapshot& snapshot) {
   }
   if (indexDirty_) {
     for (auto& v : byFamily_) v.clear();
-    for (auto& [key, s] : series_) byFamily_[static_cast<size_t>(s.fam)].push_back(&s);
+    forEachTracked([this](Tracked& s) { byFamily_[static_cast<size_t>(s.fam)].push_back(&s); });
     subjects_.build(byFamily_);
     indexDirty_ = false;
   }
@@ -296,9 +682,9 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     }
     bool first = false;
     if (at == nullptr || at->object != sample.series.get()) {
-      auto known = byId_.try_emplace(sample.series->id);
+      auto known = byId_.tryEmplace(sample.series->id);
       first = known.second;
-      at = &known.first->second;  // map nodes do not move on rehash
+      at = known.first;  // pool entries do not move
       at->object = sample.series.get();
     }
     SeenSeries& seen = *at;
@@ -324,17 +710,13 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     double saturatesAt = 0;
     if (!wanted(*fam, l[2], &saturatesAt)) continue;
     const KeyParts key = keyOf(*fam, l[0], l[1], l[2], l[3]);
-    auto it = series_.find(key);
-    const bool inserted = it == series_.end();
+    Tracked* found = lookup(key);
+    const bool inserted = found == nullptr;
+    Tracked& s = inserted ? insert(key) : *found;
     if (inserted) {
-      key.appendTo(scratch_);
-      it = series_.try_emplace(scratch_).first;
-    }
-    Tracked& s = it->second;
-    if (inserted) {
-      s.key = it->first;
       s.fam = *fam;
-      s.saturatesAt = saturatesAt;
+      // The families' maxima are 2^bits - 1 for bits <= 32 (input_families.cpp): exact as an integer.
+      s.saturatesAt = static_cast<uint32_t>(saturatesAt);
       if (def.counter()) {
         s.counter = std::make_unique<RateJudgement>();
         s.counter->group = groupOf(*sample.series, collectors_[collector].name);
@@ -350,14 +732,14 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     }
     s.collector = collector;
     s.seenEpoch = epoch;
-    seen.tracked = &s;  // unordered_map nodes never move: the pointer stays valid until erased
+    seen.tracked = &s;  // pool slots never move: the pointer stays valid until erased
     update(s, t, sample.value);
   }
   for (const Note& note : batch.notes) {
     if (!note.series) continue;
-    const auto it = byId_.find(note.series->id);
-    if (it == byId_.end() || it->second.tracked == nullptr) continue;  // not a rule's input
-    auto& text = it->second.tracked->noteText;
+    const SeenSeries* seen = byId_.find(note.series->id);
+    if (seen == nullptr || seen->tracked == nullptr) continue;  // not a rule's input
+    auto& text = seen->tracked->noteText;
     if (!text) text = std::make_unique<std::string>();
     if (*text != note.text) *text = note.text;
   }
@@ -369,12 +751,10 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
 // pointer survives the pass), and now and then for ids that fed nothing (a re-created device's
 // old series objects).
 void History::forgetStaleIds(const std::vector<uint16_t>& fresh) {
-  for (auto it = byId_.begin(); it != byId_.end();) {
-    const auto& c = collectors_[it->second.collector];
-    const bool gone = !c.present || (std::find(fresh.begin(), fresh.end(), it->second.collector) != fresh.end() &&
-                                     it->second.epoch != c.epoch);
-    it = gone ? byId_.erase(it) : std::next(it);
-  }
+  byId_.eraseIf([&](const SeenSeries& e) {
+    const auto& c = collectors_[e.collector];
+    return !c.present || (std::find(fresh.begin(), fresh.end(), e.collector) != fresh.end() && e.epoch != c.epoch);
+  });
   forgetPositions();
   passesSinceIdSweep_ = 0;
 }
@@ -388,10 +768,10 @@ void History::update(Tracked& s, Nanos t, double v) {
   if (s.samples == 0) {
     s.raw = v;
     s.total = s.prevTotal = 0;
-    s.t = s.firstT = s.changedT = t;
+    s.t = s.changedT = t;
     s.samples = 1;
     s.saturated = s.saturatesAt > 0 && v >= s.saturatesAt;
-    if (s.ring) s.ring->push(t, 0);
+    if (s.ring) s.ring.push(t, 0, cohortFor(s.collector, s.ring.width()));
     return;
   }
   s.prevT = s.t;
@@ -417,7 +797,7 @@ void History::update(Tracked& s, Nanos t, double v) {
   s.raw = v;
   s.t = t;
   ++s.samples;
-  if (s.ring) s.ring->push(t, s.total);
+  if (s.ring) s.ring.push(t, s.total, cohortFor(s.collector, s.ring.width()));
 }
 
 // The rate of a counter over the interval its latest increase really covers.
@@ -436,9 +816,6 @@ void History::judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, boo
       j.gaps[j.gapNext] = static_cast<float>(double(t - j.lastChangeT) / kSecond);
       j.gapNext = static_cast<uint8_t>((j.gapNext + 1) % kGapSlots);
       if (j.gapCount < kGapSlots) ++j.gapCount;
-      std::array<float, kGapSlots> sorted = j.gaps;
-      std::nth_element(sorted.begin(), sorted.begin() + j.gapCount / 2, sorted.begin() + j.gapCount);
-      j.ownRefresh = static_cast<Nanos>(double(sorted[j.gapCount / 2]) * kSecond);
     }
     j.lastChangeT = t;
   }
@@ -479,14 +856,13 @@ void History::judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, boo
   j.prevRateIncrease = j.rateIncrease;
   j.prevRateSeconds = j.rateSeconds;
   j.prevRateFromT = j.rateFromT;
-  j.rate = increase / seconds;
   j.rateIncrease = increase;
   j.rateSeconds = seconds;
   j.rateT = t;
   j.rateFromT = from;
   // Until the source's cadence is known a batched jump may still read as a short burst: the peak
   // gauges wait for it (a few polls after start) rather than show a peak that never happened.
-  if (j.peak) j.peak->addRate(t, s.total, kSecond, def.maxPerSecond, j.refresh > 0);
+  if (j.peak) j.peak->buckets.addRate(t, s.total, kSecond, def.maxPerSecond, j.refresh > 0);
 }
 
 uint32_t History::groupOf(const Series& series, std::string_view collector) {
@@ -522,7 +898,9 @@ void History::learnRefresh() {
       Group& g = groups_[j.group];
       live += g.live ? 0 : 1;
       g.live = true;
-      if (j.gapCount >= 2 && (g.refresh == 0 || j.ownRefresh < g.refresh)) g.refresh = j.ownRefresh;
+      if (j.gapCount < 2) continue;
+      const Nanos own = j.ownRefresh();
+      if (g.refresh == 0 || own < g.refresh) g.refresh = own;
     }
   }
   for (size_t f = 0; f < kFamCount; ++f) {
@@ -550,9 +928,9 @@ void History::compactGroups() {
       ++it;
     }
   }
-  for (auto& [key, s] : series_) {
+  forEachTracked([&remap](Tracked& s) {
     if (s.counter) s.counter->group = remap[s.counter->group];
-  }
+  });
   groups_ = std::move(kept);
 }
 
@@ -560,8 +938,7 @@ std::span<Tracked* const> History::family(Fam fam) const { return byFamily_[stat
 
 const Tracked* History::find(Fam fam, std::string_view a, std::string_view b, std::string_view c,
                              std::string_view d) const {
-  auto it = series_.find(keyOf(fam, a, b, c, d));
-  return it == series_.end() ? nullptr : &it->second;
+  return lookup(keyOf(fam, a, b, c, d));
 }
 
 }  // namespace fabricmon::watchdog

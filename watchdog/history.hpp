@@ -5,6 +5,7 @@
 // Nothing grows with time: memory is proportional to the number of series the rules read.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/sample.hpp"
@@ -26,36 +28,83 @@ using Nanos = int64_t;  ///< steady_clock time since its epoch, in ns
 inline constexpr Nanos kNever = INT64_MIN;
 inline constexpr Nanos kSecond = 1'000'000'000;
 
-/// A fixed ring of (time, running total) points spaced at least `width` apart. Times are kept as
-/// milliseconds since the ring's origin (12 bytes a point, not 16: the rings are most of the
-/// history's memory); a point's time reads at most 1 ms early.
+/// A fixed ring of (time, running total) points spaced at least `width` apart (the rings are most of
+/// the history's memory). Times are kept as milliseconds since the ring's origin (a point's time
+/// reads at most 1 ms early) in a column of times that rings pushed at the same instants share (a
+/// Cohort: one collector's series, one window); a ring whose pushes fall out of step with the
+/// others takes its own copy of the column first, so every ring reads exactly the points it would
+/// keep alone. Totals are kept as floats while every total the ring holds is exactly a float (an
+/// idle counter, an error counter's small count) and as doubles from the first one that is not: a
+/// total reads back exactly as it was pushed either way. A default-constructed ring is no ring.
 class CoarseRing {
  public:
   struct Point {
     Nanos t;
     double total;
   };
+  struct Column;
+  /// Where new rings find the column of times another new ring of theirs opened at the same
+  /// instant. Used on one thread (History's).
+  class Cohort {
+   public:
+    Cohort() = default;
+    Cohort(Cohort&& o) noexcept : open_(std::exchange(o.open_, nullptr)) {}
+    Cohort& operator=(Cohort&& o) noexcept;
+    ~Cohort();
+
+   private:
+    friend class CoarseRing;
+    Column* open_ = nullptr;
+  };
+
+  CoarseRing() = default;
   CoarseRing(Nanos width, uint16_t capacity);
-  void push(Nanos t, double total);
+  CoarseRing(CoarseRing&& o) noexcept : block_(std::exchange(o.block_, nullptr)) {}
+  CoarseRing& operator=(CoarseRing&& o) noexcept;
+  ~CoarseRing();
+  explicit operator bool() const { return block_ != nullptr; }
+  /// Pushes a point when `t` is at least `width` after the newest. A ring's first push joins the
+  /// column `cohort` opened at the same instant, if any.
+  void push(Nanos t, double total, Cohort* cohort = nullptr);
   /// Keeps the newest points that fit the new geometry (SIGHUP with a different window).
   void reshape(Nanos width, uint16_t capacity);
-  Nanos width() const { return width_; }
+  Nanos width() const;
   /// The newest point at or before `t`; when there is none, the oldest point (partial coverage).
   std::optional<Point> baseFor(Nanos t) const;
+  /// Whether the totals are kept as doubles (one of them is not exactly a float).
+  bool wide() const { return block_->wide; }
+  /// Bytes of the ring's own allocation (its share of a column of times not counted).
+  size_t bytes() const;
+  /// Whether another ring reads the same column of times.
+  bool sharesTimes() const;
 
  private:
-  static constexpr Nanos kMilli = 1'000'000;
-  uint16_t slot(uint16_t i) const { return static_cast<uint16_t>((head_ + i) % capacity_); }  // 0 = oldest
-  Nanos timeAt(uint16_t i) const { return origin_ + Nanos(ms_[slot(i)]) * kMilli; }
-  Point at(uint16_t i) const { return Point{timeAt(i), totals_[slot(i)]}; }
-  void put(uint16_t s, Nanos t, double total);
-  std::unique_ptr<uint32_t[]> ms_;
-  std::unique_ptr<double[]> totals_;
-  Nanos origin_ = kNever;
-  Nanos width_;
-  uint16_t capacity_;
-  uint16_t head_ = 0;
-  uint16_t size_ = 0;
+  /// The ring's allocation: this header, then `capacity` float or double totals by the column's slots.
+  struct Block {
+    Column* col;
+    uint32_t pushes;  ///< the column's pushes this ring has written: equal = in step, one less = behind
+    bool wide;
+  };
+  static size_t totalsOffset() { return (sizeof(Block) + 7) / 8 * 8; }
+  static Block* allocate(Column* col, bool wide);
+  std::byte* totals() const { return reinterpret_cast<std::byte*>(block_) + totalsOffset(); }
+  double totalAt(uint16_t slot) const {
+    return block_->wide ? reinterpret_cast<const double*>(totals())[slot]
+                        : double(reinterpret_cast<const float*>(totals())[slot]);
+  }
+  void setTotal(uint16_t slot, double total);
+  void widen();
+  bool behind() const;
+  /// This ring's points (a ring one push behind its column does not see the column's newest).
+  uint16_t viewSize() const;
+  Nanos viewTime(uint16_t i) const;  ///< 0 = oldest
+  uint16_t viewSlot(uint16_t i) const;
+  /// Gives this ring a column of its own, equal to what it reads now.
+  void detach();
+  /// Appends a point to the ring's column (in step, all others in step: the caller checked).
+  void append(Nanos t, double total);
+  void release();
+  Block* block_ = nullptr;
 };
 
 /// The largest value seen per bucket over a sliding window (bucket = window / kBuckets).
@@ -104,54 +153,62 @@ struct RateJudgement {
   // Cadence: how often this series moves.
   Nanos lastChangeT = kNever;    ///< latest sample whose value differed from the one before
   std::array<float, kGapSlots> gaps{};  ///< seconds between recent value changes (a ring)
-  uint8_t gapCount = 0;
-  uint8_t gapNext = 0;
-  Nanos ownRefresh = 0;          ///< median of `gaps`: how often this series moves (0 = not known yet)
   Nanos poll = 0;                ///< typical interval between our samples (moving average)
   // Grouping: the NIC source the series is read from.
   uint32_t group = 0;            ///< index into History::groups
+  uint8_t gapCount = 0;
+  uint8_t gapNext = 0;
   Nanos refresh = 0;             ///< the source's refresh period (fastest-moving series of its group)
   // The judgement (see History::judgeRate).
-  double rate = 0;               ///< latest judged rate per second
-  double rateIncrease = 0;       ///< the increase behind `rate`
-  double rateSeconds = 0;        ///< the span behind `rate`
+  double rateIncrease = 0;       ///< the increase behind rate()
+  double rateSeconds = 0;        ///< the span behind rate()
   Nanos rateT = kNever;          ///< sample time of the latest judgement; unchanged = nothing new to judge
-  Nanos rateFromT = kNever;      ///< where the increase behind `rate` began (earlier than the span when it
+  Nanos rateFromT = kNever;      ///< where the increase behind rate() began (earlier than the span when it
                                  ///< includes a carried excess)
   double prevRateIncrease = 0;   ///< the judgement before the latest one
   double prevRateSeconds = 0;
   Nanos prevRateFromT = kNever;  ///< kNever: none
   double carry = 0;              ///< increase above the physical maximum, spread into the next interval
   Nanos carryFromT = kNever;     ///< where the carried increase began
-  // The rate-peak output (HistoryPlan::peak).
-  std::unique_ptr<PeakBuckets> peak;
-  SeriesPtr peakSeries;          ///< the output gauge, built once
+  /// The rate-peak output (HistoryPlan::peak): its buckets and its gauge, built once.
+  struct Peak {
+    explicit Peak(Nanos window) : buckets(window) {}
+    PeakBuckets buckets;
+    SeriesPtr series;
+  };
+  std::unique_ptr<Peak> peak;
+
+  /// The latest judged rate per second (0 before the first judgement; a judged span is never 0).
+  double rate() const { return rateSeconds > 0 ? rateIncrease / rateSeconds : 0; }
+  /// The median of `gaps`: how often this series moves (0 = not known yet).
+  Nanos ownRefresh() const;
 };
 
 /// One series the rules read: its latest two samples and reset-adjusted total (every series), a
-/// coarse ring when a rule reads a long window, and a counter's rate judgement.
+/// coarse ring when a rule reads a long window, and a counter's rate judgement. Kept in History's
+/// pool: it never moves while tracked (handles and the subject index point at it).
 struct Tracked {
-  SeriesPtr series;
-  std::string_view key;        ///< its key in History's table (the table's own string)
-  Fam fam;
+  SeriesPtr series;            ///< null: a free slot of the pool
+  Fam fam{};
   bool saturated = false;      ///< a narrow PMA counter sitting at its maximum (its rate is unknown)
   uint16_t collector = 0;      ///< index into History's collector names
   uint32_t seenEpoch = 0;
   uint32_t samples = 0;
-  double saturatesAt = 0;      ///< 0 = not a narrow counter
+  uint32_t saturatesAt = 0;    ///< 0 = not a narrow counter; else its maximum (2^bits - 1)
   double raw = 0;              ///< latest value as read
   double total = 0;            ///< counters: sum of reset-adjusted deltas since first seen
   double prevTotal = 0;
   Nanos t = kNever;            ///< latest sample time
   Nanos prevT = kNever;
-  Nanos firstT = kNever;
   Nanos lastIncreaseT = kNever;  ///< counters: time of the latest sample that carried an increase
   Nanos changedT = kNever;       ///< gauges: time the value last changed (first sample counts)
 
   std::unique_ptr<RateJudgement> counter;  ///< counters only
-  std::unique_ptr<CoarseRing> ring;
+  CoarseRing ring;                           ///< false: no rule reads a long window of it
   std::unique_ptr<std::string> noteText;    ///< the text its collector attached (Batch::notes), if any
 
+  /// Its key in History's index ("<tag><p0>\x1f<p1>...": KeyParts joined).
+  std::string_view key() const { return key_; }
   std::string_view label(std::string_view name) const { return series->label(name); }
   /// The counter's rate judgement (a gauge's reads as never judged).
   const RateJudgement& judged() const {
@@ -179,6 +236,10 @@ struct Tracked {
   };
   /// Increase over the `window` ending at the latest sample (needs a ring).
   Window over(Nanos window) const;
+
+ private:
+  friend class History;
+  std::string key_;
 };
 
 /// Per-family geometry: how long a window any enabled rule reads (0 = latest values only) and
@@ -240,7 +301,7 @@ class History {
   /// tests and one-off lookups; rules read through subjects().
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {},
                       std::string_view d = {}) const;
-  size_t size() const { return series_.size(); }
+  size_t size() const { return tracked_; }
   /// Series objects remembered by id (tracked or known to be no rule's input); bounded by the
   /// series the collectors report now plus those of the last 64 passes.
   size_t seriesObjects() const { return byId_.size(); }
@@ -260,16 +321,68 @@ class History {
   void forgetStaleIds(const std::vector<uint16_t>& fresh);
 
   HistoryPlan plan_;
-  std::unordered_map<std::string, Tracked, KeyHash, KeyEqual> series_;
+  // The tracked series: a pool of fixed chunks (a Tracked never moves while tracked; a freed slot is
+  // reused) and an open-addressing index of pool slots by key (linear probing, at most 3/4 full,
+  // no per-series node or key copy: the key is the Tracked's own).
+  static constexpr uint32_t kChunk = 256;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  Tracked& slotAt(uint32_t slot) const { return pool_[slot / kChunk][slot % kChunk]; }
+  Tracked* lookup(const KeyParts& key) const;
+  Tracked& insert(const KeyParts& key);
+  void erase(Tracked& s);
+  void clearTracked();
+  template <class F>
+  void forEachTracked(F&& f) {
+    for (uint32_t i = 0; i < poolUsed_; ++i) {
+      if (Tracked& s = slotAt(i); s.series) f(s);
+    }
+  }
+  std::vector<std::unique_ptr<Tracked[]>> pool_;
+  uint32_t poolUsed_ = 0;           ///< slots handed out at least once
+  std::vector<uint32_t> freeSlots_;
+  std::vector<uint32_t> index_;     ///< pool slots by key hash; kNoSlot = empty; size a power of 2
+  size_t tracked_ = 0;
   /// Series objects seen, by Series::id: the Tracked each feeds (nullptr: not an input of any rule),
   /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
   struct SeenSeries {
+    uint64_t id = 0;
     Tracked* tracked = nullptr;
     const Series* object = nullptr;  ///< the series object of this id (see positions)
-    uint16_t collector = 0;
     uint32_t epoch = 0;
+    uint16_t collector = 0;
+    bool used = false;               ///< false: a free slot
   };
-  std::unordered_map<uint64_t, SeenSeries> byId_;
+  /// SeenSeries by id: a pool of fixed chunks (an entry never moves: positions point at it) and an
+  /// open-addressing index of its slots (linear probing, at most 3/4 full). No node per series.
+  class IdTable {
+   public:
+    /// The entry of `id`, added (zeroed but for its id) when new; second: whether it was added.
+    std::pair<SeenSeries*, bool> tryEmplace(uint64_t id);
+    SeenSeries* find(uint64_t id) const;
+    /// Frees every entry for which `gone` is true.
+    template <class F>
+    void eraseIf(F&& gone) {
+      for (uint32_t i = 0; i < used_; ++i) {
+        if (SeenSeries& e = at(i); e.used && gone(e)) erase(i);
+      }
+    }
+    void clear();
+    size_t size() const { return size_; }
+
+   private:
+    static constexpr uint32_t kChunk = 512;
+    static constexpr uint32_t kNone = UINT32_MAX;
+    SeenSeries& at(uint32_t slot) const { return chunks_[slot / kChunk][slot % kChunk]; }
+    size_t home(uint64_t id) const;
+    void erase(uint32_t slot);
+    std::vector<std::unique_ptr<SeenSeries[]>> chunks_;
+    uint32_t used_ = 0;  ///< slots handed out at least once
+    std::vector<uint32_t> free_;
+    std::vector<uint32_t> index_;  ///< slots by home(id); kNone = empty; size a power of 2
+    uint8_t bits_ = 0;             ///< log2 of index_.size()
+    size_t size_ = 0;
+  };
+  IdTable byId_;
   unsigned passesSinceIdSweep_ = 0;
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
@@ -286,7 +399,10 @@ class History {
     uint32_t epoch = 0;
     bool present = false;
     std::vector<Position> positions;
+    /// The rings of its series by window: pushed at its batches' instants, they share times.
+    std::vector<std::pair<Nanos, CoarseRing::Cohort>> cohorts;
   };
+  CoarseRing::Cohort* cohortFor(uint16_t collector, Nanos width);
   void forgetPositions();
   std::vector<CollectorSeen> collectors_;
   std::vector<Group> groups_;

@@ -84,7 +84,7 @@ void Inputs::index() {
 }
 
 std::string_view Inputs::label(const Tracked& s, size_t i) const {
-  std::string_view extra = prefix_ <= s.key.size() ? s.key.substr(prefix_) : std::string_view{};
+  std::string_view extra = prefix_ <= s.key().size() ? s.key().substr(prefix_) : std::string_view{};
   for (; i > 0; --i) {
     const size_t sep = extra.find(kSep);
     if (sep == std::string_view::npos) return {};
@@ -95,7 +95,7 @@ std::string_view Inputs::label(const Tracked& s, size_t i) const {
 
 const Tracked* Inputs::in(Fam fam, std::string_view a, std::string_view b, std::string_view c) const {
   for (const Tracked* s : range(fam)) {
-    if (extraIs(prefix_ <= s->key.size() ? s->key.substr(prefix_) : std::string_view{}, {a, b, c})) return s;
+    if (extraIs(prefix_ <= s->key().size() ? s->key().substr(prefix_) : std::string_view{}, {a, b, c})) return s;
   }
   return nullptr;
 }
@@ -116,15 +116,15 @@ void Subjects::build(std::span<const std::vector<Tracked*>> byFamily) {
     const Scope scope = scopeOf(fam);
     if (scope == Scope::kNone) continue;
     for (const Tracked* s : byFamily[f]) {
-      const auto head = headOf(s->key);
+      const auto head = headOf(s->key());
       if (scope == Scope::kPort) {
         // "<tag><device>\x1f<port>\x1f": the further labels follow.
         const size_t prefix = 1 + head[0].size() + 1 + head[1].size() + 1;
-        port.push_back(Item{head[0], head[1], fam, s->key.substr(std::min(prefix, s->key.size())), s});
+        port.push_back(Item{head[0], head[1], fam, s->key().substr(std::min(prefix, s->key().size())), s});
       } else {
         const size_t prefix = 1 + head[0].size() + 1;
         (scope == Scope::kInterface ? iface : device)
-            .push_back(Item{head[0], {}, fam, s->key.substr(std::min(prefix, s->key.size())), s});
+            .push_back(Item{head[0], {}, fam, s->key().substr(std::min(prefix, s->key().size())), s});
       }
     }
   }

@@ -171,12 +171,12 @@ class Engine {
       for (Tracked* s : history_.family(p.fam)) {
         if (!s->counter || !s->counter->peak || s->samples < 2) continue;
         RateJudgement& j = *s->counter;
-        if (!j.peakSeries) {
+        if (!j.peak->series) {
           Labels labels;
           for (const char* name : p.labels) labels.emplace_back(name, std::string(s->label(name)));
-          j.peakSeries = makeSeries(*p.family, std::move(labels));
+          j.peak->series = makeSeries(*p.family, std::move(labels));
         }
-        out.push_back(Sample{j.peakSeries, j.peak->peak(now)});
+        out.push_back(Sample{j.peak->series, j.peak->buckets.peak(now)});
       }
     }
   }

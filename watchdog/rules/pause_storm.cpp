@@ -86,7 +86,7 @@ Direction byDuration(const RuleContext& ctx, const IfaceRef& iface, std::string_
   const RateJudgement& j = pause->judged();
   fill(d, pause);
   // The history spreads a batched jump over the NIC's refresh interval: above 1 only by rounding.
-  d.fraction = std::clamp(j.rate, 0.0, 1.0);
+  d.fraction = std::clamp(j.rate(), 0.0, 1.0);
   // A source that refreshes about once per poll shows one refresh period's worth in a poll that
   // came a little late: judged over the poll it would read short by the lateness.
   const double refresh = double(j.refresh) / kSecond;
@@ -113,7 +113,7 @@ double portProgress(const RuleContext& ctx, const IfaceRef& iface, Nanos from, N
   const Tracked* rate = iface.port != nullptr ? iface.port->in(Fam::kPortRate) : nullptr;
   if (!ctx.rated(bytes) || !ctx.ready(rate) || rate->raw <= 0) return -1;
   if (!bytes->increasedIn(from, to)) return 0;
-  return bytes->judged().rate >= kStalledLineShare * rate->raw ? bytes->judged().rateIncrease : 0;
+  return bytes->judged().rate() >= kStalledLineShare * rate->raw ? bytes->judged().rateIncrease : 0;
 }
 
 // SONiC's detector for NICs without pause-time counters: pause frames keep arriving at every

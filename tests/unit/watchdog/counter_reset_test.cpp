@@ -111,7 +111,8 @@ TEST(LinkFlap, OneFlapAcrossThreeSourcesCountsOnce) {
   flap();
   ASSERT_EQ(describe(n.findings()), std::vector<std::string>{"link_flap//mlx5_0/1/eth0"});
   double downs = -1;
-  for (const auto& [k, v] : n.findings()[0].evidence) {
+  const auto findings = n.findings();  // the loop reads into it: a temporary would be gone
+  for (const auto& [k, v] : findings[0].evidence) {
     if (k == "down_events") downs = v;
   }
   EXPECT_EQ(downs, 3);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "model/store.hpp"
 #include "watchdog/history.hpp"
@@ -89,6 +91,47 @@ TEST_F(HistoryIdentity, ObjectsRebuiltEveryPassDoNotAccumulate) {
   }
   EXPECT_EQ(history_.size(), 1u);
   EXPECT_EQ(carrier("eth0")->samples, 300u);
+}
+
+// The tracked series live in a pool indexed by an open-addressing table of their keys: a series
+// that goes frees its slot and its index entry, and every other series is still found (a lookup
+// must not stop at the hole it left); a slot reused by a new series starts it over.
+TEST_F(HistoryIdentity, FreedSlotsAreReusedAndEverySeriesIsStillFound) {
+  const int kInterfaces = 300;  // several index growths
+  std::vector<SeriesPtr> all;
+  for (int i = 0; i < kInterfaces; ++i) all.push_back(makeSeries(kCarrier, {{"interface", "eth" + std::to_string(i)}}));
+  auto publishWhere = [&](auto keep, double value) {
+    std::vector<Sample> samples;
+    for (int i = 0; i < kInterfaces; ++i) {
+      if (keep(i)) samples.push_back({all[i], value});
+    }
+    publish(std::move(samples));
+  };
+  publishWhere([](int) { return true; }, 5);
+  publishWhere([](int) { return true; }, 7);
+  ASSERT_EQ(history_.size(), size_t(kInterfaces));
+  publishWhere([](int i) { return i % 3 != 0; }, 8);  // every third goes
+  EXPECT_EQ(history_.size(), size_t(kInterfaces - 100));
+  for (int i = 0; i < kInterfaces; ++i) {
+    const Tracked* s = carrier("eth" + std::to_string(i));
+    if (i % 3 == 0) {
+      EXPECT_EQ(s, nullptr) << i;
+    } else {
+      ASSERT_NE(s, nullptr) << i;
+      EXPECT_EQ(s->key().substr(1), "eth" + std::to_string(i) + "\x1f\x1f");
+      EXPECT_EQ(s->samples, 3u) << i;
+      EXPECT_EQ(s->total, 3.0) << i;
+    }
+  }
+  publishWhere([](int) { return true; }, 20);  // they come back, into the freed slots
+  EXPECT_EQ(history_.size(), size_t(kInterfaces));
+  for (int i = 0; i < kInterfaces; ++i) {
+    const Tracked* s = carrier("eth" + std::to_string(i));
+    ASSERT_NE(s, nullptr) << i;
+    EXPECT_EQ(s->series.get(), all[i].get());
+    EXPECT_EQ(s->samples, i % 3 == 0 ? 1u : 4u) << i;
+    EXPECT_EQ(s->total, i % 3 == 0 ? 0.0 : 15.0) << i;  // a reused slot keeps nothing of its last series
+  }
 }
 
 }  // namespace

@@ -142,15 +142,17 @@ TEST(OpticsDegraded, TemperatureBiasAndAlarmFlags) {
         {{"interface", "eth0"}, {"quantity", "tx_power"}, {"level", "low_alarm"}, {"lane", "4"}},
         1);
   n.tick(60);
-  const Finding* flag = finding(n.findings(), "alarm_flag");
+  const auto findings = n.findings();  // `flag` points into it: a temporary would be gone
+  const Finding* flag = finding(findings, "alarm_flag");
   ASSERT_NE(flag, nullptr) << "an alarm flag fires at its first reading";
   EXPECT_EQ(flag->severity, Severity::kCritical);
   EXPECT_NE(flag->summary.find("tx_power low alarm on lane 4"), std::string::npos) << flag->summary;
   n.tick(60);
-  const Finding* temp = finding(n.findings(), "temperature");
+  const auto later = n.findings();
+  const Finding* temp = finding(later, "temperature");
   ASSERT_NE(temp, nullptr);
   EXPECT_EQ(temp->severity, Severity::kWarning);
-  const Finding* bias = finding(n.findings(), "tx_bias");
+  const Finding* bias = finding(later, "tx_bias");
   ASSERT_NE(bias, nullptr);
   EXPECT_NE(bias->summary.find("lane 2"), std::string::npos) << bias->summary;
 }

@@ -252,7 +252,8 @@ TEST(FrameDetector, FramesWithoutProgressIsAStorm) {
   nic.second(50000, 0);
   ASSERT_EQ(nic.findings(), std::vector<std::string>{"pause_storm/storm/eth0/3"});
   double frameDetector = -1;
-  for (const auto& [k, v] : nic.node().findings()[0].evidence) {
+  const auto findings = nic.node().findings();  // the loop reads into it: a temporary would be gone
+  for (const auto& [k, v] : findings[0].evidence) {
     if (k == "frame_detector") frameDetector = v;
   }
   EXPECT_EQ(frameDetector, 1);

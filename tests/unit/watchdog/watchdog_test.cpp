@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <vector>
+
 #include <set>
 
 #include "tests/unit/watchdog/test_node.hpp"
@@ -246,6 +251,123 @@ TEST(CoarseRing, KeepsTimesAcrossMonthsOfUptime) {
   EXPECT_EQ(base->t, start + 118 * day);
   EXPECT_EQ(base->total, 118e12);
   EXPECT_EQ(ring.baseFor(start)->t, start + 117 * day) << "older than the ring: the oldest point";
+}
+
+// Totals are floats while every one is exactly a float and doubles from the first that is not: the
+// rules' windows read back what was pushed, before and after the switch.
+TEST(CoarseRing, KeepsTotalsExactWhenTheyOutgrowAFloat) {
+  CoarseRing ring(kSecond, 8);
+  for (int t = 0; t < 4; ++t) ring.push(t * kSecond, t == 3 ? 16777216.0 : t);  // 2^24: still a float
+  EXPECT_FALSE(ring.wide());
+  const size_t narrow = ring.bytes();
+  ring.push(4 * kSecond, 16777217.0);  // 2^24 + 1: not a float
+  EXPECT_TRUE(ring.wide());
+  EXPECT_GT(ring.bytes(), narrow);
+  ring.push(5 * kSecond, 0.1);
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(ring.baseFor(t * kSecond)->total, t == 3 ? 16777216.0 : t);
+  EXPECT_EQ(ring.baseFor(4 * kSecond)->total, 16777217.0);
+  EXPECT_EQ(ring.baseFor(5 * kSecond)->total, 0.1);
+  // A reshape keeps the newest points exactly, whatever they need.
+  ring.reshape(2 * kSecond, 2);
+  EXPECT_EQ(ring.baseFor(5 * kSecond)->total, 0.1);
+  EXPECT_EQ(ring.baseFor(4 * kSecond)->total, 16777217.0);
+  CoarseRing idle(kSecond, 8);
+  for (int t = 0; t < 20; ++t) idle.push(t * kSecond, 0);
+  EXPECT_FALSE(idle.wide()) << "an idle counter's ring stays narrow";
+}
+
+// Rings of one cohort share their column of times. Whatever their pushes do — the same instants, a
+// ring that misses one, a ring pushed at other instants, rings that come and go, a reshape — every
+// ring reads exactly the points a ring of its own would keep.
+TEST(CoarseRing, RingsSharingTimesReadWhatARingOfTheirOwnWould) {
+  struct Model {  // a ring of its own: the newest `capacity` points at least `width` apart
+    watchdog::Nanos width;
+    size_t capacity;
+    watchdog::Nanos origin = watchdog::kNever;
+    std::vector<CoarseRing::Point> points;
+    void push(watchdog::Nanos t, double total) {
+      if (!points.empty() && t - points.back().t < width) return;
+      if (origin == watchdog::kNever) origin = t;
+      points.push_back({origin + (t - origin) / 1'000'000 * 1'000'000, total});  // read at ms
+      if (points.size() > capacity) points.erase(points.begin());
+    }
+    std::optional<CoarseRing::Point> baseFor(watchdog::Nanos t) const {
+      if (points.empty()) return std::nullopt;
+      for (size_t i = points.size(); i-- > 0;) {
+        if (points[i].t <= t) return points[i];
+      }
+      return points.front();
+    }
+  };
+  const watchdog::Nanos width = 2 * kSecond;
+  const uint16_t capacity = 6;
+  CoarseRing::Cohort cohort;
+  std::vector<CoarseRing> rings;
+  std::vector<Model> models;
+  std::mt19937 random(7);
+  auto chance = [&](int perMille) { return std::uniform_int_distribution<int>(0, 999)(random) < perMille; };
+  auto check = [&](watchdog::Nanos now, int step) {
+    for (size_t r = 0; r < rings.size(); ++r) {
+      for (watchdog::Nanos q = now - 20 * kSecond; q <= now + kSecond; q += kSecond / 2) {
+        const auto got = rings[r].baseFor(q);
+        const auto want = models[r].baseFor(q);
+        ASSERT_EQ(got.has_value(), want.has_value()) << "step " << step << " ring " << r;
+        if (!want) continue;
+        ASSERT_EQ(got->t, want->t) << "step " << step << " ring " << r << " query " << q;
+        ASSERT_EQ(got->total, want->total) << "step " << step << " ring " << r << " query " << q;
+      }
+    }
+  };
+  for (int r = 0; r < 8; ++r) {
+    rings.emplace_back(width, capacity);
+    models.push_back(Model{width, capacity, watchdog::kNever, {}});
+  }
+  int sharedSteps = 0;
+  watchdog::Nanos t = 1000 * kSecond + 123'456;
+  for (int step = 0; step < 3000; ++step) {
+    t += kSecond + (chance(100) ? 7'000'000 : 0);
+    if (step % 250 == 0) {  // a new generation of series: they join one column at their first push
+      for (size_t r = 0; r < rings.size(); ++r) {
+        rings[r] = CoarseRing(width, capacity);
+        models[r] = Model{width, capacity, watchdog::kNever, {}};
+      }
+    }
+    for (size_t r = 0; r < rings.size(); ++r) {
+      if (chance(4)) continue;  // this ring misses this instant
+      const watchdog::Nanos at = chance(3) ? t + 300'000'000 : t;  // or is pushed at another
+      const double total = step * 3.0 + r + (chance(10) ? 0.1 : 0);  // now and then not a float
+      rings[r].push(at, total, &cohort);
+      models[r].push(at, total);
+    }
+    if (chance(10)) {  // a series goes, a new one comes (it joins at its first push if it can)
+      const size_t r = std::uniform_int_distribution<size_t>(0, rings.size() - 1)(random);
+      rings[r] = CoarseRing(width, capacity);
+      models[r] = Model{width, capacity, watchdog::kNever, {}};
+    }
+    if (chance(3)) {  // a reshape keeps the newest points
+      const size_t r = std::uniform_int_distribution<size_t>(0, rings.size() - 1)(random);
+      rings[r].reshape(width, 3);
+      Model m{width, 3, watchdog::kNever, {}};
+      m.origin = models[r].points.empty() ? watchdog::kNever : models[r].points[models[r].points.size() - std::min<size_t>(3, models[r].points.size())].t;
+      for (size_t i = models[r].points.size() - std::min<size_t>(3, models[r].points.size()); i < models[r].points.size(); ++i) {
+        m.points.push_back(models[r].points[i]);
+      }
+      models[r] = m;
+    }
+    sharedSteps += std::count_if(rings.begin(), rings.end(), [](const CoarseRing& r) { return r.sharesTimes(); }) >= 4;
+    check(t, step);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(sharedSteps, 1500) << "rings pushed at the same instants share their times";
+  // Rings pushed at the same instants from their first push on stay on one column.
+  CoarseRing a(width, capacity), b(width, capacity);
+  CoarseRing::Cohort together;
+  for (int i = 0; i < 50; ++i) {
+    a.push(i * kSecond, i, &together);
+    b.push(i * kSecond, 2 * i, &together);
+  }
+  EXPECT_TRUE(a.sharesTimes());
+  EXPECT_EQ(b.baseFor(40 * kSecond)->total, 80);
 }
 
 TEST(PeakBuckets, ForgetsAfterTheWindow) {
