@@ -233,6 +233,7 @@ Watchdog::Watchdog(WatchdogConfig config, QosConfig qos)
 Watchdog::~Watchdog() = default;
 
 void Watchdog::reconfigure(WatchdogConfig config, QosConfig qos) {
+  std::lock_guard lock(engineMutex_);
   engine_->configure(std::move(config), std::move(qos));
   BatchPtr previous = metricsBatch();
   publish(previous->monotonic, previous->wall);
@@ -240,6 +241,7 @@ void Watchdog::reconfigure(WatchdogConfig config, QosConfig qos) {
 
 void Watchdog::evaluate(const Snapshot& snapshot, std::chrono::steady_clock::time_point now,
                         std::chrono::system_clock::time_point wallNow) {
+  std::lock_guard lock(engineMutex_);
   if (pending_) {
     // Taken back at the first evaluation: its clocks date the restored history.
     engine_->restoreState(pending_->doc, watchdog::toNs(now), wallNow);

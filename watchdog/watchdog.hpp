@@ -21,8 +21,9 @@ class Engine;
 }
 struct PendingState;
 
-/// Owns the rule engine. evaluate() and reconfigure() run on one thread; metricsBatch() and
-/// activeFindings() may be called from any thread.
+/// Owns the rule engine. evaluate() (the pipeline's thread) and reconfigure() (a SIGHUP, on the
+/// App's thread) are serialised by one lock; metricsBatch() and activeFindings() may be called from
+/// any thread.
 class Watchdog {
  public:
   Watchdog(WatchdogConfig config, QosConfig qos);
@@ -61,6 +62,10 @@ class Watchdog {
 
   void saveState();
 
+  /// The engine is one thread's at a time: a reload re-plans the history (its rings, its pools)
+  /// while the pipeline may be evaluating; unguarded, the two raced (soak_5min's daemon died in a
+  /// reload that came during a pass).
+  std::mutex engineMutex_;
   std::unique_ptr<watchdog::Engine> engine_;
   std::string statePath_;
   std::chrono::milliseconds stateInterval_{0};

@@ -7,10 +7,12 @@
 #include <vector>
 
 #include <set>
+#include <thread>
 
 #include "tests/unit/watchdog/test_node.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/rules/dcqcn_misconfig.hpp"
+#include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/pause_storm.hpp"
 
 namespace fabricmon::testing {
@@ -138,6 +140,29 @@ TEST(Watchdog, ReconfigureSwitchingARuleOffClearsItsFindingsAndKeepsHistory) {
   n.watchdog().reconfigure(WatchdogConfig{}, QosConfig{});
   n.tick();
   EXPECT_EQ(n.findings().size(), 1u);
+}
+
+// A SIGHUP reconfigures on the App's thread while the pipeline's thread evaluates (daemon/sampler.cpp
+// stops the collectors, not the pipeline): the two must not meet inside the engine. Every other
+// reload here changes a long window, so the history reshapes its rings while passes ingest. Without
+// the engine's lock this races (a crash, or a report under -fsanitize=thread/address).
+TEST(Watchdog, AReconfigureDuringEvaluationsIsSerialisedWithThem) {
+  TestNode n;
+  healthyRoce(n);
+  n.tick();
+  std::atomic<bool> done{false};
+  std::thread reloads([&] {
+    for (int i = 0; !done.load(); ++i) {
+      WatchdogConfig c;
+      c.rules.get<LinkFlapRule>().window = std::chrono::minutes(i % 2 == 0 ? 5 : 10);
+      c.rules.get<PauseStormRule>().pauseFraction = i % 2 == 0 ? 0.5 : 0.2;
+      n.watchdog().reconfigure(c, QosConfig{});
+    }
+  });
+  for (int i = 0; i < 400; ++i) n.tick();
+  done = true;
+  reloads.join();
+  EXPECT_TRUE(n.findings().empty()) << describe(n.findings()).front();
 }
 
 TEST(Watchdog, ReconfigureAppliesNewThresholds) {
