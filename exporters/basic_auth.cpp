@@ -1,13 +1,13 @@
 #include "exporters/basic_auth.hpp"
 
-#include <crypt.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <spdlog/spdlog.h>
 
-#include <array>
 #include <cctype>
+#include <cstring>
 #include <memory>
 #include <utility>
+
+#include "exporters/tls_module.hpp"
 
 namespace fabricmon {
 namespace {
@@ -72,13 +72,13 @@ std::optional<BasicCredentials> parseBasicAuthorization(std::string_view header)
 }
 
 bool bcryptMatches(const std::string& password, const std::string& hash) {
-  // crypt_data is ~32 KiB: too big for a worker's stack habits, and crypt_r needs it zeroed.
-  auto data = std::make_unique<crypt_data>();
-  const char* out = crypt_r(password.c_str(), hash.c_str(), data.get());
-  // libxcrypt returns NULL or a "*0"/"*1" failure token for a setting it cannot use.
-  if (out == nullptr || out[0] == '*') return false;
-  const std::string_view result(out);
-  return result.size() == hash.size() && CRYPTO_memcmp(result.data(), hash.data(), hash.size()) == 0;
+  auto module = tlsModule();
+  if (!module) {
+    // applyWebSecurity loads the module before any BasicAuth exists; nothing is let in without it.
+    spdlog::error("basic auth: {}", module.error().message);
+    return false;
+  }
+  return (*module)->bcryptMatches(password, hash);
 }
 
 BasicAuth::BasicAuth(std::map<std::string, std::string> users, std::size_t cacheEntries)
@@ -92,17 +92,18 @@ std::string BasicAuth::cacheKey(const BasicCredentials& c, const std::string& ha
   for (const std::string* field : {&c.user, &hash, &c.password}) {
     input += std::to_string(field->size()) + ":" + *field;
   }
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int size = 0;
-  EVP_Digest(input.data(), input.size(), digest.data(), &size, EVP_sha256(), nullptr);
-  OPENSSL_cleanse(input.data(), input.size());
-  return std::string(reinterpret_cast<const char*>(digest.data()), size);
+  auto module = tlsModule();
+  // Without the module no key is made and nothing is cached: verify() then fails in bcryptMatches.
+  std::string digest = module ? (*module)->sha256(input) : std::string();
+  explicit_bzero(input.data(), input.size());
+  return digest;
 }
 
 bool BasicAuth::cachedValid(const BasicCredentials& c) const {
   const auto it = users_.find(c.user);
   if (it == users_.end()) return false;
   const std::string key = cacheKey(c, it->second);
+  if (key.empty()) return false;
   std::lock_guard lock(mutex_);
   return cache_.count(key) != 0;
 }
@@ -118,7 +119,7 @@ bool BasicAuth::verify(const BasicCredentials& c) {
     std::lock_guard lock(mutex_);
     if (cache_.count(key) != 0) return true;
   }
-  if (!bcryptMatches(c.password, it->second)) return false;
+  if (!bcryptMatches(c.password, it->second) || key.empty()) return false;
   std::lock_guard lock(mutex_);
   if (cache_.insert(key).second) {
     cacheOrder_.push_back(key);
@@ -133,7 +134,7 @@ bool BasicAuth::verify(const BasicCredentials& c) {
 void BasicAuth::verifyAsync(BasicCredentials credentials, std::function<void(bool)> done) {
   boost::asio::post(worker_, [this, c = std::move(credentials), done = std::move(done)]() mutable {
     const bool ok = verify(c);
-    OPENSSL_cleanse(c.password.data(), c.password.size());
+    explicit_bzero(c.password.data(), c.password.size());
     auto callback = std::move(done);
     callback(ok);
   });

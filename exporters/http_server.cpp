@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "exporters/accept_encoding.hpp"
-#include "exporters/asio_ssl.hpp"
 #include "exporters/basic_auth.hpp"
+#include "exporters/tls_stream.hpp"
 
 namespace fabricmon {
 
@@ -57,7 +57,6 @@ bool isHttpParseError(const beast::error_code& ec) {
 }  // namespace
 
 using PlainStream = beast::tcp_stream;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 /// What the server keeps of a connection, whatever its stream.
 class SessionBase {
@@ -118,7 +117,7 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   HttpSession(std::shared_ptr<State> state, tcp::socket socket) requires(!kTls)
       : state_(std::move(state)), stream_(std::move(socket)) {}
   HttpSession(std::shared_ptr<State> state, tcp::socket socket) requires(kTls)
-      : state_(std::move(state)), stream_(std::move(socket), *state_->options.tls) {}
+      : state_(std::move(state)), stream_(state_->options.tls->wrap(std::move(socket))) {}
 
   ~HttpSession() override {
     std::lock_guard lock(state_->mutex);
@@ -146,8 +145,7 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
   // runs under the same deadline as a request: a client that connects and stalls is dropped.
   void handshake() {
     tcpStream().expires_after(state_->options.headerTimeout);
-    stream_.async_handshake(net::ssl::stream_base::server,
-                            beast::bind_front_handler(&HttpSession::onHandshake, shared_from_this()));
+    stream_.async_handshake(beast::bind_front_handler(&HttpSession::onHandshake, shared_from_this()));
   }
 
   void onHandshake(beast::error_code ec) {

@@ -16,13 +16,10 @@
 #include "exporters/request_durations.hpp"
 #include "model/result.hpp"
 
-namespace boost::asio::ssl {
-class context;
-}  // namespace boost::asio::ssl
-
 namespace fabricmon {
 
 class BasicAuth;
+class TlsServer;
 
 namespace detail {
 struct HttpServerState;
@@ -62,9 +59,9 @@ struct HttpServerOptions {
   /// Deadline for writing one response (and for the TLS close_notify at the end).
   std::chrono::milliseconds requestTimeout{10000};
   size_t maxRequestBytes = 8192;  ///< header limit and body limit of a request
-  /// TLS for every connection (makeTlsContext / applyWebSecurity); nullptr = plain HTTP. The TLS
-  /// handshake runs under requestTimeout too, so a client that never finishes it is dropped.
-  std::shared_ptr<boost::asio::ssl::context> tls;
+  /// TLS for every connection (applyWebSecurity, through fabricmon-tls.so); nullptr = plain HTTP.
+  /// The TLS handshake runs under headerTimeout, so a client that never finishes it is dropped.
+  std::shared_ptr<TlsServer> tls;
   /// Basic auth on every path, /healthz included, as exporter-toolkit does; nullptr = no auth.
   /// Missing or wrong credentials get 401 with `WWW-Authenticate: Basic realm="fabricmon"`.
   std::shared_ptr<BasicAuth> basicAuth;

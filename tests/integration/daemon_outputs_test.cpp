@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "tests/integration/daemon_fixture.hpp"
 #include "tests/support/tls_test_support.hpp"
@@ -11,6 +12,16 @@ namespace fabricmon::testing {
 namespace {
 
 bool has(const std::string& body, const std::string& needle) { return body.find(needle) != std::string::npos; }
+
+// The files a process has mapped (/proc/PID/maps), one path per line.
+std::string mappedFiles(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (const size_t slash = line.find('/'); slash != std::string::npos) out += line.substr(slash) + "\n";
+  }
+  return out;
+}
 
 class OutputsTest : public DaemonTest {};
 
@@ -64,6 +75,10 @@ TEST_F(OutputsTest, WebConfigServesTlsWithBasicAuthOnly) {
   args.insert(args.end(), {"--config", (dir_ / "fabricmon.yaml").string()});
   ASSERT_NE(start(args), 0);
   EXPECT_TRUE(has(daemon_->output(), "serving https://"));
+  // TLS and basic auth come from the module, loaded because the web config asks for them.
+  const std::string maps = mappedFiles(daemon_->pid());
+  EXPECT_TRUE(has(maps, "/fabricmon-tls.so")) << maps;
+  EXPECT_TRUE(has(maps, "/libssl.so")) << maps;
   const std::string url = "https://127.0.0.1:" + std::to_string(port_) + "/metrics";
 
   const auto good = test_util::curl(tls, url, {"--cacert", tls.file("ca.crt"), "-u", "prometheus:s3cret"});
@@ -76,6 +91,20 @@ TEST_F(OutputsTest, WebConfigServesTlsWithBasicAuthOnly) {
   const auto untrusted = test_util::curl(tls, url, {"-u", "prometheus:s3cret"});
   EXPECT_EQ(untrusted.exitCode, 60) << "curl without the CA must refuse the certificate";
   EXPECT_EQ(httpGet(port_, "/metrics").status, 0) << "plain HTTP gets no HTTP answer from the TLS port";
+  EXPECT_EQ(stop(), std::optional<int>(0));
+}
+
+// Plain HTTP needs no cryptography: OpenSSL and libcrypt (~1.8 MiB resident when mapped) stay out of
+// the process (exporters/tls_module.hpp).
+TEST_F(OutputsTest, PlainHttpMapsNoCryptographyLibrary) {
+  simulate();
+  ASSERT_NE(start(nodeArgs()), 0);
+  ASSERT_EQ(httpGet(port_, "/metrics").status, 200);
+  const std::string maps = mappedFiles(daemon_->pid());
+  ASSERT_TRUE(has(maps, "/libc.so")) << "maps not readable: " << maps;
+  for (const char* library : {"/fabricmon-tls.so", "/libssl.so", "/libcrypto.so", "/libcrypt.so"}) {
+    EXPECT_FALSE(has(maps, library)) << library << " is mapped:\n" << maps;
+  }
   EXPECT_EQ(stop(), std::optional<int>(0));
 }
 

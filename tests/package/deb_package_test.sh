@@ -60,6 +60,7 @@ dpkg-deb -c "$deb" >"$out/contents"
 awk '{print $6}' "$out/contents" | sed 's#^\./#/#; s#/$##' >"$out/paths"
 expected=(
   /usr/bin/fabricmon
+  /usr/lib/fabricmon/fabricmon-tls.so
   /lib/systemd/system/fabricmon.service
   /etc/fabricmon/fabricmon.yaml
   /usr/share/doc/fabricmon/README.md
@@ -80,10 +81,13 @@ done
 echo "ok: ${#expected[@]} expected paths checked"
 check "binary is root-owned and 0755" \
   grep -qE '^-rwxr-xr-x root/root .* \./usr/bin/fabricmon$' "$out/contents"
+# TLS and basic auth are a module the daemon loads from ../lib/fabricmon (exporters/tls_module.hpp).
+check "TLS module is root-owned and 0644" \
+  grep -qE '^-rw-r--r-- root/root .* \./usr/lib/fabricmon/fabricmon-tls.so$' "$out/contents"
 check "config is root-owned and 0644" \
   grep -qE '^-rw-r--r-- root/root .* \./etc/fabricmon/fabricmon.yaml$' "$out/contents"
 # Nothing outside the Debian locations this package is meant to own.
-if grep -vE '^/(usr/bin|usr/share/doc/fabricmon|usr/share/fabricmon|lib/systemd/system|etc/fabricmon)(/|$)|^/(usr|usr/share|usr/share/doc|lib|lib/systemd|etc)?$' \
+if grep -vE '^/(usr/bin|usr/lib/fabricmon|usr/share/doc/fabricmon|usr/share/fabricmon|lib/systemd/system|etc/fabricmon)(/|$)|^/(usr|usr/lib|usr/share|usr/share/doc|lib|lib/systemd|etc)?$' \
     "$out/paths" | grep -v '^$' >"$out/stray"; then
   fail "unexpected paths: $(tr '\n' ' ' <"$out/stray")"
 fi
