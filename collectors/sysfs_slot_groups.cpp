@@ -138,12 +138,19 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
   // All counter files of the group back-to-back: the kernel refreshes hw_counters at most once per
   // `lifespan` ms, so one burst gives one consistent set (drivers/infiniband/core/sysfs.c).
   const bool keepTexts = !group.infos.empty();
-  if (keepTexts) slotTexts_.assign(group.slots.size(), std::string_view());
+  if (keepTexts) {
+    slotTexts_.resize(group.slots.size());
+    slotTextRead_.assign(group.slots.size(), false);
+  }
   for (size_t i = 0; i < group.slots.size(); ++i) {
     CounterSlot& slot = group.slots[i];
     if (slot.unsupported) continue;
     auto text = slot.file.readText();
-    if (keepTexts && text) slotTexts_[i] = *text;  // in slot.file's buffer until its next read
+    if (keepTexts && text) {
+      // readText's buffer is the thread's: copied (a short value, within the string's own storage).
+      slotTexts_[i].assign(text->data(), text->size());
+      slotTextRead_[i] = true;
+    }
     if (!text) {
       if (isUnsupported(slot, text.error())) {
         slot.unsupported = true;
@@ -178,8 +185,8 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
 
   for (auto& info : group.infos) {
     Result<std::string_view> text = std::string_view();
-    if (info.sameFileAs < slotTexts_.size() && slotTexts_[info.sameFileAs].data() != nullptr) {
-      text = slotTexts_[info.sameFileAs];
+    if (info.sameFileAs < slotTexts_.size() && slotTextRead_[info.sameFileAs]) {
+      text = std::string_view(slotTexts_[info.sameFileAs]);
     } else {
       text = info.file.readText();
     }

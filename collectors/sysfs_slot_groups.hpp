@@ -128,8 +128,9 @@ class SlotGroupCache {
   Lister lister_;
   Builder builder_;
   std::vector<SlotGroup> groups_;
-  /// readGroup's texts of this poll per slot (null data: not read), for InfoSlot::sameFileAs.
-  std::vector<std::string_view> slotTexts_;
+  /// readGroup's texts of this poll per slot, for InfoSlot::sameFileAs, and whether each was read.
+  std::vector<std::string> slotTexts_;
+  std::vector<bool> slotTextRead_;
   uint64_t generation_ = 0;
   bool listed_ = false;
 };
