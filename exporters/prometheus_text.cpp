@@ -113,7 +113,7 @@ void appendSampleLine(std::string& out, const Sample& sample) {
   const Series& series = *sample.series;
   if (series.labels().empty()) {
     out += series.family->name;
-  } else if (series.plainKey) {
+  } else if (series.plainKey()) {
     out += series.key;
   } else {
     out += series.family->name;

@@ -19,12 +19,12 @@ std::string_view Series::label(std::string_view name) const {
 // label starts after the `{` or a `,` and ends at the closing quote of its value, which a plain value
 // cannot hold.
 LabelView::iterator LabelView::begin() const {
-  if (!series_->plainKey) return iterator(series_, 0);
+  if (!series_->plainKey()) return iterator(series_, 0);
   return iterator(series_, series_->family->name.size() + 1);
 }
 
 LabelView::iterator LabelView::end() const {
-  if (!series_->plainKey) return iterator(series_, series_->escaped ? series_->escaped->size() : 0);
+  if (!series_->plainKey()) return iterator(series_, series_->escaped->size());
   return iterator(series_, series_->key.size() - 1);
 }
 
@@ -42,9 +42,9 @@ Labels LabelView::copy() const {
 
 void LabelView::iterator::load() {
   if (!series_) return;
-  if (!series_->plainKey) {
-    const Labels* l = series_->escaped.get();
-    if (l && pos_ < l->size()) cur_ = {(*l)[pos_].first, (*l)[pos_].second};
+  if (!series_->plainKey()) {
+    const Labels& l = *series_->escaped;
+    if (pos_ < l.size()) cur_ = {l[pos_].first, l[pos_].second};
     next_ = pos_ + 1;
     return;
   }
@@ -87,7 +87,7 @@ class SeriesTable {
     // and a separate control block holding a deleter: ~50 bytes less per series, ~1.3 MiB at 128
     // devices (docs/benchmarks.md, "Memory per component").
     auto created = std::make_shared<const Interned>(
-        Series{&family, std::move(key), plain, id,
+        Series{&family, std::move(key), id,
                plain ? nullptr : std::make_unique<const Labels>(std::move(labels))},
         this);
     const Series* raw = created.get();

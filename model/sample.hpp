@@ -87,10 +87,6 @@ class LabelView {
 struct Series {
   const FamilyDef* family;
   std::string key;  ///< canonical `name{a="x",b="y"}` (values escaped), unique per series
-  /// Every label name is `[A-Za-z0-9_]` and every value printable ASCII without `\` or `"`: `key`
-  /// is then, byte for byte, the series' line head in the text format (no escaping, valid UTF-8),
-  /// the renderer copies it, and the labels are read out of it (LabelView).
-  bool plainKey = false;
   /// The series' identity, computed once when it is made: every makeSeries call with the same
   /// family and labels returns the same object, with this id, while any of them is alive; an id is
   /// never reused. The watchdog's history, its recent samples and the renderer's duplicate check
@@ -99,6 +95,10 @@ struct Series {
   /// The labels as given, kept only when the key is not plain (values that the key escapes).
   std::unique_ptr<const Labels> escaped;
 
+  /// Every label name is `[A-Za-z0-9_]` and every value printable ASCII without `\` or `"`: `key`
+  /// is then, byte for byte, the series' line head in the text format (no escaping, valid UTF-8),
+  /// the renderer copies it, and the labels are read out of it (LabelView).
+  bool plainKey() const { return escaped == nullptr; }
   LabelView labels() const { return LabelView(*this); }
   std::string_view label(std::string_view name) const;  ///< "" when absent
 };

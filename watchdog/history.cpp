@@ -459,157 +459,20 @@ KeyParts History::keyOf(Fam fam, std::string_view a, std::string_view b, std::st
   return k;
 }
 
-// ---- the pool and its index ----
-
-Tracked* History::lookup(const KeyParts& key) const {
-  if (index_.empty()) return nullptr;
-  const size_t mask = index_.size() - 1;
-  for (size_t i = KeyHash{}(key) & mask;; i = (i + 1) & mask) {
-    if (index_[i] == kNoSlot) return nullptr;
-    Tracked& s = slotAt(index_[i]);
-    if (KeyEqual{}(key, s.key())) return &s;
-  }
-}
+// ---- the tracked series ----
 
 Tracked& History::insert(const KeyParts& key) {
-  if (4 * (tracked_ + 1) > 3 * index_.size()) {
-    // Grow (at most 3/4 full keeps linear probes short) and place every key again.
-    std::vector<uint32_t> old(std::max<size_t>(64, 2 * index_.size()), kNoSlot);
-    old.swap(index_);
-    const size_t mask = index_.size() - 1;
-    for (uint32_t slot : old) {
-      if (slot == kNoSlot) continue;
-      size_t i = KeyHash{}(slotAt(slot).key()) & mask;
-      while (index_[i] != kNoSlot) i = (i + 1) & mask;
-      index_[i] = slot;
-    }
-  }
-  uint32_t slot;
-  if (!freeSlots_.empty()) {
-    slot = freeSlots_.back();
-    freeSlots_.pop_back();
-  } else {
-    if (poolUsed_ == pool_.size() * kChunk) pool_.push_back(std::make_unique<Tracked[]>(kChunk));
-    slot = poolUsed_++;
-  }
-  Tracked& s = slotAt(slot);
-  key.appendTo(scratch_);
-  s.key_ = std::string(scratch_);  // a copy holds no growth slack
-  const size_t mask = index_.size() - 1;
-  size_t i = KeyHash{}(key) & mask;
-  while (index_[i] != kNoSlot) i = (i + 1) & mask;
-  index_[i] = slot;
-  ++tracked_;
-  return s;
-}
-
-void History::erase(Tracked& s) {
-  const size_t mask = index_.size() - 1;
-  size_t i = KeyHash{}(s.key()) & mask;
-  while (&slotAt(index_[i]) != &s) i = (i + 1) & mask;  // it is in the index
-  freeSlots_.push_back(index_[i]);
-  // Backward-shift deletion: move up every later entry of the probe run that may sit at i, so a
-  // lookup never stops early at the hole.
-  for (size_t j = (i + 1) & mask; index_[j] != kNoSlot; j = (j + 1) & mask) {
-    const size_t home = KeyHash{}(slotAt(index_[j]).key()) & mask;
-    const bool between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-    if (between) continue;  // its home is after the hole: it stays
-    index_[i] = index_[j];
-    i = j;
-  }
-  index_[i] = kNoSlot;
-  s = Tracked{};
-  --tracked_;
-}
-
-// ---- ids ----
-
-size_t History::IdTable::home(uint64_t id) const {
-  // Fibonacci hashing: ids are handed out in sequence, and their low bits alone would cluster.
-  return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
-}
-
-History::SeenSeries* History::IdTable::find(uint64_t id) const {
-  if (index_.empty()) return nullptr;
-  const size_t mask = index_.size() - 1;
-  for (size_t i = home(id);; i = (i + 1) & mask) {
-    if (index_[i] == kNone) return nullptr;
-    if (SeenSeries& e = at(index_[i]); e.id == id) return &e;
-  }
-}
-
-std::pair<History::SeenSeries*, bool> History::IdTable::tryEmplace(uint64_t id) {
-  if (SeenSeries* e = find(id)) return {e, false};
-  if (4 * (size_ + 1) > 3 * index_.size()) {  // at most 3/4 full: probes stay short
-    std::vector<uint32_t> old(index_.empty() ? 64 : 2 * index_.size(), kNone);
-    old.swap(index_);
-    bits_ = static_cast<uint8_t>(std::countr_zero(index_.size()));
-    const size_t mask = index_.size() - 1;
-    for (uint32_t slot : old) {
-      if (slot == kNone) continue;
-      size_t i = home(at(slot).id);
-      while (index_[i] != kNone) i = (i + 1) & mask;
-      index_[i] = slot;
-    }
-  }
-  uint32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-  } else {
-    if (used_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<SeenSeries[]>(kChunk));
-    slot = used_++;
-  }
-  SeenSeries& e = at(slot);
-  e = SeenSeries{};
-  e.id = id;
-  e.used = true;
-  const size_t mask = index_.size() - 1;
-  size_t i = home(id);
-  while (index_[i] != kNone) i = (i + 1) & mask;
-  index_[i] = slot;
-  ++size_;
-  return {&e, true};
-}
-
-void History::IdTable::erase(uint32_t slot) {
-  const size_t mask = index_.size() - 1;
-  size_t i = home(at(slot).id);
-  while (index_[i] != slot) i = (i + 1) & mask;
-  // Backward-shift deletion, as in History::erase.
-  for (size_t j = (i + 1) & mask; index_[j] != kNone; j = (j + 1) & mask) {
-    const size_t h = home(at(index_[j]).id);
-    if (i <= j ? (i < h && h <= j) : (i < h || h <= j)) continue;
-    index_[i] = index_[j];
-    i = j;
-  }
-  index_[i] = kNone;
-  at(slot) = SeenSeries{};
-  free_.push_back(slot);
-  --size_;
-}
-
-void History::IdTable::clear() {
-  for (uint32_t i = 0; i < used_; ++i) at(i) = SeenSeries{};
-  free_.clear();
-  for (uint32_t slot = used_; slot-- > 0;) free_.push_back(slot);
-  std::fill(index_.begin(), index_.end(), kNone);
-  size_ = 0;
-}
-
-void History::clearTracked() {
-  forEachTracked([](Tracked& s) { s = Tracked{}; });
-  freeSlots_.clear();
-  for (uint32_t slot = poolUsed_; slot-- > 0;) freeSlots_.push_back(slot);  // reused lowest first
-  std::fill(index_.begin(), index_.end(), kNoSlot);
-  tracked_ = 0;
+  return tracked_.insert(key, [&](Tracked& s) {
+    key.appendTo(scratch_);
+    s.key_ = std::string(scratch_);  // a copy holds no growth slack
+  });
 }
 
 bool History::ingest(const Snapshot& snapshot) {
   bool changed = false;
   // A port that became (or stopped being) a management port: every series is decided again.
   if (!plan_.judgeManagement && management_.update(snapshot)) {
-    clearTracked();
+    tracked_.clear();
     byId_.clear();
     forgetPositions();
     for (auto& v : byFamily_) v.clear();
@@ -647,7 +510,7 @@ bool History::ingest(const Snapshot& snapshot) {
       if (!c.present || (isFresh[s->collector] && s->seenEpoch != c.epoch)) gone.push_back(s);
     }
   }
-  for (Tracked* s : gone) erase(*s);
+  for (Tracked* s : gone) tracked_.erase(*s);
   const bool erased = !gone.empty();
   if (erased) {
     indexDirty_ = true;
@@ -682,9 +545,15 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     }
     bool first = false;
     if (at == nullptr || at->object != sample.series.get()) {
-      auto known = byId_.tryEmplace(sample.series->id);
-      first = known.second;
-      at = known.first;  // pool entries do not move
+      const uint64_t id = sample.series->id;
+      at = byId_.find(id);
+      first = at == nullptr;
+      if (first) {
+        at = &byId_.insert(id, [id](SeenSeries& e) {
+          e.id = id;
+          e.used = true;
+        });  // pool entries do not move
+      }
       at->object = sample.series.get();
     }
     SeenSeries& seen = *at;

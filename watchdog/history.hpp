@@ -20,6 +20,7 @@
 #include "model/store.hpp"
 #include "watchdog/management_ports.hpp"
 #include "watchdog/input_families.hpp"
+#include "watchdog/slot_pool.hpp"
 #include "watchdog/subjects.hpp"
 
 namespace fabricmon::watchdog {
@@ -301,7 +302,7 @@ class History {
   /// tests and one-off lookups; rules read through subjects().
   const Tracked* find(Fam fam, std::string_view a, std::string_view b = {}, std::string_view c = {},
                       std::string_view d = {}) const;
-  size_t size() const { return tracked_; }
+  size_t size() const { return tracked_.size(); }
   /// Series objects remembered by id (tracked or known to be no rule's input); bounded by the
   /// series the collectors report now plus those of the last 64 passes.
   size_t seriesObjects() const { return byId_.size(); }
@@ -321,27 +322,24 @@ class History {
   void forgetStaleIds(const std::vector<uint16_t>& fresh);
 
   HistoryPlan plan_;
-  // The tracked series: a pool of fixed chunks (a Tracked never moves while tracked; a freed slot is
-  // reused) and an open-addressing index of pool slots by key (linear probing, at most 3/4 full,
-  // no per-series node or key copy: the key is the Tracked's own).
-  static constexpr uint32_t kChunk = 256;
-  static constexpr uint32_t kNoSlot = UINT32_MAX;
-  Tracked& slotAt(uint32_t slot) const { return pool_[slot / kChunk][slot % kChunk]; }
-  Tracked* lookup(const KeyParts& key) const;
+  // The tracked series by key: a Tracked never moves while tracked (handles and the subject index
+  // point at it); the index hashes the key each Tracked holds.
+  struct TrackedSlot {
+    static bool live(const Tracked& s) { return s.series != nullptr; }
+    static std::string_view key(const Tracked& s) { return s.key(); }
+    template <class Q>
+    static size_t home(const Q& key, uint8_t bits) {
+      return KeyHash{}(key) & ((size_t{1} << bits) - 1);
+    }
+    static bool equal(const KeyParts& key, const Tracked& s) { return KeyEqual{}(key, s.key()); }
+  };
+  Tracked* lookup(const KeyParts& key) const { return tracked_.find(key); }
   Tracked& insert(const KeyParts& key);
-  void erase(Tracked& s);
-  void clearTracked();
   template <class F>
   void forEachTracked(F&& f) {
-    for (uint32_t i = 0; i < poolUsed_; ++i) {
-      if (Tracked& s = slotAt(i); s.series) f(s);
-    }
+    tracked_.forEach(f);
   }
-  std::vector<std::unique_ptr<Tracked[]>> pool_;
-  uint32_t poolUsed_ = 0;           ///< slots handed out at least once
-  std::vector<uint32_t> freeSlots_;
-  std::vector<uint32_t> index_;     ///< pool slots by key hash; kNoSlot = empty; size a power of 2
-  size_t tracked_ = 0;
+  SlotPool<Tracked, TrackedSlot, 256> tracked_;
   /// Series objects seen, by Series::id: the Tracked each feeds (nullptr: not an input of any rule),
   /// so a known series costs one integer lookup per sample, not a key string and a family lookup.
   struct SeenSeries {
@@ -352,37 +350,17 @@ class History {
     uint16_t collector = 0;
     bool used = false;               ///< false: a free slot
   };
-  /// SeenSeries by id: a pool of fixed chunks (an entry never moves: positions point at it) and an
-  /// open-addressing index of its slots (linear probing, at most 3/4 full). No node per series.
-  class IdTable {
-   public:
-    /// The entry of `id`, added (zeroed but for its id) when new; second: whether it was added.
-    std::pair<SeenSeries*, bool> tryEmplace(uint64_t id);
-    SeenSeries* find(uint64_t id) const;
-    /// Frees every entry for which `gone` is true.
-    template <class F>
-    void eraseIf(F&& gone) {
-      for (uint32_t i = 0; i < used_; ++i) {
-        if (SeenSeries& e = at(i); e.used && gone(e)) erase(i);
-      }
+  struct SeenSlot {
+    static bool live(const SeenSeries& e) { return e.used; }
+    static uint64_t key(const SeenSeries& e) { return e.id; }
+    static size_t home(uint64_t id, uint8_t bits) {
+      // Fibonacci hashing: ids are handed out in sequence, and their low bits alone would cluster.
+      return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> (64 - bits));
     }
-    void clear();
-    size_t size() const { return size_; }
-
-   private:
-    static constexpr uint32_t kChunk = 512;
-    static constexpr uint32_t kNone = UINT32_MAX;
-    SeenSeries& at(uint32_t slot) const { return chunks_[slot / kChunk][slot % kChunk]; }
-    size_t home(uint64_t id) const;
-    void erase(uint32_t slot);
-    std::vector<std::unique_ptr<SeenSeries[]>> chunks_;
-    uint32_t used_ = 0;  ///< slots handed out at least once
-    std::vector<uint32_t> free_;
-    std::vector<uint32_t> index_;  ///< slots by home(id); kNone = empty; size a power of 2
-    uint8_t bits_ = 0;             ///< log2 of index_.size()
-    size_t size_ = 0;
+    static bool equal(uint64_t id, const SeenSeries& e) { return e.id == id; }
   };
-  IdTable byId_;
+  /// An entry never moves: positions point at it.
+  SlotPool<SeenSeries, SeenSlot, 512> byId_;
   unsigned passesSinceIdSweep_ = 0;
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;

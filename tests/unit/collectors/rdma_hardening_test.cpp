@@ -121,11 +121,33 @@ class RdmaHardening : public ::testing::Test {
     fs::rename(tmp, file);
   }
 
+  /// netdev_link over a tree of its own holding one interface, eth0: operstate up, 4 carrier
+  /// changes. Call under ASSERT_NO_FATAL_FAILURE.
+  struct NetdevLink {
+    TempTree tree;
+    Sources sources;
+    TopologyPtr topology;
+    std::unique_ptr<Collector> collector;
+  };
+  void setUpNetdevLinkOverEth0() {
+    eth0_ = std::make_unique<NetdevLink>();
+    eth0_->tree.write("class/net/eth0/operstate", "up\n");
+    eth0_->tree.write("class/net/eth0/carrier_changes", "4\n");
+    eth0_->sources.sysfs = std::make_shared<SysfsRoot>(eth0_->tree.root());
+    TopologyDiscovery discovery(eth0_->sources.sysfs, {}, NetdevConfig{{"eth0"}});
+    auto t = discovery.scan();
+    ASSERT_TRUE(t.ok());
+    eth0_->topology = *t;
+    eth0_->collector = makeCollector("netdev_link", eth0_->sources, config_);
+  }
+  Poll pollEth0() { return testing::poll(*eth0_->collector, *eth0_->topology, tracker_); }
+
   TempTree tree_;
   Sources sources_;
   Config config_;
   TopologyPtr topology_;
   ErrorTracker tracker_{"test"};
+  std::unique_ptr<NetdevLink> eth0_;
 };
 
 TEST_F(RdmaHardening, RateOutsideItsDomainIsAnErrorNeverNanOrInf) {
@@ -306,23 +328,14 @@ TEST_F(RdmaHardening, KeptSlotsGoToTheFilesReadMostOften) {
 }
 
 TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
-  TempTree tree;
-  tree.write("class/net/eth0/operstate", "up\n");
-  tree.write("class/net/eth0/carrier_changes", "4\n");
-  Sources sources;
-  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
-  TopologyDiscovery discovery(sources.sysfs, {}, NetdevConfig{{"eth0"}});
-  auto t = discovery.scan();
-  ASSERT_TRUE(t.ok());
-  auto c = makeCollector("netdev_link", sources, config_);
-  ErrorTracker tracker{"test"};
+  ASSERT_NO_FATAL_FAILURE(setUpNetdevLinkOverEth0());
   for (int i = 0; i < 3; ++i) {
-    Poll p = testing::poll(*c, **t, tracker);
+    Poll p = pollEth0();
     EXPECT_EQ(p.errors, 0u);
     EXPECT_EQ(p.value("fabricmon_netdev_carrier_changes_total{interface=\"eth0\"}"), 4.0);
   }
-  tree.write("class/net/eth0/operstate", "upx\n");
-  Poll bad = testing::poll(*c, **t, tracker);
+  eth0_->tree.write("class/net/eth0/operstate", "upx\n");
+  Poll bad = pollEth0();
   EXPECT_FALSE(bad.has("fabricmon_netdev_up{interface=\"eth0\"}"));
   EXPECT_EQ(bad.errors, 1u);
 }
@@ -330,21 +343,12 @@ TEST_F(RdmaHardening, CarrierCountsMissingOnOldKernelsAreNotErrors) {
 TEST_F(RdmaHardening, InterfaceAttributeReplacedByRenameIsReadAnewWithinTwoPolls) {
   // netdev_link's files sit in the interface's own directory: its stamp comes from the group's
   // per-poll stat of that directory, and a file renamed over it must still be noticed.
-  TempTree tree;
-  tree.write("class/net/eth0/operstate", "up\n");
-  tree.write("class/net/eth0/carrier_changes", "4\n");
-  Sources sources;
-  sources.sysfs = std::make_shared<SysfsRoot>(tree.root());
-  TopologyDiscovery discovery(sources.sysfs, {}, NetdevConfig{{"eth0"}});
-  auto t = discovery.scan();
-  ASSERT_TRUE(t.ok());
-  auto c = makeCollector("netdev_link", sources, config_);
-  ErrorTracker tracker{"test"};
+  ASSERT_NO_FATAL_FAILURE(setUpNetdevLinkOverEth0());
   const std::string changes = "fabricmon_netdev_carrier_changes_total{interface=\"eth0\"}";
-  EXPECT_EQ(testing::poll(*c, **t, tracker).value(changes), 4.0);
-  replaceByRename(tree.root() / "class/net/eth0/carrier_changes", "9\n");
+  EXPECT_EQ(pollEth0().value(changes), 4.0);
+  replaceByRename(eth0_->tree.root() / "class/net/eth0/carrier_changes", "9\n");
   std::optional<double> seen;
-  for (int i = 0; i < 2 && seen != 9.0; ++i) seen = testing::poll(*c, **t, tracker).value(changes);
+  for (int i = 0; i < 2 && seen != 9.0; ++i) seen = pollEth0().value(changes);
   EXPECT_EQ(seen, 9.0) << "the kept descriptor still reads the replaced inode";
 }
 

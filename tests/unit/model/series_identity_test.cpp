@@ -43,8 +43,8 @@ TEST(SeriesIdentity, LabelValuesThatLookAlikeUnescapedAreDifferentSeries) {
   const SeriesPtr two = makeSeries(kFamily, {{"a", "x"}, {"b", "y"}});
   EXPECT_NE(one.get(), two.get());
   EXPECT_NE(one->key, two->key);
-  EXPECT_FALSE(one->plainKey);
-  EXPECT_TRUE(two->plainKey);
+  EXPECT_FALSE(one->plainKey());
+  EXPECT_TRUE(two->plainKey());
   EXPECT_EQ(two->key, R"(fabricmon_identity_test_total{a="x",b="y"})");
 }
 
@@ -69,10 +69,10 @@ TEST(SeriesIdentity, LabelsReadBackAsMadeWhetherTheKeyIsPlainOrNot) {
     for (const auto& [k, v] : labels) EXPECT_EQ(s->label(k), v) << s->key << " " << k;
     EXPECT_EQ(s->label("absent"), "") << s->key;
   }
-  EXPECT_TRUE(makeSeries(kFamily, cases[2])->plainKey);
+  EXPECT_TRUE(makeSeries(kFamily, cases[2])->plainKey());
   EXPECT_EQ(makeSeries(kFamily, cases[2])->escaped, nullptr);  // read from the key, no copy kept
-  EXPECT_FALSE(makeSeries(kFamily, cases[4])->plainKey);
-  EXPECT_FALSE(makeSeries(kFamily, cases[6])->plainKey);
+  EXPECT_FALSE(makeSeries(kFamily, cases[4])->plainKey());
+  EXPECT_FALSE(makeSeries(kFamily, cases[6])->plainKey());
 }
 
 TEST(SeriesIdentity, ConcurrentMakersOfOneSeriesGetOneObject) {
