@@ -1,10 +1,11 @@
 #include "model/sample.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <vector>
 
 namespace fabricmon {
 
@@ -63,21 +64,34 @@ void LabelView::iterator::advance() {
 
 namespace {
 
+class SeriesTable;
+SeriesTable& seriesTable();
+
 /// Every live series by its key, so that a series is identified once: building the same family and
 /// labels again while the first is alive (a collector re-creating its series after a topology
 /// change, two collectors emitting one series by mistake) returns the same object and id. An entry
 /// leaves with the last reference to its series.
+///
+/// An open-addressing table of pointers (linear probing, at most 3/4 full, backward-shift erase):
+/// ~11-21 bytes an entry where an unordered_map node with a weak_ptr took ~72, and the series
+/// knows its own weak reference (enable_shared_from_this) in the 16 bytes the table pointer and a
+/// separate weak_ptr took before. ~60 bytes less per series, ~1.8 MiB at 128 devices
+/// (docs/benchmarks.md, "Sixth pass").
 class SeriesTable {
  public:
   SeriesPtr intern(const FamilyDef& family, Labels labels, std::string key, bool plain) {
     SeriesPtr
         found;  // outlives the lock: a last reference dropped here must not run forget() under it
     std::lock_guard lock(mutex_);
-    if (auto it = byKey_.find(key); it != byKey_.end()) {
-      found = it->second.series.lock();
+    size_t at = find(key);
+    if (at != kAbsent) {
+      // weak_from_this() of the non-const object: a weak_ptr<const T> made from it would lock() to
+      // convert, and that temporary's release could destroy the series here, under the lock.
+      found = slots_[at]->weak_from_this().lock();
       if (found && found->family == &family) return found;
-      // Another FamilyDef with the same name (only tests make one): the newer definition wins.
-      byKey_.erase(it);
+      // Dying (its last reference is gone and its forget() waits for the lock), or another
+      // FamilyDef with the same name (only tests make one): the new series takes the entry, and
+      // forget() of the old one then finds another object there and leaves it.
     }
     static std::atomic<uint64_t> nextId{1};
     const uint64_t id = nextId.fetch_add(1, std::memory_order_relaxed);
@@ -86,37 +100,86 @@ class SeriesTable {
     // One allocation for the series and its reference counts (make_shared), instead of the series
     // and a separate control block holding a deleter: ~50 bytes less per series, ~1.3 MiB at 128
     // devices (docs/benchmarks.md, "Memory per component").
-    auto created = std::make_shared<const Interned>(
-        Series{&family, std::move(key), id,
-               plain ? nullptr : std::make_unique<const Labels>(std::move(labels))},
-        this);
-    const Series* raw = created.get();
-    byKey_.emplace(std::string_view(raw->key), Entry{created, raw});
+    auto created = std::make_shared<Interned>(Series{&family, std::move(key), id,
+                                                     plain ? nullptr : std::make_unique<const Labels>(std::move(labels))});
+    if (at != kAbsent) {
+      slots_[at] = created.get();
+    } else {
+      insert(created.get());
+    }
     return created;
   }
 
  private:
   /// A series that leaves the table with its last reference.
-  struct Interned final : Series {
-    Interned(Series s, SeriesTable* t) : Series(std::move(s)), table(t) {}
+  struct Interned final : Series, std::enable_shared_from_this<Interned> {
+    explicit Interned(Series s) : Series(std::move(s)) {}
     Interned(const Interned&) = delete;
     Interned& operator=(const Interned&) = delete;
-    ~Interned() { table->forget(this); }
-    SeriesTable* table;
+    // Runs before the members go: the key is still there to find the entry by.
+    ~Interned() { seriesTable().forget(this); }
   };
+  friend SeriesTable& seriesTable();
 
-  void forget(const Series* s) {
-    std::lock_guard lock(mutex_);
-    auto it = byKey_.find(s->key);
-    if (it != byKey_.end() && it->second.raw == s) byKey_.erase(it);
+  static constexpr size_t kAbsent = static_cast<size_t>(-1);
+  static constexpr size_t kMinSlots = 64;
+
+  static size_t hashOf(std::string_view key) { return std::hash<std::string_view>{}(key); }
+
+  size_t find(std::string_view key) const {
+    if (slots_.empty()) return kAbsent;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hashOf(key) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == nullptr) return kAbsent;
+      if (slots_[i]->key == key) return i;
+    }
   }
 
-  struct Entry {
-    std::weak_ptr<const Series> series;
-    const Series* raw;  ///< which object the entry is for, even once `series` has expired
-  };
+  void insert(Interned* s) {
+    if ((count_ + 1) * 4 > slots_.size() * 3) resize(std::max(kMinSlots, slots_.size() * 2));
+    place(s);
+    ++count_;
+  }
+
+  void place(Interned* s) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = hashOf(s->key) & mask;
+    while (slots_[i] != nullptr) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+
+  void resize(size_t size) {
+    std::vector<Interned*> old(size, nullptr);
+    old.swap(slots_);
+    for (Interned* s : old) {
+      if (s != nullptr) place(s);
+    }
+  }
+
+  void forget(const Interned* s) {
+    std::lock_guard lock(mutex_);
+    const size_t at = find(s->key);
+    if (at == kAbsent || slots_[at] != s) return;
+    // Backward-shift deletion: later entries of the probe run move up, so no tombstones.
+    const size_t mask = slots_.size() - 1;
+    size_t hole = at;
+    for (size_t i = (hole + 1) & mask; slots_[i] != nullptr; i = (i + 1) & mask) {
+      const size_t home = hashOf(slots_[i]->key) & mask;
+      // Move i into the hole unless its home lies cyclically in (hole, i].
+      if (((i - home) & mask) >= ((i - hole) & mask)) {
+        slots_[hole] = slots_[i];
+        hole = i;
+      }
+    }
+    slots_[hole] = nullptr;
+    --count_;
+    // A table that emptied (a large topology gone) gives its memory back.
+    if (slots_.size() > kMinSlots && count_ * 8 < slots_.size()) resize(slots_.size() / 2);
+  }
+
   std::mutex mutex_;
-  std::unordered_map<std::string_view, Entry> byKey_;  ///< keys view the series' own key
+  std::vector<Interned*> slots_;  ///< nullptr = free; sized a power of two
+  size_t count_ = 0;
 };
 
 SeriesTable& seriesTable() {

@@ -2,7 +2,12 @@
 // the same object and id while any holder keeps it; ids are never reused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "model/sample.hpp"
@@ -86,6 +91,70 @@ TEST(SeriesIdentity, ConcurrentMakersOfOneSeriesGetOneObject) {
   }
   for (auto& t : threads) t.join();
   for (int i = 1; i < kThreads; ++i) EXPECT_EQ(made[i].get(), made[0].get());
+}
+
+// The table grows, shrinks and erases entries from the middle of probe runs (model/sample.cpp): every
+// live series must still be found as itself, and no released one.
+TEST(SeriesIdentity, ManySeriesReleasedInRandomOrderLeaveTheRestFindable) {
+  constexpr int kSeries = 20000;
+  std::vector<SeriesPtr> live;
+  std::vector<std::string> names;
+  for (int i = 0; i < kSeries; ++i) {
+    names.push_back("table" + std::to_string(i));
+    live.push_back(makeSeries(kFamily, {{"interface", names.back()}}));
+  }
+  std::unordered_map<uint64_t, int> ids;
+  for (int i = 0; i < kSeries; ++i) ids[live[i]->id] = i;
+  ASSERT_EQ(ids.size(), static_cast<size_t>(kSeries));
+
+  std::mt19937 rng(7);
+  std::vector<int> order(kSeries);
+  for (int i = 0; i < kSeries; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<uint64_t> releasedIds;
+  // Release 95 % (the table shrinks on the way), checking a sample of the survivors as it goes.
+  for (int n = 0; n < kSeries * 95 / 100; ++n) {
+    releasedIds.push_back(live[order[n]]->id);
+    live[order[n]].reset();
+    if (n % 997 == 0) {
+      for (int m = n + 1; m < kSeries; m += 101) {
+        const int i = order[m];
+        ASSERT_EQ(makeSeries(kFamily, {{"interface", names[i]}}).get(), live[i].get()) << names[i];
+      }
+    }
+  }
+  for (int i = 0; i < kSeries; ++i) {
+    if (!live[i]) continue;
+    EXPECT_EQ(makeSeries(kFamily, {{"interface", names[i]}}).get(), live[i].get()) << names[i];
+  }
+  // A released series is made anew, never found as its old self.
+  for (int n = 0; n < 50; ++n) {
+    const int i = order[n];
+    const SeriesPtr again = makeSeries(kFamily, {{"interface", names[i]}});
+    EXPECT_FALSE(ids.count(again->id)) << names[i] << " came back with an old id";
+  }
+}
+
+// Threads making and dropping the same few series at once: a series whose last reference is being
+// dropped while another thread looks it up must not be handed out again (use after free under
+// ASan), and at every moment the holders of one key hold one object.
+TEST(SeriesIdentity, MakersAndDroppersRacingOnFewKeysNeverShareADeadSeries) {
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&mismatches, t] {
+      std::mt19937 rng(static_cast<unsigned>(t));
+      for (int n = 0; n < 20000; ++n) {
+        const std::string name = "churn" + std::to_string(rng() % 3);
+        SeriesPtr a = makeSeries(kFamily, {{"interface", name}});
+        SeriesPtr b = makeSeries(kFamily, {{"interface", name}});
+        if (a.get() != b.get() || a->id != b->id || a->label("interface") != name) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 }  // namespace
