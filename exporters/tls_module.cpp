@@ -20,7 +20,8 @@ namespace beast = boost::beast;
 
 class BeastTlsConnection final : public TlsConnection {
  public:
-  // `server` keeps the OpenSSL context alive as long as any connection made with it.
+  // The context is shared with the server that made the connection, so it outlives every
+  // connection even after a reload replaced the server.
   BeastTlsConnection(net::ip::tcp::socket socket, std::shared_ptr<net::ssl::context> context)
       : context_(std::move(context)), stream_(std::move(socket), *context_) {}
 
