@@ -4,6 +4,7 @@
 #include "exporters/tls_module.hpp"
 
 #include <crypt.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <array>
@@ -74,11 +75,8 @@ bool bcryptMatches(const std::string& password, const std::string& hash) {
   // libxcrypt returns NULL or a "*0"/"*1" failure token for a setting it cannot use.
   if (out == nullptr || out[0] == '*') return false;
   const std::string_view result(out);
-  if (result.size() != hash.size()) return false;
-  // Constant time: how far a guess matched must not show in the time the answer takes.
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < hash.size(); ++i) diff |= static_cast<unsigned char>(result[i] ^ hash[i]);
-  return diff == 0;
+  // Constant time (OpenSSL's compare): how far a guess matched must not show in the answer's time.
+  return result.size() == hash.size() && CRYPTO_memcmp(result.data(), hash.data(), hash.size()) == 0;
 }
 
 constexpr TlsModule kModule{&makeServer, &sha256, &bcryptMatches};
