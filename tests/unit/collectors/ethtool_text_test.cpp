@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -368,6 +369,24 @@ INSTANTIATE_TEST_SUITE_P(
                     false},
         InPlaceCase{"repeat_where_the_old_list_continued", statsText(kAbc),
                     statsText({{"rx_prio3_pause", 1}, {"rx_prio3_pause", 2}, {"b", 3}}), false},
+        // Lines that start with the expected name but are not "<name>: <digits>" for it.
+        InPlaceCase{"expected_name_is_a_prefix", statsText(kAbc),
+                    "NIC statistics:\n     rx_prio3_pause: 1\n     bb: 2\n     tx_vport_rdma_unicast_bytes: 3\n",
+                    false},
+        InPlaceCase{"expected_name_then_more_name", statsText(kAbc),
+                    "NIC statistics:\n     rx_prio3_pause_x: 1\n     b: 2\n     tx_vport_rdma_unicast_bytes: 3\n",
+                    false},
+        InPlaceCase{"odd_blanks_crlf_tabs_no_final_newline", statsText(kAbc),
+                    "NIC statistics:\r\n\trx_prio3_pause :\t1 \r\n\n   \n b:2\x0b\n"
+                    "tx_vport_rdma_unicast_bytes:   3",
+                    true},
+        InPlaceCase{"values_the_fast_line_refuses", statsText(kAbc),
+                    "NIC statistics:\n     rx_prio3_pause: 12345678901234567890\n     b: 2 x\n     b:\n"
+                    "     b: +4\n     b: 5\n     tx_vport_rdma_unicast_bytes: 99999999999999999999\n",
+                    false},
+        InPlaceCase{"colon_inside_the_line", statsText(kAbc),
+                    "NIC statistics:\n     rx_prio3_pause: 1: 2\n     b: 2\n     tx_vport_rdma_unicast_bytes: 3\n",
+                    false},
         InPlaceCase{"many_more", statsText(kAbc), slurp(kFixtures / "stats/cx100g"), false},
         InPlaceCase{"capture_to_capture", slurp(kFixtures / "stats/cxk515"),
                     slurp(kFixtures / "stats/cxk65"), false},
@@ -376,6 +395,53 @@ INSTANTIATE_TEST_SUITE_P(
                                       "ethtool_S_mlx5_100G_ofed_annotated_blog_trimmed.txt"),
                     slurp(kFixtures / "stats/cx100g"), true}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// The in-place parse reads lines it expects in one forward pass and the rest with the general
+// code: over texts that differ from the previous one by random small edits (a byte inserted,
+// removed or replaced, a line dropped or repeated) it still equals a fresh parse, issues included.
+TEST(EthtoolInPlaceTest, RandomEditsEqualAFreshParse) {
+  const std::string base = slurp(kFixtures / "stats/cxk65");
+  std::mt19937 rng(20261126);
+  const std::string alphabet = "ab_:0123456789 \t\r\n+x";
+  for (int round = 0; round < 400; ++round) {
+    std::string text = base;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = rng() % text.size();
+      const char c = alphabet[rng() % alphabet.size()];
+      switch (rng() % 5) {
+        case 0: text.insert(at, 1, c); break;
+        case 1: text.erase(at, 1); break;
+        case 2: text[at] = c; break;
+        case 3: {  // drop the line at `at`
+          const size_t b = text.rfind('\n', at);
+          const size_t start = b == std::string::npos ? 0 : b + 1;
+          const size_t end = text.find('\n', at);
+          text.erase(start, end == std::string::npos ? std::string::npos : end - start + 1);
+          break;
+        }
+        default: {  // repeat the line at `at`
+          const size_t b = text.rfind('\n', at);
+          const size_t start = b == std::string::npos ? 0 : b + 1;
+          const size_t end = text.find('\n', at);
+          if (end != std::string::npos) text.insert(end + 1, text.substr(start, end - start + 1));
+        }
+      }
+      if (text.empty()) text = base;
+    }
+    EthtoolStats stats;
+    ASSERT_TRUE(parseEthtoolTextInto(base, stats));
+    auto inPlace = parseEthtoolTextInto(text, stats);
+    auto fresh = parseEthtoolText(text);
+    ASSERT_EQ(static_cast<bool>(inPlace), static_cast<bool>(fresh)) << "round " << round;
+    if (!fresh) {
+      EXPECT_EQ(inPlace.error().message, fresh.error().message) << "round " << round;
+      continue;
+    }
+    EXPECT_EQ(stats.pairs(), fresh->pairs()) << "round " << round;
+    EXPECT_EQ(stats.issues, fresh->issues) << "round " << round;
+  }
+}
 
 TEST(EthtoolInPlaceTest, UnchangedNamesAreNotReallocated) {
   const std::string text = slurp(kFixtures / "stats/cx100g");
