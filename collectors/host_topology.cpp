@@ -145,7 +145,7 @@ std::map<std::string, PciPlacement> HostTopology::read(const Topology& topology)
     auto it = placed_.find(device.name);
     if (it == placed_.end() || it->second.identity != device.identity) {
       auto [placement, path] = place(device.name);
-      Placed fresh{device.identity, std::move(placement)};
+      Placed fresh{device.identity, std::move(placement), nullptr, nullptr};
       if (!path.empty()) {
         fresh.currentWidth = std::make_unique<CounterFile>(sysfs_->path(path + "/current_link_width"));
         fresh.currentSpeed = std::make_unique<CounterFile>(sysfs_->path(path + "/current_link_speed"));

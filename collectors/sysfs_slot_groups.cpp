@@ -19,7 +19,7 @@ void indexDirs(SlotGroup& group) {
     const std::string dir = path.substr(0, path.rfind('/'));
     auto [it, inserted] = index.try_emplace(dir, group.dirs.size());
     if (inserted) {
-      group.dirs.push_back(SlotGroup::Dir{dir, dir == group.dirAbs, stampDir(dir).value_or(DirStamp{})});
+      group.dirs.push_back(SlotGroup::Dir{dir, dir == group.dirAbs, stampDir(dir).value_or(DirStamp{}), {}});
     }
     slot.dir = it->second;
   }
@@ -92,7 +92,7 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
   for (auto& group : groups_) {
     // One stat of the whole path per group and poll: the device's identity (a re-created one has a
     // new inode) and the stamp of its directory.
-    auto stamp = stampPath(group.dirAbs);
+    auto stamp = stampPath(group.dirAbs, &group.parentHold);
     if (!stamp) {
       // Vanished since discovery: its series leave the next snapshot and its files are closed.
       if (group.present) group.clear();
@@ -118,21 +118,21 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
   // A file renamed over or deleted changes its directory's stamp: only then do the kept
   // descriptors of that directory compare themselves with their paths.
   for (size_t d = 0; d < group.dirs.size(); ++d) {
-    const SlotGroup::Dir& dir = group.dirs[d];
+    SlotGroup::Dir& dir = group.dirs[d];
     std::optional<DirStamp> stamp;
     if (!dir.self) {
-      stamp = stampDir(dir.path);
+      stamp = stampDir(dir.path, &dir.parentHold);
     } else if (groupStamp.isDir) {
       stamp = groupStamp.stamp;  // the same stat stampDir(dir.path) would make
     }
     const DirStamp now = stamp.value_or(DirStamp{});
-    if (now == group.dirs[d].stamp) {
+    if (now == dir.stamp) {
       continue;
     }
     for (auto& slot : group.slots) {
       if (slot.dir == d) slot.file.checkIdentity();
     }
-    group.dirs[d].stamp = now;
+    dir.stamp = now;
   }
 
   // All counter files of the group back-to-back: the kernel refreshes hw_counters at most once per

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectors/collector.hpp"
+#include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "collectors/topology.hpp"
@@ -87,6 +88,8 @@ struct SlotGroup {
   std::string dirAbs;  ///< dirRel below the sysfs root, kept so the per-poll stat allocates nothing
   uint64_t identity = 0;
   bool present = false;
+  /// The handle of dirAbs's parent (class/infiniband, class/net) the per-poll stat looks up below.
+  DirHold parentHold;
   std::vector<SeriesPtr> constants;  ///< info series with fixed labels, emitted as 1
   std::vector<CounterSlot> slots;
   std::vector<InfoSlot> infos;
@@ -98,6 +101,7 @@ struct SlotGroup {
     std::string path;
     bool self = false;  ///< the group's directory itself
     DirStamp stamp;     ///< all zero while the directory is absent
+    DirHold parentHold;  ///< the handle of its parent the per-poll stat looks up below
   };
   std::vector<Dir> dirs;
 

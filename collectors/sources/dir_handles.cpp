@@ -123,18 +123,21 @@ DirHold acquire(std::string_view dir) {
 
 }  // namespace
 
-int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold) {
+namespace {
+
+// `atOp(dirfd, name)` below a kept handle of absPath's directory, or `pathOp()` on the whole path;
+// both return >= 0 or -1 with errno set. The handle's upkeep is openBelowKeptDir's (the header).
+template <typename AtOp, typename PathOp>
+int belowKeptDir(const std::string& absPath, DirHold* hold, AtOp atOp, PathOp pathOp) {
   const size_t slash = absPath.rfind('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == absPath.size()) {
-    return ::open(absPath.c_str(), flags);
-  }
-  if (hold == nullptr) return ::open(absPath.c_str(), flags);  // read once: its path is as cheap
+  if (slash == std::string::npos || slash == 0 || slash + 1 == absPath.size()) return pathOp();
+  if (hold == nullptr) return pathOp();  // used once: its path is as cheap
   const std::string_view dir(absPath.data(), slash);
   if (*hold == nullptr || !(*hold)->use()) *hold = acquire(dir);
   const DirHold h = *hold;
-  if (h == nullptr) return ::open(absPath.c_str(), flags);
-  const int fd = ::openat(h->fd(), absPath.c_str() + slash + 1, flags);
-  if (fd >= 0) return fd;
+  if (h == nullptr) return pathOp();
+  const int rc = atOp(h->fd(), absPath.c_str() + slash + 1);
+  if (rc >= 0) return rc;
   const int err = errno;
   if (err != ENOENT && err != ENOTDIR && err != ESTALE) return -1;  // the file's own answer
   // An absent file is a common answer (an optional attribute): the handle stays when it still
@@ -145,7 +148,21 @@ int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold) {
   }
   h->markStale();  // the device was removed or re-created: the path decides, a new handle next time
   hold->reset();
-  return ::open(absPath.c_str(), flags);
+  return pathOp();
+}
+
+}  // namespace
+
+int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold) {
+  return belowKeptDir(
+      absPath, hold, [flags](int dirfd, const char* name) { return ::openat(dirfd, name, flags); },
+      [&absPath, flags] { return ::open(absPath.c_str(), flags); });
+}
+
+int statBelowKeptDir(const std::string& absPath, struct stat& st, DirHold* hold) {
+  return belowKeptDir(
+      absPath, hold, [&st](int dirfd, const char* name) { return ::fstatat(dirfd, name, &st, 0); },
+      [&absPath, &st] { return ::stat(absPath.c_str(), &st); });
 }
 
 void recheckKeptDir(DirHold& hold) {

@@ -5,6 +5,8 @@
 // no kept descriptor of its own; openat(handle of hw_counters, "rnr_nak_retry_err") looks up one.
 // docs/architecture.md, "Files are read the cheap way".
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -27,6 +29,11 @@ using DirHold = std::shared_ptr<const DirHandle>;
 ///   and a handle that no longer names it (renamed, replaced, a symlink retargeted) is dropped.
 /// Thread-safe.
 int openBelowKeptDir(const std::string& absPath, int flags, DirHold* hold = nullptr);
+
+/// stat(absPath, &st) as fstatat() relative to a handle of absPath's directory, kept in `hold` as
+/// openBelowKeptDir keeps it: a directory stat()ed at every poll (a device's, to see it re-created)
+/// costs one lookup instead of a walk of its whole path. Returns 0, or -1 with errno set.
+int statBelowKeptDir(const std::string& absPath, struct stat& st, DirHold* hold);
 
 /// stat()s the held handle's directory path now and lets the handle go when the path names
 /// another directory or none (CounterFile::checkIdentity: the owner saw its directory change).

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collectors/sources/dir_handles.hpp"
+
 namespace fabricmon {
 
 namespace {
@@ -16,15 +18,15 @@ DirStamp stampOf(const struct stat& st) {
 
 }  // namespace
 
-std::optional<DirStamp> stampDir(const std::string& absPath) {
+std::optional<DirStamp> stampDir(const std::string& absPath, DirHold* hold) {
   struct stat st {};
-  if (::stat(absPath.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+  if (statBelowKeptDir(absPath, st, hold) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
   return stampOf(st);
 }
 
-std::optional<PathStamp> stampPath(const std::string& absPath) {
+std::optional<PathStamp> stampPath(const std::string& absPath, DirHold* hold) {
   struct stat st {};
-  if (::stat(absPath.c_str(), &st) != 0) return std::nullopt;
+  if (statBelowKeptDir(absPath, st, hold) != 0) return std::nullopt;
   return PathStamp{stampOf(st), S_ISDIR(st.st_mode)};
 }
 

@@ -4,6 +4,7 @@
 // added or removed; these are the two cheap ways to ask.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,14 +20,20 @@ struct DirStamp {
   bool operator==(const DirStamp&) const = default;
 };
 
-/// The stamp of the directory at `absPath`; nullopt when it is absent or not a directory.
-std::optional<DirStamp> stampDir(const std::string& absPath);
+class DirHandle;
+
+/// The stamp of the directory at `absPath`; nullopt when it is absent or not a directory. With
+/// `hold`, stat()ed below a kept handle of its parent directory (statBelowKeptDir in
+/// collectors/sources/dir_handles.hpp): for a directory stamped at every poll.
+std::optional<DirStamp> stampDir(const std::string& absPath,
+                                 std::shared_ptr<const DirHandle>* hold = nullptr);
 /// The stamp of whatever `absPath` names (one stat), and whether it is a directory; nullopt when absent.
 struct PathStamp {
   DirStamp stamp;
   bool isDir = false;
 };
-std::optional<PathStamp> stampPath(const std::string& absPath);
+std::optional<PathStamp> stampPath(const std::string& absPath,
+                                   std::shared_ptr<const DirHandle>* hold = nullptr);
 
 /// Entries added, removed or renamed in watched directories (a fixture file replaced by rename, as
 /// `sed -i` does, leaves a kept descriptor on the old file). One inotify instance for all of them,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/sysfs.hpp"
 #include "rdma_test_support.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -178,6 +179,60 @@ TEST_F(DirHandles, ANewHolderDoesNotStartOnADirectoryRenamedAway) {
   put(tmp_.path() / "net/eth0/operstate", "down\n");
   CounterFile second((tmp_.path() / "net/eth0/operstate").string());
   EXPECT_EQ(text(second), "down");  // at its first read, not 64 reads later
+}
+
+// A directory stamped at every poll (SlotGroupCache: a device's, its counter directories) is
+// stat()ed below a handle of its parent: the same stamps as a stat of the whole path, one handle
+// for all the directories of one parent, and a re-created or vanished directory seen at once.
+TEST_F(DirHandles, AStampBelowAHandleIsTheStampOfThePath) {
+  fs::create_directories(tmp_.path() / "class/infiniband/mlx5_0/ports/1/hw_counters");
+  fs::create_directories(tmp_.path() / "class/infiniband/mlx5_1");
+  const std::string dev0 = (tmp_.path() / "class/infiniband/mlx5_0").string();
+  const std::string dev1 = (tmp_.path() / "class/infiniband/mlx5_1").string();
+  DirHold hold0, hold1;
+  ASSERT_EQ(stampDir(dev0, &hold0), stampDir(dev0));
+  ASSERT_TRUE(stampDir(dev1, &hold1).has_value());
+  ASSERT_NE(hold0, nullptr);
+  EXPECT_EQ(hold0, hold1);  // class/infiniband's one handle
+  EXPECT_EQ(keptDirs(), dirsBefore_ + 1);
+
+  // A file added: the directory's mtime moves, below the handle as by its path.
+  const auto before = stampDir(dev0, &hold0);
+  put(tmp_.path() / "class/infiniband/mlx5_0/new_attr", "1\n");
+  const auto added = stampDir(dev0, &hold0);
+  EXPECT_EQ(added, stampDir(dev0));
+  EXPECT_NE(added, before);
+
+  // Re-created (a driver reload): a new inode at once; removed: absent at once.
+  fs::rename(dev0, tmp_.path() / "class/infiniband/mlx5_0.old");
+  fs::create_directories(dev0);
+  const auto recreated = stampDir(dev0, &hold0);
+  ASSERT_TRUE(recreated.has_value());
+  EXPECT_NE(recreated->inode, added->inode);
+  EXPECT_EQ(recreated, stampDir(dev0));
+  fs::remove_all(dev0);
+  EXPECT_FALSE(stampDir(dev0, &hold0).has_value());
+  EXPECT_FALSE(stampPath(dev0, &hold0).has_value());
+  EXPECT_NE(hold0, nullptr);  // an absent entry of a directory that is still there keeps its handle
+  EXPECT_TRUE(stampPath(dev1, &hold1).has_value());
+}
+
+TEST_F(DirHandles, AStampBelowAHandleWhoseParentWentIsThePathsStamp) {
+  // The parent itself removed and made again (a device's ports/1 when the device is re-created):
+  // the dead handle is dropped and the path decides, in the same call.
+  const fs::path ports = tmp_.path() / "mlx5_0/ports/1";
+  fs::create_directories(ports / "hw_counters");
+  const std::string hw = (ports / "hw_counters").string();
+  DirHold hold;
+  const auto first = stampDir(hw, &hold);
+  ASSERT_TRUE(first.has_value());
+  fs::remove_all(tmp_.path() / "mlx5_0");
+  EXPECT_FALSE(stampDir(hw, &hold).has_value());
+  fs::create_directories(ports / "hw_counters");
+  const auto again = stampDir(hw, &hold);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again, stampDir(hw));
+  EXPECT_NE(again->inode, first->inode);
 }
 
 }  // namespace

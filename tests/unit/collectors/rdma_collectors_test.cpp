@@ -218,35 +218,35 @@ TEST_F(RdmaCollectors, PortInfoFollowsARateChangeWithoutRediscovery) {
 
 TEST_F(RdmaCollectors, FilesStayOpenAndAreRereadInPlace) {
   load("realdata/procfs_fixtures_sys_class_infiniband.ttar");
-  const size_t before = testing::openFdCount();
+  const size_t before = testing::openFileFdCount();
   auto c = makeCollector("hw_counters", sources_, config_);
   run(*c);
-  EXPECT_EQ(testing::openFdCount(), before + 24);  // one descriptor per counter file
+  EXPECT_EQ(testing::openFileFdCount(), before + 24);  // one descriptor per counter file
   tree_.write("class/infiniband/mlx5_0/ports/1/hw_counters/local_ack_timeout_err", "132\n");
   Poll p = run(*c);
-  EXPECT_EQ(testing::openFdCount(), before + 24);  // no reopen
+  EXPECT_EQ(testing::openFileFdCount(), before + 24);  // no reopen
   EXPECT_EQ(p.value(portKey("fabricmon_roce_local_ack_timeouts_total")), 132.0);
   // The series objects are built once and shared between runs.
   Poll again = run(*c);
   ASSERT_EQ(again.samples.size(), p.samples.size());
   for (size_t i = 0; i < p.samples.size(); ++i) EXPECT_EQ(again.samples[i].series.get(), p.samples[i].series.get());
   c.reset();
-  EXPECT_EQ(testing::openFdCount(), before);
+  EXPECT_EQ(testing::openFileFdCount(), before);
 }
 
 TEST_F(RdmaCollectors, VanishedDeviceDisappearsAndItsFilesAreClosed) {
   load("handmade/roce_mlx5.ttar");
   auto c = makeCollector("hw_counters", sources_, config_);
-  const size_t before = testing::openFdCount();
+  const size_t before = testing::openFileFdCount();
   Poll first = run(*c);
   EXPECT_EQ(first.value("fabricmon_roce_cnp_handled_total{device=\"mlx5_1\",port=\"1\"}"), 17.0);
-  EXPECT_EQ(testing::openFdCount(), before + 29 + 2);  // mlx5_bond_0: 29 counters, mlx5_1: 2 (lifespan skipped)
+  EXPECT_EQ(testing::openFileFdCount(), before + 29 + 2);  // mlx5_bond_0: 29 counters, mlx5_1: 2 (lifespan skipped)
 
   fs::remove(tree_.root() / "class/infiniband/mlx5_1");
   fs::remove_all(tree_.root() / "devices/pci0000:16/0000:17:00.1/infiniband/mlx5_1");
   Poll gone = run(*c);  // before discovery notices
   EXPECT_EQ(gone.errors, 0u);
-  EXPECT_EQ(testing::openFdCount(), before + 29);
+  EXPECT_EQ(testing::openFileFdCount(), before + 29);
   for (const auto& s : gone.samples) EXPECT_NE(s.series->label("device"), "mlx5_1") << s.series->key;
   EXPECT_EQ(gone.samples.size(), 29u);
 

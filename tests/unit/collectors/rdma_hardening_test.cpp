@@ -180,19 +180,19 @@ TEST_F(RdmaHardening, RateIsReadOncePerPollForItsSeriesAndThePortInfo) {
   // the info keeps no descriptor of its own (docs/benchmarks.md, "Fifth pass: CPU").
   std::ofstream(port() / "rate", std::ios::trunc) << "400 Gb/sec (4X NDR)\n";
   auto c = makeCollector("rdma_port", sources_, config_);
-  const size_t before = testing::openFdCount();
+  const size_t before = testing::openFileFdCount();
   Poll p = run(*c);
   EXPECT_EQ(p.value(key("fabricmon_port_rate_bytes_per_second")), 5e10);
   EXPECT_TRUE(p.has("fabricmon_port_info{device=\"mlx5_9\",port=\"1\",interface=\"\",link_layer=\"InfiniBand\","
                     "rate=\"400 Gb/sec (4X NDR)\"}"));
-  EXPECT_EQ(testing::openFdCount(), before + 3);  // state, phys_state, rate
+  EXPECT_EQ(testing::openFileFdCount(), before + 3);  // state, phys_state, rate
   std::ofstream(port() / "rate", std::ios::trunc) << "200 Gb/sec (4X HDR)\n";
   Poll q = run(*c);
   EXPECT_EQ(q.value(key("fabricmon_port_rate_bytes_per_second")), 2.5e10);
   EXPECT_TRUE(q.has("fabricmon_port_info{device=\"mlx5_9\",port=\"1\",interface=\"\",link_layer=\"InfiniBand\","
                     "rate=\"200 Gb/sec (4X HDR)\"}"));
   EXPECT_EQ(q.count("fabricmon_port_info"), 1u);
-  EXPECT_EQ(testing::openFdCount(), before + 3);
+  EXPECT_EQ(testing::openFileFdCount(), before + 3);
 }
 
 TEST_F(RdmaHardening, UnknownStatesAreErrorsNotPlausibleNumbers) {

@@ -154,4 +154,13 @@ size_t openFdCount() {
   return n;
 }
 
+size_t openFileFdCount() {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (!fs::is_directory(e.path(), ec)) ++n;  // follows the descriptor's link
+  }
+  return n;
+}
+
 }  // namespace fabricmon::testing

@@ -59,5 +59,8 @@ Poll poll(Collector& collector, const Topology& topology, ErrorTracker& tracker)
 
 /// Number of open file descriptors of this process (to see that counter files are closed).
 size_t openFdCount();
+/// Those of them that are not directories: the counter files kept open, without the O_PATH
+/// directory handles the per-poll stats and the files beyond the cap look up below.
+size_t openFileFdCount();
 
 }  // namespace fabricmon::testing
