@@ -79,7 +79,6 @@ class HwCounterCollector final : public Collector {
       for (const auto& file : *files) {
         if (file == kLifespan) continue;
         CounterSlot slot(sysfs.path(dir + "/" + file));
-        slot.key = slotKey(dev, p + "/hw_counters/" + file);
         const FamilyDef* family = nullptr;
         for (const auto& c : kFirstClass) {
           if (c.file == file) family = c.family;
@@ -98,7 +97,6 @@ class HwCounterCollector final : public Collector {
       for (const auto& file : *files) {
         if (file == kLifespan) continue;
         CounterSlot slot(sysfs.path(dir + "/" + file));
-        slot.key = slotKey(dev, "hw_counters/" + file);
         slot.series = makeSeries(kDeviceHwCounter, {{"device", dev}, {"counter", file}});
         group.slots.push_back(std::move(slot));
       }

@@ -76,7 +76,6 @@ class PmaCounterCollector final : public Collector {
       if (auto ext = sysfs.listDir(extDir)) {
         for (const auto& file : *ext) {
           CounterSlot slot(sysfs.path(extDir + "/" + file));
-          slot.key = slotKey(dev, p + "/counters_ext/" + file);
           const FirstClass* fc = nullptr;
           for (const auto& c : namedCounters()) {
             if (std::string(c.file) + "_64" == file) fc = &c;
@@ -95,7 +94,6 @@ class PmaCounterCollector final : public Collector {
       if (!files) continue;  // irdma, EFA: no PMA, nothing to export
       for (const auto& file : *files) {
         CounterSlot slot(sysfs.path(dir + "/" + file));
-        slot.key = slotKey(dev, p + "/counters/" + file);
         const FirstClass* fc = nullptr;
         for (const auto& c : namedCounters()) {
           if (c.file == file && std::find(extended.begin(), extended.end(), c.file) == extended.end()) fc = &c;

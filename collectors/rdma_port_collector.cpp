@@ -46,7 +46,6 @@ class RdmaPortCollector final : public Collector {
       const std::string portDir = dir + "ports/" + p + "/";
       auto addSlot = [&](const char* file, const FamilyDef& family, SlotParse parse) {
         CounterSlot slot(sysfs.path(portDir + file));
-        slot.key = slotKey(dev, p + "/" + file);
         slot.series = makeSeries(family, {{"device", dev}, {"port", p}});
         slot.parse = parse;
         group.slots.push_back(std::move(slot));

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "collectors/sources/parse.hpp"
@@ -78,7 +79,15 @@ std::string slotKey(std::string_view group, std::string_view rest) {
 }
 
 SlotGroupCache::SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder)
-    : sysfs_(std::move(sysfs)), lister_(std::move(lister)), builder_(std::move(builder)) {}
+    : sysfs_(std::move(sysfs)),
+      rootLength_(sysfs_->path("").size()),
+      lister_(std::move(lister)),
+      builder_(std::move(builder)) {}
+
+std::string_view SlotGroupCache::keyOf(const CounterSlot& slot) const {
+  const std::string& path = slot.file.path();
+  return std::string_view(path).substr(std::min(rootLength_, path.size()));
+}
 
 size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
   if (!listed_ || topology.generation != generation_) {
@@ -155,27 +164,27 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
       if (isUnsupported(slot, text.error())) {
         slot.unsupported = true;
         slot.file.reset();
-        spdlog::info("{}: not provided by this kernel or driver ({}); not read again", slot.key,
+        spdlog::info("{}: not provided by this kernel or driver ({}); not read again", keyOf(slot),
                      text.error().message);
         continue;
       }
-      out.fileError(slot.key, text.error());
+      out.fileError(keyOf(slot), text.error());
       continue;
     }
     if (isUnsupportedText(*text)) {
-      spdlog::info("{}: not provided by this driver (\"{}\"); not read again", slot.key, *text);
+      spdlog::info("{}: not provided by this driver (\"{}\"); not read again", keyOf(slot), *text);
       slot.unsupported = true;
       slot.file.reset();
       continue;
     }
     auto parsed = parseSlotText(slot.parse, *text);
     if (!parsed) {
-      out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + parsed.error().message,
+      out.fileError(keyOf(slot), Error{"read " + slot.file.path() + ": " + parsed.error().message,
                                     parsed.error().errnum});
       continue;
     }
     slot.everRead = true;
-    out.fileOk(slot.key);
+    out.fileOk(keyOf(slot));
     out.add(slot.series, *parsed * slot.scale);
     if (slot.saturated) {
       // Only counters saturate; *parsed is exact below 2^53, and saturateAt is a narrow width.

@@ -37,8 +37,8 @@ Result<double> parseSlotText(SlotParse parse, std::string_view text);
 struct CounterSlot {
   explicit CounterSlot(std::string absPath) : file(std::move(absPath)) {}
 
+  /// Its error-tracking key is its path below the sysfs root (SlotGroupCache::keyOf), not a copy.
   CounterFile file;
-  std::string key;  ///< error-tracking key ("mlx5_0/1/counters/symbol_error")
   SeriesPtr series;
   SlotParse parse = SlotParse::kCounter;
   double scale = 1.0;
@@ -127,8 +127,12 @@ class SlotGroupCache {
 
  private:
   void readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out);
+  /// A slot's error-tracking key: its file's path below the sysfs root
+  /// ("class/infiniband/mlx5_0/ports/1/counters/symbol_error"), a view of the path it keeps anyway.
+  std::string_view keyOf(const CounterSlot& slot) const;
 
   std::shared_ptr<const SysfsRoot> sysfs_;
+  size_t rootLength_;  ///< of sysfs_->path(""): what keyOf() leaves off a slot's path
   Lister lister_;
   Builder builder_;
   std::vector<SlotGroup> groups_;

@@ -23,21 +23,20 @@ class SysfsTableCollector final : public Collector {
  private:
   void build(const Topology& topology, SlotGroup& group) {
     if (table_.scope == SysfsScope::kNetdev) {
-      addRows(group, group.dirRel + "/", group.name, {{"interface", group.name}});
+      addRows(group, group.dirRel + "/", {{"interface", group.name}});
       return;
     }
     const RdmaDevice* device = topology.device(group.name);
     if (device == nullptr) return;
     for (const auto& port : device->ports) {
       const std::string p = std::to_string(port.number);
-      addRows(group, group.dirRel + "/ports/" + p + "/", group.name + "/" + p, {{"device", device->name}, {"port", p}});
+      addRows(group, group.dirRel + "/ports/" + p + "/", {{"device", device->name}, {"port", p}});
     }
   }
 
-  void addRows(SlotGroup& group, const std::string& dirRel, const std::string& keyPrefix, const Labels& labels) {
+  void addRows(SlotGroup& group, const std::string& dirRel, const Labels& labels) {
     for (const SysfsFileRow& row : table_.rows) {
       CounterSlot slot(cache_.sysfs().path(dirRel + std::string(row.file)));
-      slot.key = slotKey(keyPrefix, row.file);
       slot.series = makeSeries(*row.family, labels);
       slot.parse = row.parse;
       slot.scale = row.scale;
