@@ -36,12 +36,18 @@ Result<double> parseValue(std::string_view text) {
 
 // One parameter or enable file, kept open between polls.
 struct ValueSlot {
-  ValueSlot(std::string relPath, std::string absPath, SeriesPtr s)
-      : key(std::move(relPath)), file(std::move(absPath)), series(std::move(s)) {}
+  ValueSlot(std::string absPath, size_t rootLength, SeriesPtr s)
+      : file(std::move(absPath)), series(std::move(s)), rootLength(static_cast<uint32_t>(rootLength)) {}
 
-  std::string key;  // path below the sysfs root: the error-tracking key
+  // The path below the sysfs root: the error-tracking key, a view of the path the file keeps.
+  std::string_view key() const {
+    const std::string& path = file.path();
+    return std::string_view(path).substr(std::min<size_t>(rootLength, path.size()));
+  }
+
   CounterFile file;
   SeriesPtr series;
+  uint32_t rootLength;
 };
 
 // The files of one tree (the OFED ecn/ directory or a debugfs cc_params directory), listed when the
@@ -182,7 +188,7 @@ class DcqcnConfigCollector final : public Collector {
   // while listing shows at the next poll.
   std::unordered_map<std::string, SeriesPtr> beginListing(Tree& tree, const DirStamp& stamp) {
     std::unordered_map<std::string, SeriesPtr> series;
-    for (ValueSlot& slot : tree.slots) series.emplace(std::move(slot.key), std::move(slot.series));
+    for (ValueSlot& slot : tree.slots) series.emplace(std::string(slot.key()), std::move(slot.series));
     clearTree(tree);
     tree.listed = true;
     tree.stamp = stamp;
@@ -190,14 +196,13 @@ class DcqcnConfigCollector final : public Collector {
     return series;
   }
 
-  void addSlot(Tree& tree, std::unordered_map<std::string, SeriesPtr>& old, std::string rel,
+  void addSlot(Tree& tree, std::unordered_map<std::string, SeriesPtr>& old, const std::string& rel,
                const FamilyDef& family, Labels labels) {
     SeriesPtr series;
     if (auto it = old.find(rel); it != old.end() && it->second->family == &family)
       series = std::move(it->second);
     if (!series) series = makeSeries(family, std::move(labels));
-    std::string abs = sysfs_->path(rel);
-    tree.slots.emplace_back(std::move(rel), std::move(abs), std::move(series));
+    tree.slots.emplace_back(sysfs_->path(rel), rootLength_, std::move(series));
   }
 
   // Slots in the order of the directory listings (sorted), as every run used to read them.
@@ -220,7 +225,7 @@ class DcqcnConfigCollector final : public Collector {
         if (file == "enable" && sysfs_->isDir(rel)) {
           listEnable(itf, tree, old, r, rel);
         } else if (!sysfs_->isDir(rel)) {
-          addSlot(tree, old, std::move(rel), kParameter,
+          addSlot(tree, old, rel, kParameter,
                   {{"interface", itf.name}, {"role", std::string(kRoles[r])}, {"parameter", file}});
         }
       }
@@ -234,7 +239,7 @@ class DcqcnConfigCollector final : public Collector {
     for (unsigned p = 0; p < 8; ++p) {
       std::string rel = dir + "/" + std::to_string(p);
       if (!sysfs_->exists(rel)) continue;  // the driver lists only the priorities it has
-      addSlot(tree, old, std::move(rel), family,
+      addSlot(tree, old, rel, family,
               {{"interface", itf.name}, {"priority", std::to_string(p)}});
     }
   }
@@ -260,7 +265,7 @@ class DcqcnConfigCollector final : public Collector {
         continue;
       std::string rel = tree.rel + "/" + file;
       if (sysfs_->isDir(rel)) continue;
-      addSlot(tree, old, std::move(rel), kParameter,
+      addSlot(tree, old, rel, kParameter,
               {{"interface", itf.name}, {"role", std::string(role)}, {"parameter", file}});
     }
   }
@@ -277,22 +282,23 @@ class DcqcnConfigCollector final : public Collector {
   static void readSlot(ValueSlot& slot, CollectOutput& out) {
     auto text = slot.file.readText();  // a failed read reopens the file at the next poll
     if (!text) {
-      out.fileError(slot.key, text.error());
+      out.fileError(slot.key(), text.error());
       return;
     }
     // An enable file is a 0/1 switch (mlx5 OFED ecn sysfs); anything else is not a plausible state.
     const bool isSwitch = slot.series->family == &kNpEnabled || slot.series->family == &kRpEnabled;
     auto value = isSwitch ? parseSwitch(*text) : parseValue(*text);
     if (!value) {
-      out.fileError(slot.key, Error{"read " + slot.file.path() + ": " + value.error().message,
+      out.fileError(slot.key(), Error{"read " + slot.file.path() + ": " + value.error().message,
                                     value.error().errnum});
       return;
     }
-    out.fileOk(slot.key);
+    out.fileOk(slot.key());
     out.add(slot.series, *value);
   }
 
   std::shared_ptr<const SysfsRoot> sysfs_;
+  size_t rootLength_ = sysfs_ ? sysfs_->path("").size() : 0;
   std::string debugfsRoot_ = sysfs_ ? sysfs_->path("kernel/debug/mlx5") : std::string();
   DirWatcher watcher_;
   std::vector<int> changedWatches_;
