@@ -1,5 +1,6 @@
 #include "exporters/http_server.hpp"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <exception>
@@ -32,6 +33,11 @@ constexpr std::string_view kAuthChallenge = "Basic realm=\"fabricmon\"";
 // After a failed accept (EMFILE, ENFILE, ENOBUFS) the next accept would fail at once; wait a little
 // instead of spinning on the io_context.
 constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
+// A response body at least this large (a whole node's /api/v1/window: megabytes at 128 ports) is
+// freed once written, not kept for the connection's next request, and the free pages go back to
+// the system, as after a render (exporters/payload.cpp): its JSON and the temporaries that built
+// it were freed into this thread's malloc arena, which glibc keeps.
+constexpr size_t kReleaseBodyBytes = 1 << 20;
 
 constexpr std::string_view kIndexHtml =
     "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>fabricmon</title></head>\n"
@@ -378,7 +384,12 @@ class HttpSession : public SessionBase, public std::enable_shared_from_this<Http
     }
     const bool keepAlive = response_.keep_alive();
     payload_.reset();
-    body_.clear();
+    if (body_.capacity() >= kReleaseBodyBytes) {
+      std::string().swap(body_);
+      ::malloc_trim(0);
+    } else {
+      body_.clear();
+    }
     if (ec) {
       close();
       return;

@@ -135,6 +135,16 @@ class Client {
   std::string buffer_;
 };
 
+// A whole node's window at 128 ports is megabytes: a body the server frees once written
+// (exporters/http_server.cpp, kReleaseBodyBytes). Larger than a loopback socket's send buffer, so
+// the write goes on after its first part; every byte differs from its neighbours, so a body freed
+// or reused before its write completed shows.
+std::string bigBody() {
+  std::string body(16 << 20, ' ');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + (i * 7 + i / 26) % 26);
+  return body;
+}
+
 std::string get(const std::string& path, const std::string& extra = "") {
   return "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n";
 }
@@ -154,6 +164,7 @@ class HttpServerTest : public ::testing::Test {
     handlers.findingsJson = [] { return std::string("{\"findings\":[]}"); };
     if (withStatusPage_) {
       handlers.window = [](std::string_view query) {
+        if (query == "seconds=600") return HttpReply{200, "application/json", bigBody()};
         return query == "seconds=5" ? HttpReply{200, "application/json", "{\"series\":[]}"}
                                     : HttpReply{400, "text/plain", "bad query\n"};
       };
@@ -322,6 +333,27 @@ TEST_F(HttpServerTest, RoutesAndErrors) {
   r = c.read();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
+}
+
+// Large bodies back to back on one connection, then a small one: each arrives whole (the large
+// body is released after its write, not before, and the connection goes on).
+TEST_F(HttpServerTest, LargeBodiesAreWholeAndTheConnectionGoesOn) {
+  withStatusPage_ = true;
+  start();
+  Client c(port_);
+  const std::string want = bigBody();
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(c.send(get("/api/v1/window?seconds=600")));
+    auto r = c.read();
+    ASSERT_TRUE(r) << i;
+    EXPECT_EQ(r->status, 200);
+    EXPECT_TRUE(r->body == want) << "response " << i << " differs: " << r->body.size() << " bytes";
+  }
+  ASSERT_TRUE(c.send(get("/api/v1/window?seconds=5")));
+  auto small = c.read();
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->body, "{\"series\":[]}");
+  EXPECT_EQ(server_->connectionCount(), 1u);
 }
 
 // The status page's routes pass the query string through, answer the handler's status, carry the
