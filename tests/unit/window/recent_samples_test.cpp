@@ -33,6 +33,9 @@ class RecentSamplesTest : public ::testing::Test {
     }
     return nullptr;
   }
+  // A pointer into a temporary window would dangle at the end of the statement (ThreadSanitizer
+  // reported the heap-use-after-free): keep the window in a variable.
+  const RecentSamples::SeriesWindow* find(std::vector<RecentSamples::SeriesWindow>&&, const SeriesPtr&) = delete;
   std::chrono::steady_clock::time_point now_ = std::chrono::steady_clock::now();
   Snapshot snapshot_;
   RecentSamples recent_;
@@ -65,7 +68,8 @@ TEST_F(RecentSamplesTest, AResetCountsTheNewValueAsTheIncrease) {
   publish(1s, {{pause_, 1}});  // driver reload
   publish(0s, {{pause_, 3}});
   RecentSamples::Query q;
-  const auto* s = find(recent_.window(q), pause_);
+  const auto w = recent_.window(q);
+  const auto* s = find(w, pause_);
   ASSERT_NE(s, nullptr);
   EXPECT_DOUBLE_EQ(s->increase, 2 + 1 + 2);
 }
@@ -124,7 +128,8 @@ TEST_F(RecentSamplesTest, MemoryIsBoundedByTheLength) {
   EXPECT_LT(u.bytes, u.samples * 4);        // the plain store took 16 bytes a point
   RecentSamples::Query q;
   q.window = 3600s;
-  const auto* s = find(store.window(q), pause_);
+  const auto w = store.window(q);
+  const auto* s = find(w, pause_);
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->samples, u.samples / 2);
   EXPECT_GE(store.coveredSeconds(), 6.0);
