@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 #include <string_view>
 #include <utility>
 
@@ -22,7 +23,7 @@ constexpr size_t kGzipFirstChunk = 16 * 1024;
 
 namespace detail {
 struct LazyGzip {
-  std::once_flag once;
+  std::mutex mutex;  // held for the compression; a mutex for the reason of LazyExposition::Entry's
   std::atomic<bool> ready{false};
   std::string bytes;
 };
@@ -64,10 +65,12 @@ Payload::Payload(Payload&&) noexcept = default;
 Payload& Payload::operator=(Payload&&) noexcept = default;
 
 const std::string& Payload::gzip() const {
-  std::call_once(gzip_->once, [this] {
+  if (gzip_->ready.load(std::memory_order_acquire)) return gzip_->bytes;
+  std::lock_guard lock(gzip_->mutex);
+  if (!gzip_->ready.load(std::memory_order_relaxed)) {
     gzip_->bytes = gzipCompress(text);
     gzip_->ready.store(true, std::memory_order_release);
-  });
+  }
   return gzip_->bytes;
 }
 
@@ -87,9 +90,8 @@ void LazyExposition::publish(std::vector<BatchPtr> batches, uint64_t generation)
 std::shared_ptr<const Payload> LazyExposition::payload() const {
   const std::shared_ptr<Entry> entry = current_.load(std::memory_order_acquire);
   if (!entry) return nullptr;
-  // call_once makes concurrent scrapers of one generation wait for the first one's render, and
-  // publishes entry->payload to all of them (it synchronizes-with every return from the call).
-  std::call_once(entry->rendered, [&] {
+  std::lock_guard lock(entry->renderMutex);
+  if (entry->payload == nullptr) {
     auto rendered = std::make_shared<const Payload>(render_(entry->batches), entry->generation);
     renders_.fetch_add(1, std::memory_order_relaxed);
     entry->payload = std::move(rendered);
@@ -97,7 +99,7 @@ std::shared_ptr<const Payload> LazyExposition::payload() const {
     // 128 ports, freed into this HTTP thread's malloc arena, where glibc keeps them; give the free
     // pages back once per render (docs/benchmarks.md, "Memory per component").
     ::malloc_trim(0);
-  });
+  }
   return entry->payload;
 }
 

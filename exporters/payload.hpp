@@ -74,8 +74,12 @@ class LazyExposition {
   struct Entry {
     std::vector<BatchPtr> batches;
     uint64_t generation = 0;
-    std::once_flag rendered;
-    std::shared_ptr<const Payload> payload;
+    // Held for the render: concurrent readers of one generation wait for the first one's and get
+    // its payload. A mutex, not std::call_once: a render that throws must leave the snapshot to
+    // the next reader, and a callable throwing through call_once is retried only where
+    // pthread_once unwinds (glibc; not ThreadSanitizer's interceptor, where the next reader hangs).
+    std::mutex renderMutex;
+    std::shared_ptr<const Payload> payload;  ///< set under renderMutex
   };
 
   Render render_;
