@@ -99,8 +99,8 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
   }
   size_t present = 0;
   for (auto& group : groups_) {
-    // One stat of the whole path per group and poll: the device's identity (a re-created one has a
-    // new inode) and the stamp of its directory.
+    // One stat per group and poll, below a kept handle of class/infiniband or class/net: the
+    // device's identity (a re-created one has a new inode) and the stamp of its directory.
     auto stamp = stampPath(group.dirAbs, &group.parentHold);
     if (!stamp) {
       // Vanished since discovery: its series leave the next snapshot and its files are closed.
