@@ -82,40 +82,6 @@ bool sameName(const std::string& a, std::string_view b) {
   return true;
 }
 
-constexpr bool isBlank(char c) { return c != '\n' && isSpace(c); }
-
-// The line at `p` when it is "<name>: <digits>" for the name the previous result has at this
-// position, read forward in one pass (no search for the line's end, no second look at its bytes):
-// the common case while a NIC's stat list stays as it was. On a match, `next` is the next line's
-// start. A line this accepts is one fastStat() accepts, with the same name and value (blanks on
-// both ends, around the ':', at most 19 digits); anything else returns false and the general code
-// reads the line.
-bool expectedStat(const char* p, const char* end, const std::string& name, const char*& next,
-                  uint64_t& value) {
-  const char* q = p;
-  while (q < end && isBlank(*q)) ++q;
-  if (static_cast<size_t>(end - q) < name.size() || !sameName(name, std::string_view(q, name.size()))) {
-    return false;
-  }
-  q += name.size();
-  while (q < end && isBlank(*q)) ++q;
-  if (q == end || *q != ':') return false;
-  ++q;
-  while (q < end && isBlank(*q)) ++q;
-  const char* const digits = q;
-  uint64_t v = 0;
-  while (q < end && isDigit(*q)) {
-    v = v * 10 + static_cast<unsigned>(*q - '0');
-    ++q;
-  }
-  if (q == digits || q - digits > 19) return false;
-  while (q < end && isBlank(*q)) ++q;
-  if (q < end && *q != '\n') return false;
-  next = q < end ? q + 1 : end;
-  value = v;
-  return true;
-}
-
 size_t countLines(std::string_view s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')) + 1;
 }
@@ -149,17 +115,6 @@ Status parseEthtoolTextInto(std::string_view text, EthtoolStats& out) {
   const char* p = text.data();
   const char* const end = p + text.size();
   while (p < end) {
-    if (header && !changed && n < before) {
-      const char* next = nullptr;
-      uint64_t value = 0;
-      if (expectedStat(p, end, (*previous)[n], next, value)) {
-        values[n] = value;
-        ++n;
-        ++lineNo;
-        p = next;
-        continue;
-      }
-    }
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
     const char* lineEnd = nl != nullptr ? nl : end;
     const std::string_view line = trimFast(std::string_view(p, static_cast<size_t>(lineEnd - p)));

@@ -369,7 +369,7 @@ INSTANTIATE_TEST_SUITE_P(
                     false},
         InPlaceCase{"repeat_where_the_old_list_continued", statsText(kAbc),
                     statsText({{"rx_prio3_pause", 1}, {"rx_prio3_pause", 2}, {"b", 3}}), false},
-        // Lines that start with the expected name but are not "<name>: <digits>" for it.
+        // Lines that start with the previous list's name but are not "<name>: <digits>" for it.
         InPlaceCase{"expected_name_is_a_prefix", statsText(kAbc),
                     "NIC statistics:\n     rx_prio3_pause: 1\n     bb: 2\n     tx_vport_rdma_unicast_bytes: 3\n",
                     false},
@@ -396,9 +396,10 @@ INSTANTIATE_TEST_SUITE_P(
                     slurp(kFixtures / "stats/cx100g"), true}),
     [](const auto& info) { return std::string(info.param.name); });
 
-// The in-place parse reads lines it expects in one forward pass and the rest with the general
-// code: over texts that differ from the previous one by random small edits (a byte inserted,
-// removed or replaced, a line dropped or repeated) it still equals a fresh parse, issues included.
+// The in-place parse writes only values while the names match the previous list, and builds a new
+// list at the first difference: over texts that differ from the previous one by random small
+// edits (a byte inserted, removed or replaced, a line dropped or repeated) it still equals a fresh
+// parse, issues included.
 TEST(EthtoolInPlaceTest, RandomEditsEqualAFreshParse) {
   const std::string base = slurp(kFixtures / "stats/cxk65");
   std::mt19937 rng(20261126);
