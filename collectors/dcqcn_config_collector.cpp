@@ -35,19 +35,12 @@ Result<double> parseValue(std::string_view text) {
 }
 
 // One parameter or enable file, kept open between polls.
+// Its error-tracking key is its path below the sysfs root (SysfsRoot::relative).
 struct ValueSlot {
-  ValueSlot(std::string absPath, size_t rootLength, SeriesPtr s)
-      : file(std::move(absPath)), series(std::move(s)), rootLength(static_cast<uint32_t>(rootLength)) {}
-
-  // The path below the sysfs root: the error-tracking key, a view of the path the file keeps.
-  std::string_view key() const {
-    const std::string& path = file.path();
-    return std::string_view(path).substr(std::min<size_t>(rootLength, path.size()));
-  }
+  ValueSlot(std::string absPath, SeriesPtr s) : file(std::move(absPath)), series(std::move(s)) {}
 
   CounterFile file;
   SeriesPtr series;
-  uint32_t rootLength;
 };
 
 // The files of one tree (the OFED ecn/ directory or a debugfs cc_params directory), listed when the
@@ -188,7 +181,9 @@ class DcqcnConfigCollector final : public Collector {
   // while listing shows at the next poll.
   std::unordered_map<std::string, SeriesPtr> beginListing(Tree& tree, const DirStamp& stamp) {
     std::unordered_map<std::string, SeriesPtr> series;
-    for (ValueSlot& slot : tree.slots) series.emplace(std::string(slot.key()), std::move(slot.series));
+    for (ValueSlot& slot : tree.slots) {
+      series.emplace(std::string(sysfs_->relative(slot.file.path())), std::move(slot.series));
+    }
     clearTree(tree);
     tree.listed = true;
     tree.stamp = stamp;
@@ -202,7 +197,7 @@ class DcqcnConfigCollector final : public Collector {
     if (auto it = old.find(rel); it != old.end() && it->second->family == &family)
       series = std::move(it->second);
     if (!series) series = makeSeries(family, std::move(labels));
-    tree.slots.emplace_back(sysfs_->path(rel), rootLength_, std::move(series));
+    tree.slots.emplace_back(sysfs_->path(rel), std::move(series));
   }
 
   // Slots in the order of the directory listings (sorted), as every run used to read them.
@@ -279,26 +274,26 @@ class DcqcnConfigCollector final : public Collector {
       tree.watches.push_back(wd);
   }
 
-  static void readSlot(ValueSlot& slot, CollectOutput& out) {
+  void readSlot(ValueSlot& slot, CollectOutput& out) const {
+    const std::string_view key = sysfs_->relative(slot.file.path());
     auto text = slot.file.readText();  // a failed read reopens the file at the next poll
     if (!text) {
-      out.fileError(slot.key(), text.error());
+      out.fileError(key, text.error());
       return;
     }
     // An enable file is a 0/1 switch (mlx5 OFED ecn sysfs); anything else is not a plausible state.
     const bool isSwitch = slot.series->family == &kNpEnabled || slot.series->family == &kRpEnabled;
     auto value = isSwitch ? parseSwitch(*text) : parseValue(*text);
     if (!value) {
-      out.fileError(slot.key(), Error{"read " + slot.file.path() + ": " + value.error().message,
+      out.fileError(key, Error{"read " + slot.file.path() + ": " + value.error().message,
                                     value.error().errnum});
       return;
     }
-    out.fileOk(slot.key());
+    out.fileOk(key);
     out.add(slot.series, *value);
   }
 
   std::shared_ptr<const SysfsRoot> sysfs_;
-  size_t rootLength_ = sysfs_ ? sysfs_->path("").size() : 0;
   std::string debugfsRoot_ = sysfs_ ? sysfs_->path("kernel/debug/mlx5") : std::string();
   DirWatcher watcher_;
   std::vector<int> changedWatches_;

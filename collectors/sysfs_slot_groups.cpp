@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <unordered_map>
 
 #include "collectors/sources/parse.hpp"
@@ -79,14 +78,10 @@ std::string slotKey(std::string_view group, std::string_view rest) {
 }
 
 SlotGroupCache::SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder)
-    : sysfs_(std::move(sysfs)),
-      rootLength_(sysfs_->path("").size()),
-      lister_(std::move(lister)),
-      builder_(std::move(builder)) {}
+    : sysfs_(std::move(sysfs)), lister_(std::move(lister)), builder_(std::move(builder)) {}
 
 std::string_view SlotGroupCache::keyOf(const CounterSlot& slot) const {
-  const std::string& path = slot.file.path();
-  return std::string_view(path).substr(std::min(rootLength_, path.size()));
+  return sysfs_->relative(slot.file.path());
 }
 
 size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {

@@ -128,11 +128,10 @@ class SlotGroupCache {
  private:
   void readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out);
   /// A slot's error-tracking key: its file's path below the sysfs root
-  /// ("class/infiniband/mlx5_0/ports/1/counters/symbol_error"), a view of the path it keeps anyway.
+  /// ("class/infiniband/mlx5_0/ports/1/counters/symbol_error", SysfsRoot::relative).
   std::string_view keyOf(const CounterSlot& slot) const;
 
   std::shared_ptr<const SysfsRoot> sysfs_;
-  size_t rootLength_;  ///< of sysfs_->path(""): what keyOf() leaves off a slot's path
   Lister lister_;
   Builder builder_;
   std::vector<SlotGroup> groups_;

@@ -63,7 +63,7 @@ Result<int> openForRead(const std::string& absPath, uint64_t& dev, uint64_t& ino
   return fd;
 }
 
-SysfsRoot::SysfsRoot(std::filesystem::path root) : root_(std::move(root)) {}
+SysfsRoot::SysfsRoot(std::filesystem::path root) : root_(std::move(root)), prefixLength_(path("").size()) {}
 
 std::string SysfsRoot::path(std::string_view rel) const {
   std::string p = root_.string();

@@ -2,6 +2,7 @@
 // Every sysfs read goes through a SysfsRoot, rooted at --sysfs-root (docs/contract.md §2), so
 // tests, the simulator and the demo drive the same code as a real node.
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -24,6 +25,11 @@ class SysfsRoot {
 
   const std::filesystem::path& root() const { return root_; }
   std::string path(std::string_view rel) const;
+  /// The relative part of a path path() made: what the slots of a collector use as their error
+  /// key, a view of the path their file keeps anyway.
+  std::string_view relative(std::string_view absPath) const {
+    return absPath.substr(std::min(prefixLength_, absPath.size()));
+  }
 
   /// The whole file, with trailing whitespace (newline) removed. Empty files are an error.
   Result<std::string> readText(std::string_view rel) const;
@@ -40,6 +46,7 @@ class SysfsRoot {
 
  private:
   std::filesystem::path root_;
+  size_t prefixLength_;  ///< of path(""): the root and one separator
 };
 
 /// A counter file kept open and re-read with pread(fd, buf, n, 0): about 8-10x cheaper than

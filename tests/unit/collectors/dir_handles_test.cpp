@@ -235,5 +235,16 @@ TEST_F(DirHandles, AStampBelowAHandleWhoseParentWentIsThePathsStamp) {
   EXPECT_NE(hold, nullptr);        // a new handle, on the new ports/1
 }
 
+// A slot's error key is the relative part of the path its file keeps (SysfsRoot::relative):
+// exactly what path() was given, whether or not the root ends in a separator.
+TEST(SysfsRootRelative, IsWhatPathWasGiven) {
+  for (const char* root : {"/sys", "/tmp/node/sys/", "relative/root"}) {
+    const SysfsRoot sysfs(root);
+    const std::string rel = "class/infiniband/mlx5_0/ports/1/counters/symbol_error";
+    EXPECT_EQ(sysfs.relative(sysfs.path(rel)), rel) << root;
+    EXPECT_EQ(sysfs.relative(sysfs.path("")), "") << root;
+  }
+}
+
 }  // namespace
 }  // namespace fabricmon
