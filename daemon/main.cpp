@@ -39,10 +39,18 @@ void raiseFileLimit() {
 /// glibc gives each thread that allocates its own arena (up to 8 per core) and keeps freed memory
 /// in it; the daemon's ~20 threads allocated into ~15 arenas. Two hold the daemon's allocation rate
 /// (a few thousand a second, mostly on the collector and pipeline threads) without contention and
-/// keep less freed memory (docs/benchmarks.md, "Memory per component"). MALLOC_ARENA_MAX in the
-/// environment wins, for a site that measured otherwise.
-void capMallocArenas() {
+/// keep less freed memory (docs/benchmarks.md, "Memory per component").
+///
+/// The mmap threshold is fixed at glibc's initial 128 KiB. Left dynamic, glibc raises it to the
+/// size of each mmapped block freed (up to 32 MiB; mallopt(3), "M_MMAP_THRESHOLD"): after the first
+/// scrape's rendered text (~3 MiB at 128 devices) every later render, gzip buffer and large batch
+/// came from an arena, where a small block allocated after it pins the pages it leaves free. Fixed,
+/// they are mapped and unmapped whole: 2-5 MiB less RSS at 128 devices (docs/benchmarks.md, "Eighth
+/// pass"). MALLOC_ARENA_MAX or MALLOC_MMAP_THRESHOLD_ in the environment wins, for a site that
+/// measured otherwise.
+void tuneMalloc() {
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) ::mallopt(M_ARENA_MAX, 2);
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 }
 
 int printConfigErrors(const ConfigLoad& load) {
@@ -116,7 +124,7 @@ int main(int argc, char** argv) {
   }
   setupLogging(config.log.level);
   raiseFileLimit();
-  capMallocArenas();
+  tuneMalloc();
 
   int code = 1;
   bool leftBehind = false;
