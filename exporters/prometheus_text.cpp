@@ -12,7 +12,7 @@
 #include <streambuf>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "exporters/utf8.hpp"
@@ -134,6 +134,35 @@ void appendSampleLine(std::string& out, const Sample& sample) {
   out += '\n';
 }
 
+/// The series ids a render has written, in one flat table (linear probing; ids start at 1, so 0 is
+/// an empty slot): an unordered_set made a node per series, ~30,000 small blocks per render at 128
+/// devices, interleaved in the arena the collector threads share with the HTTP thread, where the
+/// series made meanwhile pinned the pages they freed (docs/benchmarks.md, "Eighth pass").
+class SeenIds {
+ public:
+  explicit SeenIds(size_t expected) {
+    size_t slots = 16;
+    while (slots < expected * 2) slots *= 2;
+    table_.assign(slots, 0);
+  }
+  /// True the first time `id` is given.
+  bool insert(uint64_t id) {
+    if (id == 0) return !std::exchange(zeroSeen_, true);  // not made by makeSeries; kept exact
+    const size_t mask = table_.size() - 1;
+    for (size_t i = (id * 0x9E3779B97F4A7C15ull) >> 7 & mask;; i = (i + 1) & mask) {
+      if (table_[i] == id) return false;
+      if (table_[i] == 0) {
+        table_[i] = id;
+        return true;
+      }
+    }
+  }
+
+ private:
+  std::vector<uint64_t> table_;
+  bool zeroSeen_ = false;
+};
+
 struct Group {
   std::string_view name;
   const FamilyDef* def = nullptr;             // sampled family, or
@@ -149,19 +178,18 @@ std::string renderPrometheusText(std::span<const BatchPtr> batches,
   std::unordered_map<std::string_view, size_t> groupIndex;
   // A series published twice (two collectors emitting it by mistake: makeSeries gives them one
   // object and id) would be a duplicate sample in the scrape; the first one wins.
-  std::unordered_set<uint64_t> seenIds;
   size_t total = 0;
   for (const BatchPtr& batch : batches) {
     if (batch) total += batch->samples.size();
   }
-  seenIds.reserve(total);
+  SeenIds seenIds(total);
 
   for (const BatchPtr& batch : batches) {
     if (!batch) continue;
     for (const Sample& sample : batch->samples) {
       if (!sample.series || sample.series->family == nullptr) continue;
       const Series& series = *sample.series;
-      if (!seenIds.insert(series.id).second) continue;
+      if (!seenIds.insert(series.id)) continue;
       const FamilyDef& def = *series.family;
       auto [it, inserted] = groupIndex.try_emplace(def.name, groups.size());
       if (inserted) groups.push_back(Group{def.name, &def, nullptr, {}});

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
@@ -92,6 +93,37 @@ TEST(PrometheusTextTest, DuplicateSeriesKeepsTheFirst) {
   const std::string text = render({batch("a", {{s, 4}}), batch("b", {{again, 1}})});
   EXPECT_NE(text.find("} 4\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("} 1\n"), std::string::npos) << text;
+}
+
+// Thousands of series, each published by three batches in shuffled orders: every series is written
+// once, with the value of the first batch that carried it (the duplicate check's table wraps and
+// probes; a lost or doubled line would show in the counts).
+TEST(PrometheusTextTest, ManyDuplicateSeriesEachKeepTheirFirstValue) {
+  constexpr int kSeries = 5000;
+  std::vector<SeriesPtr> series;
+  for (int i = 0; i < kSeries; ++i) {
+    series.push_back(makeSeries(kState, {{"device", "d" + std::to_string(i)}}));
+  }
+  std::mt19937 rng(7);
+  std::vector<BatchPtr> batches;
+  for (int b = 0; b < 3; ++b) {
+    std::vector<int> order(kSeries);
+    for (int i = 0; i < kSeries; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<Sample> samples;
+    for (int i : order) samples.push_back({series[i], double(b)});
+    batches.push_back(batch("b" + std::to_string(b), samples));
+  }
+  const std::string text = render(batches);
+  size_t lines = 0, firstValue = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++lines;
+    if (line.ends_with(" 0")) ++firstValue;
+  }
+  EXPECT_EQ(lines, size_t(kSeries));
+  EXPECT_EQ(firstValue, size_t(kSeries));
 }
 
 TEST(PrometheusTextTest, SpecialValues) {
