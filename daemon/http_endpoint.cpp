@@ -6,6 +6,7 @@
 
 #include "config/listen_address.hpp"
 #include "exporters/http_security.hpp"
+#include "model/thread_name.hpp"
 
 namespace fabricmon {
 
@@ -38,7 +39,12 @@ HttpEndpoint::HttpEndpoint(MakeHandlers makeHandlers, std::shared_ptr<RequestDur
       durations_(std::move(durations)),
       onServing_(std::move(onServing)) {
   work_.emplace(io_.get_executor());
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      nameThisThread("http");
+      io_.run();
+    });
+  }
 }
 
 HttpEndpoint::~HttpEndpoint() { stop(); }

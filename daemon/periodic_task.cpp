@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "model/thread_name.hpp"
+
 namespace fabricmon {
 
 // Everything the worker thread touches lives here, owned jointly by the task and the thread, so a
@@ -33,7 +35,11 @@ PeriodicTask::~PeriodicTask() { stop(std::chrono::milliseconds(0)); }
 
 void PeriodicTask::start() {
   auto shared = shared_;
-  shared->thread = std::thread([shared] {
+  // The thread is named after the task's last word: "collector hw_counters" runs as "hw_counters".
+  const size_t space = name_.rfind(' ');
+  std::string threadName = space == std::string::npos ? name_ : name_.substr(space + 1);
+  shared->thread = std::thread([shared, threadName = std::move(threadName)] {
+    nameThisThread(threadName);
     for (;;) {
       {
         std::unique_lock lock(shared->mutex);

@@ -6,6 +6,7 @@
 
 #include "exporters/findings_json.hpp"
 #include "exporters/prometheus_text.hpp"
+#include "model/thread_name.hpp"
 
 namespace fabricmon {
 
@@ -51,6 +52,7 @@ Pipeline::~Pipeline() { stop(); }
 void Pipeline::start() {
   runPass();
   thread_ = std::thread([this] {
+    nameThisThread("pipeline");
     std::unique_lock lock(mutex_);
     while (!stopping_) {
       wake_.wait_for(lock, options_.tick, [this] { return pending_ || stopping_; });

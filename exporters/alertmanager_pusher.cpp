@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "model/thread_name.hpp"
+
 namespace fabricmon {
 
 const FamilyDef AlertmanagerPusher::kSentFamily{
@@ -80,7 +82,10 @@ void AlertmanagerPusher::resetUrls() {
 }
 
 void AlertmanagerPusher::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    nameThisThread("alertmanager");
+    run();
+  });
 }
 
 void AlertmanagerPusher::stop() {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "model/families/jobs.hpp"
+#include "model/thread_name.hpp"
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -282,6 +283,7 @@ bool Watchdog::flushState(std::chrono::steady_clock::time_point deadline) {
   std::thread writer;
   try {
     writer = std::thread([path = statePath_, doc, written]() mutable {
+      nameThisThread("state-writer");
       written->set_value(watchdog::writeStateFile(path, std::move(doc)));
     });
   } catch (const std::system_error&) {  // no thread to be had: write here, unbounded

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "tests/integration/daemon_fixture.hpp"
 #include "tests/support/tls_test_support.hpp"
@@ -142,6 +144,29 @@ TEST_F(OutputsTest, TextfileOutputHoldsTheSameExposition) {
   for (const auto& entry : std::filesystem::directory_iterator(prom.parent_path())) {
     EXPECT_EQ(entry.path().filename(), "fabricmon.prom") << "no temporary file is left behind";
   }
+  EXPECT_EQ(stop(), std::optional<int>(0));
+}
+
+// top -H, ps -L and perf tell the daemon's threads apart by the names the kernel keeps for them
+// (/proc/PID/task/TID/comm): each collector, the pipeline and the HTTP server carry their own.
+TEST_F(OutputsTest, ThreadsCarryTheNamesOfTheirJobs) {
+  simulate();
+  ASSERT_NE(start(nodeArgs()), 0);
+  scrapeUntil([](const std::string& b) { return has(b, "fabricmon_roce_cnp_sent_total"); });
+  std::multiset<std::string> names;
+  for (const auto& task : std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(daemon_->pid()) + "/task")) {
+    std::ifstream in(task.path() / "comm");
+    std::string name;
+    if (std::getline(in, name)) names.insert(name);
+  }
+  std::string all;
+  for (const auto& n : names) all += n + " ";
+  for (const char* job : {"pipeline", "discovery", "hw_counters", "ethtool_pfc", "netdev_link"}) {
+    EXPECT_EQ(names.count(job), 1u) << job << " in: " << all;
+  }
+  EXPECT_GE(names.count("http"), 1u) << all;  // one per HTTP thread (daemon/app.cpp, kHttpThreads)
+  EXPECT_EQ(names.count("fabricmon"), 1u) << "only the main thread keeps the program's name: " << all;
   EXPECT_EQ(stop(), std::optional<int>(0));
 }
 
