@@ -253,7 +253,7 @@ std::vector<std::vector<int64_t>> RecentSamples::decodeTimes(const Timeline& tl)
   std::vector<std::vector<int64_t>> out(tl.chunks.size());
   for (size_t k = 0; k < tl.chunks.size(); ++k) {
     const TimeChunk& c = tl.chunks[k];
-    BitReader in(c.bits.data(), c.bits.bits());
+    BitReader in(c.bits);
     DodState st;
     out[k].reserve(c.count);
     for (uint32_t i = 0; i < c.count; ++i) out[k].push_back(dodNext(in, st, i));
@@ -271,7 +271,7 @@ void RecentSamples::decode(const Stored& s, const std::vector<std::vector<int64_
   for (; j < s.chunks.size(); ++j) {
     const ValueChunk& c = s.chunks[j];
     const std::vector<int64_t>& ts = times[base + j];
-    BitReader in(c.bits.data(), c.bits.bits());
+    BitReader in(c.bits);
     XorState st;
     for (size_t i = c.offset; i < ts.size(); ++i) out.push_back({ts[i], xorNext(in, st, i == c.offset)});
   }
@@ -389,7 +389,7 @@ double RecentSamples::coveredSeconds() const {
   double covered = 0;
   for (const auto& [tl, at] : oldest) {
     const TimeChunk& c = tl->chunks[at.first - tl->firstChunk];
-    BitReader in(c.bits.data(), c.bits.bits());
+    BitReader in(c.bits);
     DodState st;
     int64_t t = 0;
     for (uint32_t i = 0; i <= at.second; ++i) t = dodNext(in, st, i);
@@ -417,14 +417,14 @@ RecentSamples::Usage RecentSamples::usage() const {
     u.bytes += sizeof(void*) + sizeof(std::pair<const uint64_t, Stored>) + kMallocOverhead;
     u.bytes += s.chunks.capacity() * sizeof(ValueChunk) + (s.chunks.capacity() > 0 ? kMallocOverhead : 0);
     for (const ValueChunk& c : s.chunks) {
-      u.bytes += c.bits.capacityBytes() + (c.bits.capacityBytes() > 0 ? kMallocOverhead : 0);
+      u.bytes += c.bits.heapBytes() + (c.bits.heapBytes() > 0 ? kMallocOverhead : 0);
       u.encodedBytes += (c.bits.bits() + 7) / 8;
     }
   }
   for (const auto& [name, tl] : timelines_) {
     u.bytes += sizeof(Timeline) + name.capacity() + tl->chunks.capacity() * sizeof(TimeChunk) + 3 * kMallocOverhead;
     for (const TimeChunk& c : tl->chunks) {
-      u.bytes += c.bits.capacityBytes() + kMallocOverhead;
+      u.bytes += c.bits.heapBytes() + (c.bits.heapBytes() > 0 ? kMallocOverhead : 0);
       u.encodedBytes += (c.bits.bits() + 7) / 8;
     }
   }

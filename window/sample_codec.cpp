@@ -7,42 +7,53 @@ namespace fabricmon {
 
 void BitBuffer::reserveFor(uint32_t moreBits) {
   const uint64_t needBytes = (uint64_t(bits_) + moreBits + 7) / 8;
-  if (needBytes <= capacity_) return;
+  const uint32_t held = heldBytes();
+  if (needBytes <= held) return;
   // Grow by a quarter, at least 16 bytes: a chunk ends at most ~25 % over its size until shrink().
-  const uint32_t cap = uint32_t(std::max<uint64_t>(needBytes, capacity_ + std::max<uint32_t>(16, capacity_ / 4)));
-  auto grown = std::make_unique<uint8_t[]>(cap);  // zeroed
-  if (capacity_ > 0) std::memcpy(grown.get(), data_.get(), capacity_);
-  data_ = std::move(grown);
+  const uint32_t cap = uint32_t(std::max<uint64_t>(needBytes, held + std::max<uint32_t>(16, held / 4)));
+  auto* grown = new uint8_t[cap]();  // zeroed: bytes not held read as zero
+  std::memcpy(grown, data(), held);
+  release();
+  word_ = reinterpret_cast<uintptr_t>(grown);
   capacity_ = cap;
 }
 
 void BitBuffer::writeBit(bool bit) {
   reserveFor(1);
-  if (bit) data_[bits_ >> 3] |= uint8_t(0x80u >> (bits_ & 7));
+  if (bit) bytes()[bits_ >> 3] |= uint8_t(0x80u >> (bits_ & 7));
   ++bits_;
 }
 
 void BitBuffer::write(uint64_t value, unsigned bits) {
   reserveFor(bits);
+  uint8_t* out = bytes();
   while (bits > 0) {
     const unsigned free = 8 - (bits_ & 7);
     const unsigned n = std::min(free, bits);
     const uint8_t part = uint8_t((value >> (bits - n)) & ((1u << n) - 1));
-    data_[bits_ >> 3] |= uint8_t(part << (free - n));
+    out[bits_ >> 3] |= uint8_t(part << (free - n));
     bits_ += n;
     bits -= n;
   }
 }
 
 void BitBuffer::shrink() {
-  const uint32_t used = (bits_ + 7) / 8;
-  if (used == capacity_) return;
-  std::unique_ptr<uint8_t[]> exact;
-  if (used > 0) {
-    exact = std::make_unique<uint8_t[]>(used);
-    std::memcpy(exact.get(), data_.get(), used);
+  const uint8_t* in = data();
+  uint32_t used = std::min((bits_ + 7) / 8, heldBytes());
+  while (used > 0 && in[used - 1] == 0) --used;  // read back as zero anyway
+  if (used <= kInlineBytes) {
+    uintptr_t word = 0;
+    std::memcpy(&word, in, used);
+    release();
+    word_ = word;
+    capacity_ = 0;
+    return;
   }
-  data_ = std::move(exact);
+  if (used == capacity_) return;
+  auto* exact = new uint8_t[used];
+  std::memcpy(exact, in, used);
+  release();
+  word_ = reinterpret_cast<uintptr_t>(exact);
   capacity_ = used;
 }
 
@@ -51,7 +62,7 @@ uint64_t BitReader::read(unsigned bits) {
   while (bits > 0) {
     const unsigned avail = 8 - (pos_ & 7);
     const unsigned n = std::min(avail, bits);
-    const uint8_t byte = data_[pos_ >> 3];
+    const uint8_t byte = byteAt(pos_ >> 3);
     v = (v << n) | ((byte >> (avail - n)) & ((1u << n) - 1));
     pos_ += n;
     bits -= n;

@@ -13,32 +13,68 @@ namespace fabricmon {
 
 /// A growable bit string that allocates in small steps (a chunk of a series that stands still is
 /// ~23 bytes; doubling would waste as much as it holds). 16 bytes on 64-bit.
+///
+/// Bytes past the ones it holds read as zero. shrink() (a closed chunk) drops the trailing zero
+/// bytes, and up to kInlineBytes held bytes live inside the object with no allocation: a chunk of
+/// a series that stood still is its first value and then zero bits, so it keeps at most the 8 bytes
+/// of that value, often fewer (1.0 is 0x3FF0000000000000: two bytes), and no heap block at all.
 class BitBuffer {
  public:
+  static constexpr uint32_t kInlineBytes = 8;
+
   BitBuffer() = default;
-  BitBuffer(BitBuffer&&) noexcept = default;
-  BitBuffer& operator=(BitBuffer&&) noexcept = default;
+  ~BitBuffer() { release(); }
+  BitBuffer(const BitBuffer&) = delete;
+  BitBuffer& operator=(const BitBuffer&) = delete;
+  BitBuffer(BitBuffer&& o) noexcept : word_(o.word_), bits_(o.bits_), capacity_(o.capacity_) { o.forget(); }
+  BitBuffer& operator=(BitBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      word_ = o.word_;
+      bits_ = o.bits_;
+      capacity_ = o.capacity_;
+      o.forget();
+    }
+    return *this;
+  }
 
   void write(uint64_t value, unsigned bits);  ///< the low `bits` bits of `value`, most significant first
   void writeBit(bool bit);
-  /// Gives back the unused tail (a closed chunk).
+  /// Gives back the unused tail and the trailing zero bytes (a closed chunk); writing may go on.
   void shrink();
   uint32_t bits() const { return bits_; }
-  size_t capacityBytes() const { return capacity_; }
-  const uint8_t* data() const { return data_.get(); }
+  /// Bytes held; the rest of the bits() read as zero.
+  uint32_t heldBytes() const { return onHeap() ? capacity_ : kInlineBytes; }
+  /// Bytes of its heap block (0 while the bytes live inline).
+  size_t heapBytes() const { return onHeap() ? capacity_ : 0; }
+  const uint8_t* data() const {
+    return onHeap() ? reinterpret_cast<const uint8_t*>(word_) : reinterpret_cast<const uint8_t*>(&word_);
+  }
 
  private:
+  bool onHeap() const { return capacity_ > kInlineBytes; }
+  uint8_t* bytes() { return onHeap() ? reinterpret_cast<uint8_t*>(word_) : reinterpret_cast<uint8_t*>(&word_); }
   void reserveFor(uint32_t moreBits);
-  std::unique_ptr<uint8_t[]> data_;
+  void release() {
+    if (onHeap()) delete[] reinterpret_cast<uint8_t*>(word_);
+  }
+  void forget() {
+    word_ = 0;
+    bits_ = 0;
+    capacity_ = 0;
+  }
+  /// The heap block's address while capacity_ > kInlineBytes; else the held bytes themselves.
+  uintptr_t word_ = 0;
   uint32_t bits_ = 0;
-  uint32_t capacity_ = 0;  ///< bytes
+  uint32_t capacity_ = 0;  ///< bytes of the heap block; <= kInlineBytes: inline
 };
+static_assert(sizeof(uintptr_t) == BitBuffer::kInlineBytes, "the inline bytes share the pointer's word");
 
 class BitReader {
  public:
-  BitReader(const uint8_t* data, uint32_t bits) : data_(data), bits_(bits) {}
+  explicit BitReader(const BitBuffer& buf) : data_(buf.data()), bits_(buf.bits()), held_(buf.heldBytes()) {}
   bool readBit() {
-    const bool b = (data_[pos_ >> 3] >> (7 - (pos_ & 7))) & 1;
+    const bool b = (byteAt(pos_ >> 3) >> (7 - (pos_ & 7))) & 1;
     ++pos_;
     return b;
   }
@@ -46,8 +82,10 @@ class BitReader {
   bool atEnd() const { return pos_ >= bits_; }
 
  private:
+  uint8_t byteAt(uint32_t i) const { return i < held_ ? data_[i] : 0; }
   const uint8_t* data_;
   uint32_t bits_;
+  uint32_t held_;
   uint32_t pos_ = 0;
 };
 

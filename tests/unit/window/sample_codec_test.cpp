@@ -14,7 +14,7 @@ namespace {
 std::vector<double> roundTrip(const std::vector<double>& values, BitBuffer& buf) {
   XorState enc;
   for (size_t i = 0; i < values.size(); ++i) xorAppend(buf, enc, values[i], i == 0);
-  BitReader in(buf.data(), buf.bits());
+  BitReader in(buf);
   XorState dec;
   std::vector<double> out;
   for (size_t i = 0; i < values.size(); ++i) out.push_back(xorNext(in, dec, i == 0));
@@ -36,13 +36,69 @@ TEST(SampleCodec, XorKeepsEveryDoubleBitForBit) {
   for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(doubleBits(out[i]), doubleBits(values[i])) << i;
 }
 
-TEST(SampleCodec, AStillCounterCostsABitPerSample) {
+TEST(SampleCodec, AStillCounterCostsABitPerSampleAndNoHeapOnceClosed) {
   BitBuffer buf;
   const std::vector<double> values(120, 12345.0);
   roundTrip(values, buf);
   EXPECT_EQ(buf.bits(), 64u + 119u);
+  EXPECT_GT(buf.heapBytes(), 0u);  // open: 23 bytes written
   buf.shrink();
-  EXPECT_EQ(buf.capacityBytes(), (64u + 119u + 7) / 8);
+  // Closed: the value's bytes up to its last non-zero one, inside the object.
+  EXPECT_EQ(buf.heapBytes(), 0u);
+  EXPECT_LE(buf.heldBytes(), BitBuffer::kInlineBytes);
+  BitReader in(buf);
+  XorState dec;
+  for (size_t i = 0; i < values.size(); ++i) ASSERT_EQ(xorNext(in, dec, i == 0), 12345.0) << i;
+  EXPECT_TRUE(in.atEnd());
+}
+
+// Whatever was written, shrunk at any point, written on, moved: every bit reads back as written
+// (bytes dropped by shrink() read as zero; a buffer that shrank to inline grows onto the heap
+// again). Random bit strings with long zero runs, as a still counter's chunk has.
+TEST(SampleCodec, ShrinkAndMoveKeepEveryBit) {
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 2000; ++round) {
+    BitBuffer buf;
+    std::vector<bool> expect;
+    const int writes = int(rng() % 40);
+    for (int w = 0; w < writes; ++w) {
+      const unsigned n = 1 + unsigned(rng() % 64);
+      const uint64_t value = (rng() % 3 == 0) ? rng() : 0;  // mostly zeros
+      buf.write(value, n);
+      for (unsigned b = n; b-- > 0;) expect.push_back((value >> b) & 1);
+      if (rng() % 4 == 0) buf.shrink();
+      if (rng() % 8 == 0) {
+        BitBuffer moved(std::move(buf));
+        buf = std::move(moved);
+      }
+    }
+    if (rng() % 2 == 0) buf.shrink();
+    ASSERT_EQ(buf.bits(), expect.size());
+    BitReader in(buf);
+    for (size_t i = 0; i < expect.size(); ++i) ASSERT_EQ(in.readBit(), expect[i]) << round << " bit " << i;
+    EXPECT_TRUE(in.atEnd());
+  }
+}
+
+TEST(SampleCodec, AClosedChunkKeepsNoTrailingZeroBytes) {
+  BitBuffer buf;
+  buf.write(0xABCD, 16);
+  buf.write(0, 64);
+  buf.write(0, 64);
+  buf.write(0x1, 1);  // one set bit at position 144: 19 bytes
+  buf.write(0, 60);
+  buf.shrink();
+  EXPECT_EQ(buf.heapBytes(), 19u);
+  BitBuffer zeros;
+  zeros.write(0, 64);
+  zeros.write(0, 64);
+  zeros.shrink();
+  EXPECT_EQ(zeros.heapBytes(), 0u);
+  EXPECT_EQ(zeros.bits(), 128u);
+  BitReader in(zeros);
+  EXPECT_EQ(in.read(64), 0u);
+  EXPECT_EQ(in.read(64), 0u);
+  EXPECT_TRUE(in.atEnd());
 }
 
 TEST(SampleCodec, DeltaOfDeltaKeepsEveryTimestamp) {
@@ -63,7 +119,7 @@ TEST(SampleCodec, DeltaOfDeltaKeepsEveryTimestamp) {
   BitBuffer buf;
   DodState enc;
   for (size_t i = 0; i < ts.size(); ++i) dodAppend(buf, enc, ts[i], uint32_t(i));
-  BitReader in(buf.data(), buf.bits());
+  BitReader in(buf);
   DodState dec;
   for (size_t i = 0; i < ts.size(); ++i) ASSERT_EQ(dodNext(in, dec, uint32_t(i)), ts[i]) << i;
   EXPECT_TRUE(in.atEnd());
