@@ -18,13 +18,22 @@ void BitBuffer::reserveFor(uint32_t moreBits) {
   capacity_ = cap;
 }
 
+// Zero bits take no storage: bytes past the held ones read as zero, so a series that stands still
+// (a '0' bit per sample after its first value) never grows its chunk past the inline bytes.
 void BitBuffer::writeBit(bool bit) {
-  reserveFor(1);
-  if (bit) bytes()[bits_ >> 3] |= uint8_t(0x80u >> (bits_ & 7));
+  if (bit) {
+    reserveFor(1);
+    bytes()[bits_ >> 3] |= uint8_t(0x80u >> (bits_ & 7));
+  }
   ++bits_;
 }
 
 void BitBuffer::write(uint64_t value, unsigned bits) {
+  if (bits < 64) value &= (uint64_t(1) << bits) - 1;
+  if (value == 0) {
+    bits_ += bits;
+    return;
+  }
   reserveFor(bits);
   uint8_t* out = bytes();
   while (bits > 0) {

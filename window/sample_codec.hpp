@@ -14,10 +14,11 @@ namespace fabricmon {
 /// A growable bit string that allocates in small steps (a chunk of a series that stands still is
 /// ~23 bytes; doubling would waste as much as it holds). 16 bytes on 64-bit.
 ///
-/// Bytes past the ones it holds read as zero. shrink() (a closed chunk) drops the trailing zero
-/// bytes, and up to kInlineBytes held bytes live inside the object with no allocation: a chunk of
-/// a series that stood still is its first value and then zero bits, so it keeps at most the 8 bytes
-/// of that value, often fewer (1.0 is 0x3FF0000000000000: two bytes), and no heap block at all.
+/// Bytes past the ones it holds read as zero: zero bits are counted but not stored, shrink() (a
+/// closed chunk) drops the growth slack and trailing zero bytes, and up to kInlineBytes held bytes
+/// live inside the object with no allocation. A chunk of a series that stands still is its first
+/// value and then zero bits, so it holds at most the 8 bytes of that value and no heap block, open
+/// or closed.
 class BitBuffer {
  public:
   static constexpr uint32_t kInlineBytes = 8;
