@@ -201,8 +201,11 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
       bool first = false;
       if (s.chunks.empty() || s.firstChunk + s.chunks.size() - 1 < current) {
         if (!s.chunks.empty()) s.chunks.back().bits.shrink();
-        if (s.chunks.empty()) s.firstChunk = current;
-        s.chunks.emplace_back().offset = tc.count - 1;
+        if (s.chunks.empty()) {
+          s.firstChunk = current;
+          s.firstOffset = tc.count - 1;
+        }
+        s.chunks.emplace_back();
         first = true;
       }
       xorAppend(s.chunks.back().bits, s.state, sample.value, first);
@@ -212,7 +215,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
       ++tl.seen;
       size_t drop = 0;
       while (s.firstChunk + drop < keepFrom && drop + 1 < s.chunks.size()) {
-        const size_t n = tl.chunks[s.firstChunk + drop - tl.firstChunk].count - s.chunks[drop].offset;
+        const size_t n = tl.chunks[s.firstChunk + drop - tl.firstChunk].count - (drop == 0 ? s.firstOffset : 0);
         s.samples -= n;
         samples_ -= n;
         ++drop;
@@ -220,6 +223,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
       if (drop > 0) {
         s.chunks.erase(s.chunks.begin(), s.chunks.begin() + ptrdiff_t(drop));
         s.firstChunk += drop;
+        s.firstOffset = 0;
       }
     }
     if (keepFrom > tl.firstChunk) {
@@ -267,13 +271,14 @@ void RecentSamples::decode(const Stored& s, const std::vector<std::vector<int64_
   const uint64_t base = s.firstChunk - s.timeline->firstChunk;  // index into times
   // Skip the chunks before the one holding the newest sample at or before `from`.
   size_t j = 0;
-  while (j + 1 < s.chunks.size() && times[base + j + 1][s.chunks[j + 1].offset] <= from) ++j;
+  while (j + 1 < s.chunks.size() && times[base + j + 1][0] <= from) ++j;
   for (; j < s.chunks.size(); ++j) {
     const ValueChunk& c = s.chunks[j];
     const std::vector<int64_t>& ts = times[base + j];
+    const size_t offset = j == 0 ? s.firstOffset : 0;
     BitReader in(c.bits);
     XorState st;
-    for (size_t i = c.offset; i < ts.size(); ++i) out.push_back({ts[i], xorNext(in, st, i == c.offset)});
+    for (size_t i = offset; i < ts.size(); ++i) out.push_back({ts[i], xorNext(in, st, i == offset)});
   }
 }
 
@@ -382,7 +387,7 @@ double RecentSamples::coveredSeconds() const {
   std::unordered_map<const Timeline*, std::pair<uint64_t, uint32_t>> oldest;  // chunk, offset
   for (const auto& [key, s] : series_) {
     if (s.samples < 2) continue;
-    const std::pair<uint64_t, uint32_t> at{s.firstChunk, s.chunks.front().offset};
+    const std::pair<uint64_t, uint32_t> at{s.firstChunk, s.firstOffset};
     auto [it, inserted] = oldest.try_emplace(s.timeline, at);
     if (!inserted && at < it->second) it->second = at;
   }

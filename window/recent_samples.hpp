@@ -121,13 +121,16 @@ class RecentSamples {
   /// One series' values over one of its collector's time chunks.
   struct ValueChunk {
     BitBuffer bits;
-    uint32_t offset = 0;  ///< index of its first value in the time chunk (a series that began mid-chunk)
   };
   struct Stored {
     SeriesPtr series;
     Timeline* timeline = nullptr;
     bool counter = true;
     uint32_t seenEpoch = 0;
+    /// Index in its time chunk of the first value of chunks.front() (a series that began
+    /// mid-chunk). Every later chunk starts at its time chunk's first batch: a series is in every
+    /// batch of its collector from its first to its last, so only the first can start late.
+    uint32_t firstOffset = 0;
     uint64_t firstChunk = 0;  ///< timeline chunk index of chunks.front()
     std::vector<ValueChunk> chunks;  // contiguous chunk indices up to the timeline's current one
     XorState state;
