@@ -55,7 +55,6 @@ class RdmaPortCollector final : public Collector {
       addSlot("rate", kPortRate, SlotParse::kRate);
 
       InfoSlot info(sysfs.path(portDir + "rate"));
-      info.key = slotKey(dev, p + "/rate (port_info)");
       info.family = &kPortInfo;
       info.labels = {{"device", dev},
                      {"port", p},

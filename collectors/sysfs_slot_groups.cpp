@@ -70,18 +70,11 @@ void SlotGroup::clear() {
   infos.clear();
 }
 
-std::string slotKey(std::string_view group, std::string_view rest) {
-  std::string key(group);
-  key += '/';
-  key += rest;
-  return key;
-}
-
 SlotGroupCache::SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder)
     : sysfs_(std::move(sysfs)), lister_(std::move(lister)), builder_(std::move(builder)) {}
 
-std::string_view SlotGroupCache::keyOf(const CounterSlot& slot) const {
-  return sysfs_->relative(slot.file.path());
+std::string_view SlotGroupCache::keyOf(const CounterFile& file) const {
+  return sysfs_->relative(file.path());
 }
 
 size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
@@ -159,27 +152,27 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
       if (isUnsupported(slot, text.error())) {
         slot.unsupported = true;
         slot.file.reset();
-        spdlog::info("{}: not provided by this kernel or driver ({}); not read again", keyOf(slot),
+        spdlog::info("{}: not provided by this kernel or driver ({}); not read again", keyOf(slot.file),
                      text.error().message);
         continue;
       }
-      out.fileError(keyOf(slot), text.error());
+      out.fileError(keyOf(slot.file), text.error());
       continue;
     }
     if (isUnsupportedText(*text)) {
-      spdlog::info("{}: not provided by this driver (\"{}\"); not read again", keyOf(slot), *text);
+      spdlog::info("{}: not provided by this driver (\"{}\"); not read again", keyOf(slot.file), *text);
       slot.unsupported = true;
       slot.file.reset();
       continue;
     }
     auto parsed = parseSlotText(slot.parse, *text);
     if (!parsed) {
-      out.fileError(keyOf(slot), Error{"read " + slot.file.path() + ": " + parsed.error().message,
+      out.fileError(keyOf(slot.file), Error{"read " + slot.file.path() + ": " + parsed.error().message,
                                     parsed.error().errnum});
       continue;
     }
     slot.everRead = true;
-    out.fileOk(keyOf(slot));
+    out.fileOk(keyOf(slot.file));
     out.add(slot.series, *parsed * slot.scale);
     if (slot.saturated) {
       // Only counters saturate; *parsed is exact below 2^53, and saturateAt is a narrow width.
@@ -196,13 +189,13 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
     }
     std::string_view shown;
     if (!text) {
-      if (info.countErrors) out.fileError(info.key, text.error());
+      if (info.countErrors) out.fileError(keyOf(info.file), text.error());
     } else if (info.validate && !parseSlotText(*info.validate, *text)) {
       if (info.countErrors) {
-        out.fileError(info.key, Error{"read " + info.file.path() + ": not a valid label value", EINVAL});
+        out.fileError(keyOf(info.file), Error{"read " + info.file.path() + ": not a valid label value", EINVAL});
       }
     } else {
-      if (info.countErrors) out.fileOk(info.key);
+      if (info.countErrors) out.fileOk(keyOf(info.file));
       shown = *text;
     }
     if (!info.series || shown != info.lastText) {

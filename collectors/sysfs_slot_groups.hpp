@@ -60,8 +60,9 @@ struct CounterSlot {
 struct InfoSlot {
   explicit InfoSlot(std::string absPath) : file(std::move(absPath)) {}
 
+  /// Its error-tracking key is its path below the sysfs root, as a CounterSlot's (when a
+  /// CounterSlot reads the same file, countErrors is false and that slot counts them).
   CounterFile file;
-  std::string key;
   const FamilyDef* family = nullptr;
   Labels labels;          ///< labels[textLabel].second is replaced by the file's text
   size_t textLabel = 0;
@@ -127,9 +128,9 @@ class SlotGroupCache {
 
  private:
   void readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out);
-  /// A slot's error-tracking key: its file's path below the sysfs root
+  /// A slot's error-tracking key (CounterSlot, InfoSlot): its file's path below the sysfs root
   /// ("class/infiniband/mlx5_0/ports/1/counters/symbol_error", SysfsRoot::relative).
-  std::string_view keyOf(const CounterSlot& slot) const;
+  std::string_view keyOf(const CounterFile& file) const;
 
   std::shared_ptr<const SysfsRoot> sysfs_;
   Lister lister_;
@@ -141,9 +142,6 @@ class SlotGroupCache {
   uint64_t generation_ = 0;
   bool listed_ = false;
 };
-
-/// Key for error tracking: "<group>/<rest>".
-std::string slotKey(std::string_view group, std::string_view rest);
 
 /// One group per RDMA device of the topology, rooted at class/infiniband/<dev>: the Lister of every
 /// collector that reads a device's files.
