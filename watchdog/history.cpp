@@ -101,20 +101,32 @@ namespace {
 bool exactFloat(double v) { return std::fabs(v) <= double(FLT_MAX) && double(static_cast<float>(v)) == v; }
 }  // namespace
 
-CoarseRing::Block* CoarseRing::allocate(Column* col, bool wide) {
-  const size_t bytes = totalsOffset() + (wide ? sizeof(double) : sizeof(float)) * col->capacity;
+size_t CoarseRing::totalsBytes(Form form, uint16_t capacity) {
+  switch (form) {
+    case Form::kStill: return sizeof(double);
+    case Form::kFloat: return sizeof(float) * capacity;
+    case Form::kDouble: break;
+  }
+  return sizeof(double) * capacity;
+}
+
+CoarseRing::Block* CoarseRing::allocate(Column* col, Form form) {
+  const size_t bytes = totalsOffset() + totalsBytes(form, col->capacity);
   auto* b = static_cast<Block*>(::operator new(bytes));
   std::memset(static_cast<void*>(b), 0, bytes);
   b->col = col;
   b->pushes = 0;
-  b->wide = wide;
+  b->form = form;
+  b->held = false;
   return b;
 }
 
+// A ring begins still: most series a rule reads over a long window stand still most of the time
+// (idle priorities, error counters), and then their ring is one total, not one per point.
 CoarseRing::CoarseRing(Nanos width, uint16_t capacity) {
   Column* c = Column::make(width, capacity);
   c->members = c->inStep = c->refs = 1;
-  block_ = allocate(c, false);
+  block_ = allocate(c, Form::kStill);
 }
 
 CoarseRing& CoarseRing::operator=(CoarseRing&& o) noexcept {
@@ -140,7 +152,11 @@ void CoarseRing::release() {
 Nanos CoarseRing::width() const { return block_->col->width; }
 
 size_t CoarseRing::bytes() const {
-  return block_ ? totalsOffset() + (block_->wide ? sizeof(double) : sizeof(float)) * block_->col->capacity : 0;
+  return block_ ? totalsOffset() + totalsBytes(block_->form, block_->col->capacity) : 0;
+}
+
+bool CoarseRing::wide() const {
+  return block_->form == Form::kDouble || (block_->form == Form::kStill && !exactFloat(totalAt(0)));
 }
 
 bool CoarseRing::sharesTimes() const { return block_ && block_->col->members > 1; }
@@ -168,19 +184,37 @@ Nanos CoarseRing::viewTime(uint16_t i) const {
 }
 
 void CoarseRing::setTotal(uint16_t slot, double total) {
-  if (!block_->wide && !exactFloat(total)) widen();
-  if (block_->wide) {
+  if (block_->form == Form::kStill) {
+    auto* still = reinterpret_cast<double*>(totals());
+    // Bit for bit: -0.0 is not 0.0, and a NaN is kept as the NaN it was.
+    if (!block_->held || std::memcmp(still, &total, sizeof total) == 0) {
+      *still = total;
+      block_->held = true;
+      return;
+    }
+    convert(exactFloat(*still) && exactFloat(total) ? Form::kFloat : Form::kDouble);
+  }
+  if (block_->form == Form::kFloat && !exactFloat(total)) convert(Form::kDouble);
+  if (block_->form == Form::kDouble) {
     reinterpret_cast<double*>(totals())[slot] = total;
   } else {
     reinterpret_cast<float*>(totals())[slot] = static_cast<float>(total);
   }
 }
 
-void CoarseRing::widen() {
-  Block* next = allocate(block_->col, true);
+void CoarseRing::convert(Form form) {
+  Block* next = allocate(block_->col, form);
   next->pushes = block_->pushes;
-  auto* to = reinterpret_cast<double*>(reinterpret_cast<std::byte*>(next) + totalsOffset());
-  for (uint16_t s = 0; s < block_->col->capacity; ++s) to[s] = totalAt(s);
+  next->held = block_->held;
+  auto* to = reinterpret_cast<std::byte*>(next) + totalsOffset();
+  // Every slot, written or not: a slot never written is never read (viewSize bounds every read).
+  for (uint16_t s = 0; s < block_->col->capacity; ++s) {
+    if (form == Form::kDouble) {
+      reinterpret_cast<double*>(to)[s] = totalAt(s);
+    } else {
+      reinterpret_cast<float*>(to)[s] = static_cast<float>(totalAt(s));
+    }
+  }
   ::operator delete(block_);
   block_ = next;
 }

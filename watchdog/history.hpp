@@ -34,9 +34,11 @@ inline constexpr Nanos kSecond = 1'000'000'000;
 /// reads at most 1 ms early) in a column of times that rings pushed at the same instants share (a
 /// Cohort: one collector's series, one window); a ring whose pushes fall out of step with the
 /// others takes its own copy of the column first, so every ring reads exactly the points it would
-/// keep alone. Totals are kept as floats while every total the ring holds is exactly a float (an
-/// idle counter, an error counter's small count) and as doubles from the first one that is not: a
-/// total reads back exactly as it was pushed either way. A default-constructed ring is no ring.
+/// keep alone. Totals are kept as one value while every point holds the same total (a series that
+/// stands still: an idle priority, an error counter that never counted), as floats from the first
+/// different one while every total the ring holds is exactly a float, and as doubles from the first
+/// one that is not: a total reads back exactly as it was pushed either way. A default-constructed
+/// ring is no ring.
 class CoarseRing {
  public:
   struct Point {
@@ -72,29 +74,41 @@ class CoarseRing {
   Nanos width() const;
   /// The newest point at or before `t`; when there is none, the oldest point (partial coverage).
   std::optional<Point> baseFor(Nanos t) const;
-  /// Whether the totals are kept as doubles (one of them is not exactly a float).
-  bool wide() const { return block_->wide; }
+  /// Whether a total it holds is not exactly a float (its totals read back as doubles).
+  bool wide() const;
+  /// Whether every point holds the same total (kept once, not per point).
+  bool still() const { return block_->form == Form::kStill; }
   /// Bytes of the ring's own allocation (its share of a column of times not counted).
   size_t bytes() const;
   /// Whether another ring reads the same column of times.
   bool sharesTimes() const;
 
  private:
-  /// The ring's allocation: this header, then `capacity` float or double totals by the column's slots.
+  /// How the totals are kept: one double for every point, or a float or a double per slot.
+  enum class Form : uint8_t { kStill, kFloat, kDouble };
+  /// The ring's allocation: this header, then the totals: one double (kStill), or `capacity` floats
+  /// or doubles by the column's slots.
   struct Block {
     Column* col;
     uint32_t pushes;  ///< the column's pushes this ring has written: equal = in step, one less = behind
-    bool wide;
+    Form form;
+    bool held;        ///< kStill: a total was written (before the first, any total is the ring's)
   };
   static size_t totalsOffset() { return (sizeof(Block) + 7) / 8 * 8; }
-  static Block* allocate(Column* col, bool wide);
+  static size_t totalsBytes(Form form, uint16_t capacity);
+  static Block* allocate(Column* col, Form form);
   std::byte* totals() const { return reinterpret_cast<std::byte*>(block_) + totalsOffset(); }
   double totalAt(uint16_t slot) const {
-    return block_->wide ? reinterpret_cast<const double*>(totals())[slot]
-                        : double(reinterpret_cast<const float*>(totals())[slot]);
+    switch (block_->form) {
+      case Form::kStill: return *reinterpret_cast<const double*>(totals());
+      case Form::kFloat: return double(reinterpret_cast<const float*>(totals())[slot]);
+      case Form::kDouble: break;
+    }
+    return reinterpret_cast<const double*>(totals())[slot];
   }
   void setTotal(uint16_t slot, double total);
-  void widen();
+  /// Rewrites the totals in `form`, every slot reading what it read before.
+  void convert(Form form);
   bool behind() const;
   /// This ring's points (a ring one push behind its column does not see the column's newest).
   uint16_t viewSize() const;

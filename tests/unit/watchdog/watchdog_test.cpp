@@ -2,6 +2,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <random>
 #include <vector>
@@ -301,6 +302,59 @@ TEST(CoarseRing, KeepsTotalsExactWhenTheyOutgrowAFloat) {
   EXPECT_FALSE(idle.wide()) << "an idle counter's ring stays narrow";
 }
 
+// A series that stands still keeps one total for all its points; its first different total gives
+// it a total per point, and every point reads back what was pushed, bit for bit.
+TEST(CoarseRing, AStillSeriesKeepsOneTotal) {
+  CoarseRing ring(kSecond, 62);
+  for (int t = 0; t < 100; ++t) ring.push(t * kSecond, 7.0);
+  EXPECT_TRUE(ring.still());
+  EXPECT_FALSE(ring.wide());
+  const size_t still = ring.bytes();
+  EXPECT_LE(still, 32u) << "a header and one total, not 62";
+  EXPECT_EQ(ring.baseFor(50 * kSecond)->total, 7.0);
+  ring.push(100 * kSecond, 8.0);
+  EXPECT_FALSE(ring.still());
+  EXPECT_FALSE(ring.wide());
+  EXPECT_GE(ring.bytes(), still + 60 * sizeof(float)) << "a float per point from the first change";
+  EXPECT_EQ(ring.baseFor(99 * kSecond)->total, 7.0);
+  EXPECT_EQ(ring.baseFor(100 * kSecond)->total, 8.0);
+  EXPECT_EQ(ring.baseFor(0)->total, 7.0) << "older than the ring: its oldest point";
+  EXPECT_EQ(ring.baseFor(0)->t, 39 * kSecond);
+
+  // A still total that is no float reads back exactly, and so do the points after it.
+  CoarseRing tenth(kSecond, 8);
+  for (int t = 0; t < 5; ++t) tenth.push(t * kSecond, 0.1);
+  EXPECT_TRUE(tenth.still());
+  EXPECT_TRUE(tenth.wide());
+  tenth.push(5 * kSecond, 1.0);
+  EXPECT_TRUE(tenth.wide());
+  EXPECT_EQ(tenth.baseFor(4 * kSecond)->total, 0.1);
+  EXPECT_EQ(tenth.baseFor(5 * kSecond)->total, 1.0);
+
+  // Equal means the same bits: -0.0 after 0.0 is a change, and a NaN stays the NaN it was.
+  CoarseRing zero(kSecond, 4);
+  zero.push(0, 0.0);
+  zero.push(kSecond, -0.0);
+  EXPECT_FALSE(zero.still());
+  EXPECT_FALSE(std::signbit(zero.baseFor(0)->total));
+  EXPECT_TRUE(std::signbit(zero.baseFor(kSecond)->total));
+  CoarseRing nan(kSecond, 4);
+  nan.push(0, std::nan(""));
+  nan.push(kSecond, std::nan(""));
+  EXPECT_TRUE(nan.still());
+  EXPECT_TRUE(std::isnan(nan.baseFor(kSecond)->total));
+  nan.push(2 * kSecond, 3.0);
+  EXPECT_TRUE(std::isnan(nan.baseFor(kSecond)->total));
+  EXPECT_EQ(nan.baseFor(2 * kSecond)->total, 3.0);
+
+  // A reshape keeps a still ring still.
+  ring = CoarseRing(kSecond, 62);
+  for (int t = 0; t < 10; ++t) ring.push(t * kSecond, 2.0);
+  ring.reshape(2 * kSecond, 4);
+  EXPECT_TRUE(ring.still());
+  EXPECT_EQ(ring.baseFor(9 * kSecond)->total, 2.0);
+}
+
 // Rings of one cohort share their column of times. Whatever their pushes do — the same instants, a
 // ring that misses one, a ring pushed at other instants, rings that come and go, a reshape — every
 // ring reads exactly the points a ring of its own would keep.
@@ -360,7 +414,10 @@ TEST(CoarseRing, RingsSharingTimesReadWhatARingOfTheirOwnWould) {
     for (size_t r = 0; r < rings.size(); ++r) {
       if (chance(4)) continue;  // this ring misses this instant
       const watchdog::Nanos at = chance(3) ? t + 300'000'000 : t;  // or is pushed at another
-      const double total = step * 3.0 + r + (chance(10) ? 0.1 : 0);  // now and then not a float
+      // Rings 0-2 stand still for the first 100-200 steps of each generation (one total kept for
+      // every point), then move; now and then a total is not a float.
+      const bool still = r < 3 && step % 250 < 100 + 50 * static_cast<int>(r);
+      const double total = still ? r * 1e9 + 0.5 : step * 3.0 + r + (chance(10) ? 0.1 : 0);
       rings[r].push(at, total, &cohort);
       models[r].push(at, total);
     }
