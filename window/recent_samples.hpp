@@ -132,6 +132,9 @@ class RecentSamples {
     /// batch of its collector from its first to its last, so only the first can start late.
     uint32_t firstOffset = 0;
     uint64_t firstChunk = 0;  ///< timeline chunk index of chunks.front()
+    /// labelBits() of every label: a query's label filter passes over a series whose bits lack one
+    /// of its own without reading the series (in the 128-byte block the node takes anyway).
+    uint64_t labelBits = 0;
     std::vector<ValueChunk> chunks;  // contiguous chunk indices up to the timeline's current one
     XorState state;
     size_t samples = 0;
@@ -142,6 +145,8 @@ class RecentSamples {
     double v;
   };
   static bool kept(const FamilyDef* family);
+  /// Two of 64 bits for a (label, value) pair: a filter of the labels a series has.
+  static uint64_t labelBits(std::string_view name, std::string_view value);
   /// The byPosition mark of a sample the window does not keep.
   static Stored* notKept();
   /// Decodes `s` from the chunk that holds the newest sample at or before `from` on.

@@ -182,5 +182,42 @@ TEST_F(RecentSamplesTest, ABatchInAnotherOrderIsStoredSampleForSample) {
   EXPECT_EQ(recent_.seriesCount(), 3u);
 }
 
+// A label filter selects exactly the series whose label has the value: not a longer value that
+// starts with it (eth1 / eth10), not the value under another label or in the family's name, and a
+// key whose values needed escaping is read label by label like any other.
+TEST_F(RecentSamplesTest, ALabelFilterSelectsExactlyItsSeries) {
+  const SeriesPtr eth1 = makeSeries(kUp, {{"interface", "eth1"}});
+  const SeriesPtr eth10 = makeSeries(kUp, {{"interface", "eth10"}});
+  const SeriesPtr prio = makeSeries(kPause, {{"interface", "eth2"}, {"priority", "eth1"}});
+  const SeriesPtr quoted = makeSeries(kPause, {{"interface", "eth1"}, {"priority", "a\"b"}});
+  const SeriesPtr inValue = makeSeries(kPause, {{"interface", "x,interface=\"eth1"}, {"priority", "1"}});
+  publish(1s, {{eth1, 1}, {eth10, 1}, {prio, 0}, {quoted, 0}, {inValue, 0}});
+  publish(0s, {{eth1, 1}, {eth10, 1}, {prio, 0}, {quoted, 0}, {inValue, 0}});
+  auto select = [&](std::vector<std::pair<std::string, std::string>> labels, std::string family = "") {
+    RecentSamples::Query q;
+    q.window = 60s;
+    q.labels = std::move(labels);
+    q.family = std::move(family);
+    std::vector<SeriesPtr> got;
+    for (const auto& w : recent_.window(q)) got.push_back(w.series);
+    std::sort(got.begin(), got.end());
+    return got;
+  };
+  auto set = [](std::vector<SeriesPtr> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(select({{"interface", "eth1"}}), set({quoted, eth1}));
+  EXPECT_EQ(select({{"interface", "eth10"}}), (std::vector<SeriesPtr>{eth10}));
+  EXPECT_EQ(select({{"interface", "eth"}}), (std::vector<SeriesPtr>{}));
+  EXPECT_EQ(select({{"priority", "eth1"}}), (std::vector<SeriesPtr>{prio}));
+  EXPECT_EQ(select({{"priority", "a\"b"}}), (std::vector<SeriesPtr>{quoted}));
+  EXPECT_EQ(select({{"interface", "x,interface=\"eth1"}}), (std::vector<SeriesPtr>{inValue}));
+  EXPECT_EQ(select({{"interface", "eth1"}, {"priority", "1"}}), (std::vector<SeriesPtr>{}));
+  EXPECT_EQ(select({{"interface", "eth1"}}, std::string(kUp.name)), (std::vector<SeriesPtr>{eth1}));
+  EXPECT_EQ(select({{"interface", ""}}), (std::vector<SeriesPtr>{}));
+  EXPECT_EQ(select({{"device", ""}}).size(), 5u) << "an absent label reads as empty";
+}
+
 }  // namespace
 }  // namespace fabricmon
