@@ -412,10 +412,10 @@ double RecentSamples::coveredSeconds() const {
   for (const auto& [key, s] : series_) {
     if (s.samples < 2) continue;
     const std::pair<uint64_t, uint32_t> at{s.firstChunk, s.firstOffset};
-    if (last >= oldest.size() || oldest[last].timeline != s.timeline) {
-      last = std::find_if(oldest.begin(), oldest.end(), [&](const Oldest& o) { return o.timeline == s.timeline; }) -
+    if (const Timeline* tl = s.timeline; last >= oldest.size() || oldest[last].timeline != tl) {
+      last = std::find_if(oldest.begin(), oldest.end(), [tl](const Oldest& o) { return o.timeline == tl; }) -
              oldest.begin();
-      if (last == oldest.size()) oldest.push_back({s.timeline, at});
+      if (last == oldest.size()) oldest.push_back({tl, at});
     }
     if (at < oldest[last].at) oldest[last].at = at;
   }
