@@ -318,10 +318,20 @@ void CoarseRing::reshape(Nanos width, uint16_t capacity) {
 std::optional<CoarseRing::Point> CoarseRing::baseFor(Nanos t) const {
   const uint16_t size = viewSize();
   if (size == 0) return std::nullopt;
-  for (uint16_t i = size; i-- > 0;) {
-    if (const Nanos at = viewTime(i); at <= t) return Point{at, totalAt(viewSlot(i))};
+  // Times rise from the oldest point to the newest (a push comes at least `width` after the
+  // newest), so the first point after t is found by halving: a rule's base is near the oldest of
+  // ~60 points, where a scan from the newest would read them all, every pass, for every series.
+  uint16_t lo = 0, hi = size;  // viewTime(i) <= t for every i < lo, > t for every i >= hi
+  while (lo < hi) {
+    const uint16_t mid = static_cast<uint16_t>(lo + (hi - lo) / 2);
+    if (viewTime(mid) <= t) {
+      lo = static_cast<uint16_t>(mid + 1);
+    } else {
+      hi = mid;
+    }
   }
-  return Point{viewTime(0), totalAt(viewSlot(0))};
+  const uint16_t i = lo == 0 ? 0 : static_cast<uint16_t>(lo - 1);
+  return Point{viewTime(i), totalAt(viewSlot(i))};
 }
 
 // ---- PeakBuckets ----
@@ -378,9 +388,21 @@ CoarseRing::Cohort* History::cohortFor(uint16_t collector, Nanos width) {
 
 Nanos RateJudgement::ownRefresh() const {
   if (gapCount == 0) return 0;
-  std::array<float, kGapSlots> sorted = gaps;
-  std::nth_element(sorted.begin(), sorted.begin() + gapCount / 2, sorted.begin() + gapCount);
-  return static_cast<Nanos>(double(sorted[gapCount / 2]) * kSecond);
+  return static_cast<Nanos>(double(gaps[medianSlot]) * kSecond);
+}
+
+void RateJudgement::addGap(float seconds) {
+  gaps[gapNext] = seconds;
+  gapNext = static_cast<uint8_t>((gapNext + 1) % kGapSlots);
+  if (gapCount < kGapSlots) ++gapCount;
+  // Until the ring is full the recorded gaps are slots [0, gapCount). The median is the gap of
+  // rank gapCount / 2 (the upper one of an even count); its slot is kept, since equal gaps are
+  // the same value whichever slot holds them.
+  std::array<uint8_t, kGapSlots> order;
+  for (uint8_t i = 0; i < gapCount; ++i) order[i] = i;
+  std::nth_element(order.begin(), order.begin() + gapCount / 2, order.begin() + gapCount,
+                   [this](uint8_t a, uint8_t b) { return gaps[a] < gaps[b]; });
+  medianSlot = order[gapCount / 2];
 }
 
 Tracked::Window Tracked::over(Nanos window) const {
@@ -716,9 +738,7 @@ void History::judgeRate(Tracked& s, RateJudgement& j, Nanos t, double delta, boo
   const Nanos changedBefore = j.lastChangeT;
   if (changed) {
     if (j.lastChangeT != kNever) {
-      j.gaps[j.gapNext] = static_cast<float>(double(t - j.lastChangeT) / kSecond);
-      j.gapNext = static_cast<uint8_t>((j.gapNext + 1) % kGapSlots);
-      if (j.gapCount < kGapSlots) ++j.gapCount;
+      j.addGap(static_cast<float>(double(t - j.lastChangeT) / kSecond));
     }
     j.lastChangeT = t;
   }

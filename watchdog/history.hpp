@@ -173,6 +173,9 @@ struct RateJudgement {
   uint32_t group = 0;            ///< index into History::groups
   uint8_t gapCount = 0;
   uint8_t gapNext = 0;
+  /// The slot of `gaps` that holds their median, found when a gap is recorded (a few times a
+  /// minute for a moving counter) rather than at every pass that asks (learnRefresh, every pass).
+  uint8_t medianSlot = 0;
   Nanos refresh = 0;             ///< the source's refresh period (fastest-moving series of its group)
   // The judgement (see History::judgeRate).
   double rateIncrease = 0;       ///< the increase behind rate()
@@ -197,6 +200,8 @@ struct RateJudgement {
   double rate() const { return rateSeconds > 0 ? rateIncrease / rateSeconds : 0; }
   /// The median of `gaps`: how often this series moves (0 = not known yet).
   Nanos ownRefresh() const;
+  /// Records the time between two value changes and finds the new median.
+  void addGap(float seconds);
 };
 
 /// One series the rules read: its latest two samples and reset-adjusted total (every series), a

@@ -452,6 +452,29 @@ TEST(CoarseRing, RingsSharingTimesReadWhatARingOfTheirOwnWould) {
   EXPECT_EQ(b.baseFor(40 * kSecond)->total, 80);
 }
 
+// The median gap is found when a gap is recorded; it must be the median of the gaps the ring holds
+// (rank count / 2 of the sorted gaps), however the ring has wrapped and whatever repeats.
+TEST(RateJudgement, OwnRefreshIsTheMedianOfTheGapsItHolds) {
+  std::mt19937 random(11);
+  for (int run = 0; run < 200; ++run) {
+    watchdog::RateJudgement j;
+    EXPECT_EQ(j.ownRefresh(), 0) << "no gap yet";
+    std::vector<float> all;
+    const int gaps = std::uniform_int_distribution<int>(1, 30)(random);
+    for (int g = 0; g < gaps; ++g) {
+      // Few distinct values, so equal gaps are common; now and then a long one.
+      float seconds = 0.25f * float(std::uniform_int_distribution<int>(1, 6)(random));
+      if (std::uniform_int_distribution<int>(0, 9)(random) == 0) seconds = 30.5f;
+      j.addGap(seconds);
+      all.push_back(seconds);
+      std::vector<float> held(all.end() - std::min<std::ptrdiff_t>(all.size(), watchdog::kGapSlots), all.end());
+      std::sort(held.begin(), held.end());
+      ASSERT_EQ(j.ownRefresh(), static_cast<watchdog::Nanos>(double(held[held.size() / 2]) * kSecond))
+          << "run " << run << " gap " << g;
+    }
+  }
+}
+
 TEST(PeakBuckets, ForgetsAfterTheWindow) {
   PeakBuckets p(60 * kSecond);
   p.add(100 * kSecond, 0.9);
