@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <random>
 
 #include "model/families/ethtool.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/port.hpp"
+#include "model/families/roce.hpp"
 #include "model/families/topology.hpp"
 #include "model/store.hpp"
 #include "watchdog/history.hpp"
@@ -103,6 +106,57 @@ TEST_F(SubjectsTest, AnInterfaceFindsItsSeriesByTheirFurtherKeyLabels) {
   EXPECT_EQ(eth0->inputs.label(*all[0], 1), "rx");
   EXPECT_EQ(eth0->inputs.label(*all[2]), "3");
   EXPECT_EQ(eth0->inputs.label(*all[2], 1), "tx");
+}
+
+// Lookups by further labels against what was published, over label values that are prefixes of
+// one another, empty, or hold characters that sort below and above the key's separator.
+TEST_F(SubjectsTest, EveryLookupFindsExactlyThePublishedSeries) {
+  const std::vector<std::string> values = {"", "1", "10", "100", "1a", "1 ", "1\x01", "2", "a", "a\x7f", "\xc3\xa9"};
+  std::mt19937 random(5);
+  for (int round = 0; round < 40; ++round) {
+    std::map<std::pair<std::string, std::string>, double> published;
+    std::vector<Sample> samples;
+    for (const auto& prio : values) {
+      for (const auto& dir : values) {
+        if (std::uniform_int_distribution<int>(0, 2)(random) != 0) continue;
+        const double raw = double(samples.size() + 1);
+        published[{prio, dir}] = raw;
+        samples.push_back({pause("eth" + std::to_string(round), prio, dir), raw});
+      }
+    }
+    publish("ethtool_pfc", std::move(samples));
+    const IfaceRef* iface = subjects().interface("eth" + std::to_string(round));
+    ASSERT_NE(iface, nullptr);
+    for (const auto& prio : values) {
+      for (const auto& dir : values) {
+        const Tracked* got = iface->in(Fam::kPauseSeconds, prio, dir);
+        const auto want = published.find({prio, dir});
+        if (want == published.end()) {
+          EXPECT_EQ(got, nullptr) << "round " << round << " \"" << prio << "\" \"" << dir << "\"";
+        } else {
+          ASSERT_NE(got, nullptr) << "round " << round << " \"" << prio << "\" \"" << dir << "\"";
+          EXPECT_EQ(got->raw, want->second) << "round " << round << " \"" << prio << "\" \"" << dir << "\"";
+        }
+      }
+      // A third label the series do not have: never a match.
+      EXPECT_EQ(iface->in(Fam::kPauseSeconds, prio, "x", "y"), nullptr);
+    }
+    // A port's family with one further label: its key ends at that label, so a series' further
+    // labels can equal the wanted one exactly (the only hw counter a rule reads, among others).
+    publish("rdma_port", {{state("mlx5_0", "1"), 4}});
+    std::vector<Sample> hw;
+    for (const char* name : {"roce_adp_retran", "roce_adp_retrans", "roce_adp_retrans_to", "roce_adp_retrant"}) {
+      hw.push_back({makeSeries(families::roce::kHwCounter, {{"device", "mlx5_0"}, {"port", "1"}, {"counter", name}}),
+                    double(round)});
+    }
+    publish("hw_counters", std::move(hw));
+    ASSERT_EQ(subjects().ports().size(), 1u);
+    const PortRef& port = subjects().ports()[0];
+    ASSERT_NE(port.in(Fam::kHwCounter, "roce_adp_retrans"), nullptr) << "round " << round;
+    EXPECT_EQ(port.in(Fam::kHwCounter, "roce_adp_retrans")->raw, double(round));
+    EXPECT_EQ(port.in(Fam::kHwCounter, "roce_adp_retran"), nullptr);
+    EXPECT_EQ(port.in(Fam::kHwCounter, "roce_adp_retrans", "x"), nullptr);
+  }
 }
 
 TEST_F(SubjectsTest, TheIndexFollowsSeriesThatAppearAndGo) {
