@@ -644,6 +644,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       s.saturatesAt = static_cast<uint32_t>(saturatesAt);
       if (def.counter()) {
         s.counter = std::make_unique<RateJudgement>();
+        newCounters_ = true;  // its refresh is its group's, given at the next learnRefresh
         s.counter->group = groupOf(*sample.series, collectors_[collector].name);
       }
       shape(s);
@@ -826,10 +827,20 @@ void History::learnRefresh() {
       if (g.refresh == 0 || own < g.refresh) g.refresh = own;
     }
   }
-  for (size_t f = 0; f < kFamCount; ++f) {
-    if (byFamily_[f].empty() || !inputFamily(static_cast<Fam>(f)).counter()) continue;
-    for (Tracked* s : byFamily_[f]) s->counter->refresh = groups_[s->counter->group].refresh;
+  // Each member gets its group's refresh; when no group's changed and no counter is new, every
+  // member already holds it (the common pass: a second walk over every counter saved).
+  bool moved = newCounters_;
+  for (auto& g : groups_) {
+    moved = moved || g.refresh != g.assigned;
+    g.assigned = g.refresh;
   }
+  if (moved) {
+    for (size_t f = 0; f < kFamCount; ++f) {
+      if (byFamily_[f].empty() || !inputFamily(static_cast<Fam>(f)).counter()) continue;
+      for (Tracked* s : byFamily_[f]) s->counter->refresh = groups_[s->counter->group].refresh;
+    }
+  }
+  newCounters_ = false;
   // Devices that come and go under new names (VFs, re-created devices) leave groups behind: drop
   // them once they outnumber the live ones, so memory follows the node, not its history.
   if (groups_.size() > 2 * live + 64) compactGroups();

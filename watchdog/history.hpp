@@ -301,6 +301,7 @@ class History {
   struct Group {
     SeriesPtr gauge;   ///< fabricmon_counter_refresh_seconds of this source
     Nanos refresh = 0;
+    Nanos assigned = 0;  ///< the refresh its members were last given (learnRefresh)
     bool live = false;  ///< has a tracked series now
   };
 
@@ -383,6 +384,7 @@ class History {
   unsigned passesSinceIdSweep_ = 0;
   std::array<std::vector<Tracked*>, kFamCount> byFamily_;
   bool indexDirty_ = false;
+  bool newCounters_ = false;  ///< a counter was tracked since the last learnRefresh
   Subjects subjects_;
   /// What sample i of a collector's previous batch was (CollectorSeen::positions): a collector emits
   /// its samples in the same order poll after poll, so the next batch's sample i is found without a

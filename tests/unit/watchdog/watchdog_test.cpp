@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/unit/watchdog/test_node.hpp"
+#include "model/families/ethtool.hpp"
 #include "watchdog/history.hpp"
 #include "watchdog/rules/dcqcn_misconfig.hpp"
 #include "watchdog/rules/link_flap.hpp"
@@ -473,6 +474,40 @@ TEST(RateJudgement, OwnRefreshIsTheMedianOfTheGapsItHolds) {
           << "run " << run << " gap " << g;
     }
   }
+}
+
+// A source's refresh period is learned from its fastest-moving counter and given to every counter
+// of the source: one that appears after it was learned gets it at its first pass too.
+TEST(History, ACounterThatAppearsLaterGetsItsSourcesRefresh) {
+  watchdog::History history;
+  Snapshot snapshot;
+  auto pause = [](const std::string& prio) {
+    return makeSeries(families::ethtool::kPfcPauseSeconds,
+                      {{"interface", "eth0"}, {"priority", prio}, {"direction", "rx"}});
+  };
+  const SeriesPtr moving = pause("3"), late = pause("4");
+  std::chrono::steady_clock::time_point now{std::chrono::hours(1)};
+  auto publish = [&](int poll, bool withLate) {
+    auto batch = std::make_shared<Batch>();
+    batch->collector = "ethtool_pfc";
+    now += std::chrono::seconds(1);
+    batch->monotonic = now;
+    // The NIC refreshes every 2 s: the moving counter changes at every other poll.
+    batch->samples.push_back({moving, double(poll / 2) * 0.5});
+    if (withLate) batch->samples.push_back({late, 7});
+    snapshot.batches["ethtool_pfc"] = std::move(batch);
+    ++snapshot.generation;
+    history.ingest(snapshot);
+  };
+  int poll = 0;
+  for (; poll < 30; ++poll) publish(poll, false);
+  const watchdog::Tracked* first = history.find(watchdog::Fam::kPauseSeconds, "eth0", "3", "rx");
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(first->judged().refresh, 2 * kSecond) << "learned from the gaps between changes";
+  publish(poll++, true);
+  const watchdog::Tracked* second = history.find(watchdog::Fam::kPauseSeconds, "eth0", "4", "rx");
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->judged().refresh, 2 * kSecond) << "the source's refresh, though it never moved";
 }
 
 TEST(PeakBuckets, ForgetsAfterTheWindow) {
