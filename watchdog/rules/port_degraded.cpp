@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -79,12 +80,15 @@ void pcieDowntrained(RuleContext& ctx, const PortDegradedRule& rule, const PortR
 }
 
 /// The most common rate of the up ports of each model; absent when there is no single one.
-std::map<std::string, double> modelRates(const RuleContext& ctx) {
+/// `models[i]`: modelOf(ports()[i]).
+std::map<std::string, double> modelRates(const RuleContext& ctx, const std::vector<std::string>& models) {
   std::map<std::string, std::map<double, unsigned>> counts;
-  for (const PortRef& p : ctx.subjects.ports()) {
+  const auto& ports = ctx.subjects.ports();
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const PortRef& p = ports[i];
     const Tracked* rate = p.in(Fam::kPortRate);
     if (rate == nullptr || rate->raw <= 0 || !upAndActive(p)) continue;
-    ++counts[modelOf(p)][rate->raw];
+    ++counts[models[i]][rate->raw];
   }
   std::map<std::string, double> out;
   for (const auto& [model, byRate] : counts) {
@@ -186,9 +190,15 @@ struct PortDegradedMemory : RuleState {
 
 void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
   auto& memory = ctx.remembered<PortDegradedMemory>();
-  const auto models = modelRates(ctx);
+  // Each port's model once per pass: it reads labels out of two series' keys and formats a string.
+  const auto& ports = ctx.subjects.ports();
+  std::vector<std::string> modelOfPort;
+  modelOfPort.reserve(ports.size());
+  for (const PortRef& p : ports) modelOfPort.push_back(modelOf(p));
+  const auto models = modelRates(ctx, modelOfPort);
   std::map<std::string, double, std::less<>> best;
-  for (const PortRef& p : ctx.subjects.ports()) {
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const PortRef& p = ports[i];
     Subject subject{p.device, p.port, p.interface, {}};
     notActive(ctx, p, subject);
 
@@ -204,7 +214,7 @@ void evaluatePortDegraded(RuleContext& ctx, const PortDegradedRule& rule) {
     if (rule.expectedRateGbps) {
       below(ctx, p, subject, "rate_below_expected", *rule.expectedRateGbps * 1e9 / 8, "the expected");
     } else {
-      auto it = models.find(modelOf(p));
+      auto it = models.find(modelOfPort[i]);
       below(ctx, p, subject, "rate_below_peers", it == models.end() ? 0 : it->second,
             "the usual rate of this node's ports of the same model");
     }
