@@ -83,8 +83,12 @@ void Inputs::index() {
   fams_.shrink_to_fit();
 }
 
+std::string_view Inputs::extraOf(const Tracked& s) const {
+  return prefix_ <= s.key().size() ? s.key().substr(prefix_) : std::string_view{};
+}
+
 std::string_view Inputs::label(const Tracked& s, size_t i) const {
-  std::string_view extra = prefix_ <= s.key().size() ? s.key().substr(prefix_) : std::string_view{};
+  std::string_view extra = extraOf(s);
   for (; i > 0; --i) {
     const size_t sep = extra.find(kSep);
     if (sep == std::string_view::npos) return {};
@@ -95,17 +99,14 @@ std::string_view Inputs::label(const Tracked& s, size_t i) const {
 
 const Tracked* Inputs::in(Fam fam, std::string_view a, std::string_view b, std::string_view c) const {
   const auto r = range(fam);
-  auto extraOf = [this](const Tracked* s) {
-    return prefix_ <= s->key().size() ? s->key().substr(prefix_) : std::string_view{};
-  };
   // A family's series are sorted by their further labels as one string (Subjects::build), and the
   // strings that begin with `a` -- among them every series whose first label is `a` -- are
   // contiguous from the first one not below `a`. A rule asks for a priority (8), a DSCP (64) or a
   // priority and kind (24) of every interface at every pass: halving, not a scan of the family.
   auto it = std::lower_bound(r.begin(), r.end(), a,
-                             [&](const Tracked* s, std::string_view want) { return extraOf(s) < want; });
+                             [this](const Tracked* s, std::string_view want) { return extraOf(*s) < want; });
   for (; it != r.end(); ++it) {
-    const std::string_view extra = extraOf(*it);
+    const std::string_view extra = extraOf(**it);
     if (extra.substr(0, a.size()) != a) break;
     if (extraIs(extra, {a, b, c})) return *it;
   }

@@ -48,6 +48,8 @@ class Inputs {
   std::vector<uint32_t> starts_;
   std::vector<const Tracked*> series_;
   uint16_t prefix_ = 0;    ///< length of the subject's part of its series' keys
+  /// A series' further key labels, joined: its key after the subject's part.
+  std::string_view extraOf(const Tracked& s) const;
 };
 
 struct PortRef;
