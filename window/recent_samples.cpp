@@ -128,7 +128,7 @@ BatchPtr RecentSamples::usageBatch(const RecentSamples* store, std::chrono::stea
 
 void RecentSamples::ingest(const Snapshot& snapshot) {
   std::lock_guard lock(mutex_);
-  ++ingests_;
+  covered_.reset();
   for (const auto& [collector, batch] : snapshot.batches) {
     auto& slot = timelines_[collector];
     if (!slot) slot = std::make_unique<Timeline>();
@@ -400,7 +400,7 @@ double RecentSamples::pollSeconds() const {
 
 double RecentSamples::coveredSeconds() const {
   std::lock_guard lock(mutex_);
-  if (coveredAt_ == ingests_) return coveredCache_;
+  if (covered_) return *covered_;
   // The oldest point of any series with two or more, per collector: one chunk decoded per collector.
   // A flat list of the ~20 collectors, not a hash table: a lookup per series, and the collector of
   // the previous series is tried first.
@@ -430,8 +430,7 @@ double RecentSamples::coveredSeconds() const {
     for (uint32_t i = 0; i <= at.second; ++i) t = dodNext(in, st, i);
     covered = std::max(covered, double(tl->last - t) / 1e9);
   }
-  coveredAt_ = ingests_;
-  coveredCache_ = covered;
+  covered_ = covered;
   return covered;
 }
 

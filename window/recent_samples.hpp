@@ -160,10 +160,9 @@ class RecentSamples {
   std::map<std::string, std::unique_ptr<Timeline>, std::less<>> timelines_;  ///< per collector
   int64_t wallOffsetNs_ = 0;  ///< wall - steady of the latest batch
   /// coveredSeconds() walks every series; it depends only on what is stored, so its answer holds
-  /// until the next ingest (the status page asks once per chart family, all in the same second).
-  uint64_t ingests_ = 0;
-  mutable uint64_t coveredAt_ = UINT64_MAX;  ///< ingests_ when coveredCache_ was computed
-  mutable double coveredCache_ = 0;
+  /// until the next ingest empties this (the status page asks once per chart family, all in the
+  /// same second).
+  mutable std::optional<double> covered_;
   double pollSeconds_ = 0;
   size_t samples_ = 0;
   // usageBatch() runs every pipeline pass; the walk over every series is done at most every 5 s.
