@@ -9,7 +9,8 @@
 # node (counters moving) and the N-device nodes -- each with fabricmon at 1 s polling and
 # node_exporter on the same tree, both scraped with gzip every 15 s, for SCALE_BENCH_FILL seconds
 # (default 660: the default 10 min window full, plus one chunk). Then it prints per node: VmRSS of
-# both, CPU of both over the last SCALE_BENCH_WINDOW seconds (default 60), the window's bytes, samples
+# both (median / largest of readings every 2 s) and CPU of both over the last SCALE_BENCH_WINDOW
+# seconds (default 60), the window's bytes, samples
 # and bytes per sample (fabricmon_window_bytes / fabricmon_window_samples), and /api/v1/window latency
 # (seconds=300) for one port and for the whole node. SCALE_BENCH_CONFIG: a fabricmon config file for
 # every daemon (e.g. one with window.enabled: false, for the memory the window costs).
@@ -283,13 +284,28 @@ memory_run() {
   local hz t0=() t1=() pid
   hz=$(getconf CLK_TCK)
   for pid in "${fm_pids[@]}" "${ne_pids[@]}"; do if [ -n "$pid" ]; then t0+=("$(cpu_ticks "$pid")"); else t0+=(0); fi; done
-  sleep "$WINDOW"
+  # VmRSS every 2 s through the CPU window, one file per process: one reading can catch a rendered
+  # exposition that lives for one poll after a gzip scrape (2.7 MB at 128 devices), so the table
+  # gives the median and the largest.
+  local j all_pids=("${fm_pids[@]}" "${ne_pids[@]}") start_ns end_ns
+  start_ns=$(date +%s%N)
+  end_ns=$((start_ns + WINDOW * 1000000000))
+  while :; do
+    for j in "${!all_pids[@]}"; do
+      if [ -n "${all_pids[$j]}" ]; then printf '%s\n' "$(rss_mib "${all_pids[$j]}" VmRSS)" >>"$WORK/rss-$j"; fi
+    done
+    local left_ns=$((end_ns - $(date +%s%N)))
+    [ "$left_ns" -gt 0 ] || break
+    if [ "$left_ns" -gt 2000000000 ]; then sleep 2; else sleep "$(awk -v n="$left_ns" 'BEGIN {printf "%.3f", n / 1e9}')"; fi
+  done
   for pid in "${fm_pids[@]}" "${ne_pids[@]}"; do if [ -n "$pid" ]; then t1+=("$(cpu_ticks "$pid")"); else t1+=(0); fi; done
   local n=${#roots[@]}
   cpu_of() { awk -v a="${t0[$1]}" -v b="${t1[$1]}" -v hz="$hz" -v w="$WINDOW" 'BEGIN {printf "%.2f", (b - a) / hz / w * 100}'; }
+  # rss_of INDEX: "median / max" MiB of the VmRSS readings taken through the CPU window.
+  rss_of() { sort -n "$WORK/rss-$1" | awk '{v[NR] = $1} END {if (NR == 0) print "n/a"; else printf "%.1f / %.1f", v[int((NR + 1) / 2)], v[NR]}'; }
   echo
   echo "### scale_bench --memory: fabricmon beside node_exporter, 1 s polling, gzip scrape every 15 s, after $FILL s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-  echo "| node | fabricmon RSS MiB | node_exporter RSS MiB | fabricmon CPU % | node_exporter CPU % | series | window MiB | window samples | bytes / sample | covered s | /api/v1/window one port p50 / max ms | whole node p50 / max ms |"
+  echo "| node | fabricmon RSS MiB median / max | node_exporter RSS MiB median / max | fabricmon CPU % | node_exporter CPU % | series | window MiB | window samples | bytes / sample | covered s | /api/v1/window one port p50 / max ms | whole node p50 / max ms |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   local reps
   reps=$([ "$SMOKE" = 1 ] && echo 3 || echo 20)
@@ -305,7 +321,7 @@ memory_run() {
     one=$(window_latency "$base/api/v1/window?seconds=300&device=$dev" "$reps")
     all=$(window_latency "$base/api/v1/window?seconds=300" 3)
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${labels[$i]}" \
-      "$(rss_mib "$fm" VmRSS)" "$([ -n "$ne" ] && rss_mib "$ne" VmRSS || echo n/a)" \
+      "$(rss_of "$i")" "$([ -n "$ne" ] && rss_of $((n + i)) || echo n/a)" \
       "$(cpu_of "$i")" "$([ -n "$ne" ] && cpu_of $((n + i)) || echo n/a)" "$(count_series "$url")" \
       "$(awk -v b="${bytes:-0}" 'BEGIN {printf "%.2f", b / 1048576}')" "${samples:-n/a}" "$bps" "${covered:-n/a}" "$one" "$all"
   done
