@@ -76,6 +76,7 @@ struct CollectorRunner::State {
     {
       std::lock_guard lock(healthMutex);
       health.durationSeconds = std::chrono::duration<double>(finished - started).count();
+      health.lastFinished = finished;
       health.errorsTotal += out.errorCount() + (status == CollectStatus::kFailed ? 1 : 0);
       health.up = status != CollectStatus::kFailed;
       if (health.up) {

@@ -35,6 +35,9 @@ struct CollectorHealth {
   uint64_t errorsTotal = 0;          ///< failed runs + per-file read errors
   std::chrono::steady_clock::time_point lastSuccess{};  ///< monotonic, for staleness
   std::chrono::steady_clock::time_point runningSince{};
+  /// When the last run ended, set before it publishes: a run is in flight while runningSince is
+  /// later (the task clears runningSince only after the publish has woken the pipeline).
+  std::chrono::steady_clock::time_point lastFinished{};
   Duration interval{};
 };
 

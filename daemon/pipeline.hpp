@@ -28,7 +28,14 @@ namespace fabricmon {
 struct PipelineOptions {
   Duration tick = 1s;         ///< re-evaluate at least this often (staleness, health, stuck runs)
   Duration staleAfter = 30s;  ///< a collector's batch leaves the snapshot after this without a good run
+  /// After a publish, the pass waits for collector runs still in flight that began at most this
+  /// long ago, and never longer than this in all (passHold; docs/architecture.md, "Threads").
+  Duration hold = 20ms;
 };
+
+/// The hold for a poll interval: a quarter of it, at most 100 ms (what a pass may add to a
+/// finding's latency) and at least the 20 ms the pipeline always waits for a publish's neighbours.
+Duration passHold(Duration pollInterval);
 
 class Pipeline {
  public:
@@ -70,6 +77,9 @@ class Pipeline {
 
  private:
   BatchPtr current(const BatchPtr& batch);
+  /// Called with `lock` held after a publish woke the thread; returns with it held.
+  void holdForRunsInFlight(std::unique_lock<std::mutex>& lock);
+  bool runsInFlight(std::chrono::steady_clock::time_point startedSince) const;
 
   std::shared_ptr<Store> store_;
   std::shared_ptr<Watchdog> watchdog_;

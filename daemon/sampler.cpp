@@ -23,7 +23,7 @@ Duration intervalFor(const CollectorEntry& entry, const Config& config) {
 }
 
 PipelineOptions pipelineOptions(const Config& config) {
-  return PipelineOptions{config.poll.interval, config.poll.staleAfter};
+  return PipelineOptions{config.poll.interval, config.poll.staleAfter, passHold(config.poll.interval)};
 }
 
 // sources.max_open_files, but never more than half the soft RLIMIT_NOFILE (directory handles take at
