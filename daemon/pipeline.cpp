@@ -89,7 +89,8 @@ void Pipeline::start() {
 // followed by a second one for the last: 1.4 passes a second, each judging every subject
 // (docs/benchmarks.md, "Eleventh pass"). So the pass waits kCoalesce, then for as long as a run that
 // began within the hold is still in flight -- each run that ends notifies -- and never longer than
-// the hold. A stuck run began long before and is not waited for.
+// the hold. A stuck run began long before and is not waited for; a run cancelled by a reload ends
+// without publishing, wakes nobody, and the pass waits out the hold.
 void Pipeline::holdForRunsInFlight(std::unique_lock<std::mutex>& lock) {
   const auto first = Clock::now();
   const Duration hold = std::max<Duration>(options_.hold, kCoalesce);

@@ -42,6 +42,7 @@ class HoldRig {
     pipeline_->setAfterPass([this] { passes_.fetch_add(1); });
   }
   ~HoldRig() { pipeline_->stop(); }
+  void stop() { pipeline_->stop(); }
 
   void start() {
     pipeline_->start();  // one pass now, before the thread starts
@@ -133,6 +134,19 @@ TEST(PipelineHoldTest, ThePassWaitsNoLongerThanTheHold) {
   ASSERT_TRUE(rig.waitForPasses(1, 10s)) << "the pass waited past its hold";
   EXPECT_GE(Clock::now() - published, 1s) << "the pass did not wait for b's run in flight";
   EXPECT_EQ(rig.value("a"), 1);
+}
+
+TEST(PipelineHoldTest, StopDoesNotWaitOutTheHold) {
+  HoldRig rig(60s);
+  rig.start();
+  rig.beginRun(1);  // never ends: the pipeline is inside its hold when it is stopped
+  rig.beginRun(0);
+  rig.finishRun(0, 1);
+  std::this_thread::sleep_for(100ms);
+  const auto stopping = Clock::now();
+  rig.stop();
+  EXPECT_LT(Clock::now() - stopping, 5s) << "stop() waited for the hold";
+  EXPECT_EQ(rig.passes(), 0);
 }
 
 TEST(PipelineHoldTest, WithoutARunInFlightAPublishMakesItsOwnPass) {
