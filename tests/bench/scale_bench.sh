@@ -287,12 +287,15 @@ memory_run() {
   # VmRSS every 2 s through the CPU window, one file per process: one reading can catch a rendered
   # exposition that lives for one poll after a gzip scrape (2.7 MB at 128 devices), so the table
   # gives the median and the largest.
-  local j all_pids=("${fm_pids[@]}" "${ne_pids[@]}") start_ns end_ns
+  local j rss all_pids=("${fm_pids[@]}" "${ne_pids[@]}") start_ns end_ns
   start_ns=$(date +%s%N)
   end_ns=$((start_ns + WINDOW * 1000000000))
   while :; do
     for j in "${!all_pids[@]}"; do
-      if [ -n "${all_pids[$j]}" ]; then printf '%s\n' "$(rss_mib "${all_pids[$j]}" VmRSS)" >>"$WORK/rss-$j"; fi
+      [ -n "${all_pids[$j]}" ] || continue
+      # A process that has exited gives no reading, not a zero that would pull the median down.
+      rss=$(rss_mib "${all_pids[$j]}" VmRSS 2>/dev/null || true)
+      if [ -n "$rss" ]; then echo "$rss" >>"$WORK/rss-$j"; fi
     done
     local left_ns=$((end_ns - $(date +%s%N)))
     [ "$left_ns" -gt 0 ] || break
