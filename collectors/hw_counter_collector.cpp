@@ -49,9 +49,9 @@ constexpr std::string_view kLifespan = "lifespan";
 
 class HwCounterCollector final : public Collector {
  public:
-  explicit HwCounterCollector(std::shared_ptr<const SysfsRoot> sysfs)
-      : cache_(std::move(sysfs), &listRdmaDevices,
-               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+  explicit HwCounterCollector(const Sources& sources)
+      : cache_(sources.sysfs, &listRdmaDevices, [this](const Topology& t, SlotGroup& g) { build(t, g); },
+               sources.demand) {}
 
   std::span<const FamilyDef* const> families() const override { return families::roce::all(); }
 
@@ -110,7 +110,7 @@ class HwCounterCollector final : public Collector {
 /// as fabricmon_hw_stat_total; `lifespan` is a setting and left out) and the device-level
 /// <dev>/hw_counters/ as fabricmon_device_hw_stat_total.
 std::unique_ptr<Collector> makeHwCounterCollector(const Sources& sources, const Config& /*config*/) {
-  return std::make_unique<HwCounterCollector>(sources.sysfs);
+  return std::make_unique<HwCounterCollector>(sources);
 }
 
 }  // namespace

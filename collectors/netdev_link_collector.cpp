@@ -25,7 +25,7 @@ const SysfsTable kTable{SysfsScope::kNetdev, kRows, families::netdev::all()};
 
 /// fabricmon_netdev_up and the carrier change counters of every interface in the topology.
 std::unique_ptr<Collector> makeNetdevLinkCollector(const Sources& sources, const Config& /*config*/) {
-  return makeSysfsTableCollector(kTable, sources.sysfs);
+  return makeSysfsTableCollector(kTable, sources.sysfs, sources.demand);
 }
 
 }  // namespace

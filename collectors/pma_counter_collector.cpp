@@ -49,9 +49,9 @@ std::optional<unsigned> widthOf(std::string_view file) {
 
 class PmaCounterCollector final : public Collector {
  public:
-  explicit PmaCounterCollector(std::shared_ptr<const SysfsRoot> sysfs)
-      : cache_(std::move(sysfs), &listRdmaDevices,
-               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+  explicit PmaCounterCollector(const Sources& sources)
+      : cache_(sources.sysfs, &listRdmaDevices, [this](const Topology& t, SlotGroup& g) { build(t, g); },
+               sources.demand) {}
 
   std::span<const FamilyDef* const> families() const override { return families::pma::all(); }
 
@@ -121,7 +121,7 @@ class PmaCounterCollector final : public Collector {
 /// without counters/ (irdma, EFA) simply yield no series.
 std::unique_ptr<Collector> makePmaCounterCollector(const Sources& sources,
                                                    const Config& /*config*/) {
-  return std::make_unique<PmaCounterCollector>(sources.sysfs);
+  return std::make_unique<PmaCounterCollector>(sources);
 }
 
 }  // namespace

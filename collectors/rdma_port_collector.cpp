@@ -14,9 +14,9 @@ using namespace families::port;
 
 class RdmaPortCollector final : public Collector {
  public:
-  explicit RdmaPortCollector(std::shared_ptr<const SysfsRoot> sysfs)
-      : cache_(std::move(sysfs), &listRdmaDevices,
-               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+  explicit RdmaPortCollector(const Sources& sources)
+      : cache_(sources.sysfs, &listRdmaDevices, [this](const Topology& t, SlotGroup& g) { build(t, g); },
+               sources.demand) {}
 
   std::span<const FamilyDef* const> families() const override { return families::port::all(); }
 
@@ -75,7 +75,7 @@ class RdmaPortCollector final : public Collector {
 /// fabricmon_device_info, fabricmon_port_info, fabricmon_port_state, fabricmon_port_physical_state
 /// and fabricmon_port_rate_bytes_per_second from the device and port files of class/infiniband.
 std::unique_ptr<Collector> makeRdmaPortCollector(const Sources& sources, const Config& /*config*/) {
-  return std::make_unique<RdmaPortCollector>(sources.sysfs);
+  return std::make_unique<RdmaPortCollector>(sources);
 }
 
 }  // namespace

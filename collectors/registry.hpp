@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "collectors/collector.hpp"
+#include "collectors/poll_demand.hpp"
 #include "collectors/sources/dcb_source.hpp"
 #include "collectors/sources/ethtool_source.hpp"
 #include "collectors/sources/fec_source.hpp"
@@ -34,6 +35,9 @@ struct Sources {
   std::shared_ptr<NicDriverLogState> nicDriverLog;
   /// Module EEPROMs: ethtool netlink/ioctl, or image files (sources.module_eeprom_dir).
   std::shared_ptr<ModuleEepromSource> moduleEeprom;
+  /// Which series the node reads at every poll; the kept counter files of the others are read
+  /// every poll.export_only_interval (collectors/poll_demand.hpp). Null: every file every poll.
+  std::shared_ptr<const PollDemand> demand;
 };
 
 /// `previous`: the sources of the configuration being replaced; the kernel log's reader is kept

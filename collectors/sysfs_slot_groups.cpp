@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "collectors/sources/parse.hpp"
@@ -70,8 +71,24 @@ void SlotGroup::clear() {
   infos.clear();
 }
 
-SlotGroupCache::SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder)
-    : sysfs_(std::move(sysfs)), lister_(std::move(lister)), builder_(std::move(builder)) {}
+SlotGroupCache::SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder,
+                               std::shared_ptr<const PollDemand> demand)
+    : sysfs_(std::move(sysfs)),
+      lister_(std::move(lister)),
+      builder_(std::move(builder)),
+      demand_(std::move(demand)) {}
+
+void SlotGroupCache::markExportOnly(SlotGroup& group) const {
+  if (!demand_ || !demand_->readsEveryPoll) return;
+  for (auto& slot : group.slots) {
+    slot.exportOnly = !demand_->readsEveryPoll(*slot.series) &&
+                      !(slot.saturated && demand_->readsEveryPoll(*slot.saturated));
+  }
+  // An info reads its text at every poll anyway: the slot it shares a file with stays read too.
+  for (const auto& info : group.infos) {
+    if (info.sameFileAs < group.slots.size()) group.slots[info.sameFileAs].exportOnly = false;
+  }
+}
 
 std::string_view SlotGroupCache::keyOf(const CounterFile& file) const {
   return sysfs_->relative(file.path());
@@ -84,6 +101,17 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
     for (auto& group : groups_) group.dirAbs = sysfs_->path(group.dirRel);
     generation_ = topology.generation;
     listed_ = true;
+  }
+  // The export-only slots of every group are read at the same poll, once their interval is due. A
+  // poll up to a twentieth of the interval (at most 100 ms) early counts: a tick's run starts a few
+  // ms later or earlier than the one an interval before, and must not wait a whole poll for that.
+  bool refreshAll = true;
+  if (demand_) {
+    const auto now = demand_->now();
+    const auto margin = std::min<PollDemand::Clock::duration>(demand_->exportOnlyInterval / 20,
+                                                               std::chrono::milliseconds(100));
+    refreshAll = now + margin >= exportOnlyDue_;
+    if (refreshAll) exportOnlyDue_ = now + demand_->exportOnlyInterval;
   }
   size_t present = 0;
   for (auto& group : groups_) {
@@ -102,14 +130,16 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
       group.present = true;
       builder_(topology, group);
       indexDirs(group);
+      markExportOnly(group);
     }
     ++present;
-    readGroup(group, *stamp, out);
+    readGroup(group, *stamp, refreshAll, out);
   }
   return present;
 }
 
-void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out) {
+void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, bool refreshAll,
+                               CollectOutput& out) {
   for (const auto& series : group.constants) out.add(series, 1.0);
 
   // A file renamed over or deleted changes its directory's stamp: only then do the kept
@@ -142,6 +172,12 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
   for (size_t i = 0; i < group.slots.size(); ++i) {
     CounterSlot& slot = group.slots[i];
     if (slot.unsupported) continue;
+    if (slot.exportOnly && slot.hasHeld && !refreshAll) {
+      out.add(slot.series, slot.held);
+      if (slot.saturated) out.add(slot.saturated, slot.heldSaturated ? 1.0 : 0.0);
+      continue;
+    }
+    slot.hasHeld = false;  // until this read gives a value: a failed one is retried at the next poll
     auto text = slot.file.readText();
     if (keepTexts && text) {
       // readText's buffer is the thread's: copied (a short value, within the string's own storage).
@@ -173,10 +209,13 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, Co
     }
     slot.everRead = true;
     out.fileOk(keyOf(slot.file));
-    out.add(slot.series, *parsed * slot.scale);
+    slot.held = *parsed * slot.scale;
+    slot.hasHeld = true;
+    out.add(slot.series, slot.held);
     if (slot.saturated) {
       // Only counters saturate; *parsed is exact below 2^53, and saturateAt is a narrow width.
-      out.add(slot.saturated, static_cast<uint64_t>(*parsed) == slot.saturateAt ? 1.0 : 0.0);
+      slot.heldSaturated = static_cast<uint64_t>(*parsed) == slot.saturateAt;
+      out.add(slot.saturated, slot.heldSaturated ? 1.0 : 0.0);
     }
   }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectors/collector.hpp"
+#include "collectors/poll_demand.hpp"
 #include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/dir_state.hpp"
 #include "collectors/sources/sysfs.hpp"
@@ -52,7 +53,13 @@ struct CounterSlot {
   /// first read means "unsupported", not an error.
   bool optional = false;
   bool everRead = false;  ///< a value was read once: a later ENOENT is a deleted file, an error
-  size_t dir = 0;         ///< index in SlotGroup::dirs
+  /// Nothing on the node reads its series at every poll (PollDemand): the file is read every
+  /// PollDemand::exportOnlyInterval, and `held` is exported in between.
+  bool exportOnly = false;
+  bool hasHeld = false;        ///< `held` is this file's last good value (cleared by a failed read)
+  bool heldSaturated = false;  ///< what `saturated` got with it
+  size_t dir = 0;              ///< index in SlotGroup::dirs
+  double held = 0;             ///< the series' value at the last read (scaled)
 };
 
 /// An info series (value 1) with one label taken from a file whose text may change (a port's `rate`
@@ -119,7 +126,9 @@ class SlotGroupCache {
   /// Fills a group's constants, slots and infos (files are opened lazily at the first read).
   using Builder = std::function<void(const Topology&, SlotGroup&)>;
 
-  SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder);
+  /// `demand`: which slots are read at every poll (null: all of them).
+  SlotGroupCache(std::shared_ptr<const SysfsRoot> sysfs, Lister lister, Builder builder,
+                 std::shared_ptr<const PollDemand> demand = nullptr);
 
   /// One poll. Returns the number of groups present (0 = the hardware is absent).
   size_t collect(const Topology& topology, CollectOutput& out);
@@ -127,7 +136,10 @@ class SlotGroupCache {
   const SysfsRoot& sysfs() const { return *sysfs_; }
 
  private:
-  void readGroup(SlotGroup& group, const PathStamp& groupStamp, CollectOutput& out);
+  /// `refreshAll`: read the export-only slots too (their interval is due).
+  void readGroup(SlotGroup& group, const PathStamp& groupStamp, bool refreshAll, CollectOutput& out);
+  /// Marks the slots of a freshly built group whose series nothing reads at every poll.
+  void markExportOnly(SlotGroup& group) const;
   /// A slot's error-tracking key (CounterSlot, InfoSlot): its file's path below the sysfs root
   /// ("class/infiniband/mlx5_0/ports/1/counters/symbol_error", SysfsRoot::relative).
   std::string_view keyOf(const CounterFile& file) const;
@@ -135,6 +147,9 @@ class SlotGroupCache {
   std::shared_ptr<const SysfsRoot> sysfs_;
   Lister lister_;
   Builder builder_;
+  std::shared_ptr<const PollDemand> demand_;
+  /// When the export-only slots are read next (the epoch: at the first poll).
+  PollDemand::Clock::time_point exportOnlyDue_{};
   std::vector<SlotGroup> groups_;
   /// readGroup's texts of this poll per slot, for InfoSlot::sameFileAs, and whether each was read.
   std::vector<std::string> slotTexts_;

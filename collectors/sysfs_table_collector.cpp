@@ -9,10 +9,11 @@ namespace {
 
 class SysfsTableCollector final : public Collector {
  public:
-  SysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs)
+  SysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs,
+                      std::shared_ptr<const PollDemand> demand)
       : table_(table),
         cache_(std::move(sysfs), table.scope == SysfsScope::kNetdev ? &listNetdevs : &listRdmaDevices,
-               [this](const Topology& t, SlotGroup& g) { build(t, g); }) {}
+               [this](const Topology& t, SlotGroup& g) { build(t, g); }, std::move(demand)) {}
 
   std::span<const FamilyDef* const> families() const override { return table_.families; }
 
@@ -51,8 +52,9 @@ class SysfsTableCollector final : public Collector {
 
 }  // namespace
 
-std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs) {
-  return std::make_unique<SysfsTableCollector>(table, std::move(sysfs));
+std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs,
+                                                   std::shared_ptr<const PollDemand> demand) {
+  return std::make_unique<SysfsTableCollector>(table, std::move(sysfs), std::move(demand));
 }
 
 }  // namespace fabricmon

@@ -19,7 +19,8 @@ enum class SysfsScope {
   kRdmaPort,  ///< class/infiniband/<device>/ports/<port>/FILE; labels device, port
 };
 
-/// One file, read at every poll.
+/// One file, read at every poll (or every poll.export_only_interval when nothing on the node reads
+/// its series at every poll: collectors/poll_demand.hpp).
 struct SysfsFileRow {
   std::string_view file;  ///< path below the scope's directory ("carrier_changes")
   const FamilyDef* family;
@@ -35,7 +36,8 @@ struct SysfsTable {
 };
 
 /// The collector reading `table` (which must outlive it: a static table); its name is its
-/// registry entry's.
-std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs);
+/// registry entry's. `demand`: Sources::demand (null: every file at every poll).
+std::unique_ptr<Collector> makeSysfsTableCollector(const SysfsTable& table, std::shared_ptr<const SysfsRoot> sysfs,
+                                                   std::shared_ptr<const PollDemand> demand = nullptr);
 
 }  // namespace fabricmon

@@ -154,6 +154,7 @@ void bindConfig(SettingsBinder& b, Config& c, const ConfigSchema& schema) {
   b.section("poll", [&c](SettingsBinder& s) {
     s.duration("interval", c.poll.interval);
     s.duration("slow_interval", c.poll.slowInterval);
+    s.optionalDuration("export_only_interval", c.poll.exportOnlyInterval);
     s.duration("discovery_interval", c.poll.discoveryInterval);
     s.duration("stale_after", c.poll.staleAfter);
   }, {});

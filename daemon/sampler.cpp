@@ -9,6 +9,7 @@
 #include "collectors/sources/sysfs.hpp"
 #include "collectors/topology_discovery.hpp"
 #include "exporters/textfile_writer.hpp"
+#include "watchdog/input_families.hpp"
 #include "window/recent_samples.hpp"
 
 namespace fabricmon {
@@ -36,6 +37,15 @@ size_t keptFileCap(unsigned configured) {
 }
 
 }  // namespace
+
+std::shared_ptr<const PollDemand> pollDemand(const Config& config) {
+  const bool window = config.window.on();
+  return std::make_shared<const PollDemand>(PollDemand{
+      [window](const Series& series) {
+        return watchdog::ingests(series) || (window && RecentSamples::kept(series.family));
+      },
+      config.poll.exportOnly()});
+}
 
 Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self,
                  const std::string& statePath, MadOverride mad)
@@ -126,6 +136,7 @@ void Sampler::startCollectors() {
   Sources sources = makeSources(config_.sources, &sources_);
   sources_ = sources;
   if (mad_) sources.mad = mad_(sources.sysfs);
+  sources.demand = pollDemand(config_);
   discovery_ = std::make_unique<TopologyDiscovery>(sources.sysfs, config_.devices, config_.netdev);
   // The first scan runs before any collector so that the first snapshot is complete.
   if (auto topo = discovery_->scan(); topo) {

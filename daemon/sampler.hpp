@@ -23,6 +23,11 @@ namespace fabricmon {
 class RecentSamples;
 class TopologyDiscovery;
 
+/// What the node reads at every poll under `config`: the watchdog's inputs and, when the window is
+/// on, the window's families. Every collector of kept counter files reads the files of the other
+/// series every poll.export_only_interval (collectors/poll_demand.hpp).
+std::shared_ptr<const PollDemand> pollDemand(const Config& config);
+
 class Sampler {
  public:
   /// Replaces the configured MAD source (the demo's simulated fabric); given the sysfs root.

@@ -158,4 +158,12 @@ bool wanted(Fam fam, std::string_view third, double* saturatesAt) {
   }
 }
 
+bool ingests(const Series& series) {
+  const auto fam = inputFamilyOf(series.family);
+  if (!fam) return false;
+  const std::string_view third = inputFamily(*fam).keyLabels[2];
+  double saturatesAt = 0;
+  return wanted(*fam, third.empty() ? std::string_view() : series.label(third), &saturatesAt);
+}
+
 }  // namespace fabricmon::watchdog

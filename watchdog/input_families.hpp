@@ -135,5 +135,8 @@ std::optional<Fam> inputFamilyOf(const FamilyDef* family);
 /// Whether a series of `fam` with these key-label values is one the rules read (filters the
 /// generic counter families down to the few counters used). Also returns the saturation point.
 bool wanted(Fam fam, std::string_view thirdLabel, double* saturatesAt);
+/// Whether the watchdog ingests this series (its family is an input and wanted() keeps it): what
+/// it reads at every poll (collectors/poll_demand.hpp). Management ports count as read.
+bool ingests(const Series& series);
 
 }  // namespace fabricmon::watchdog

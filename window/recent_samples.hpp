@@ -36,6 +36,8 @@ class RecentSamples {
   static constexpr std::chrono::seconds kDefaultLength{600};
   /// The families kept (a table: a new rule's inputs are one line here).
   static std::span<const FamilyDef* const> keptFamilies();
+  /// Whether a series of `family` is kept.
+  static bool kept(const FamilyDef* family);
 
   /// `length`: how far back the window reaches (the newest sample at or before `now - length` is
   /// kept too, as the base of a counter's increase).
@@ -144,7 +146,6 @@ class RecentSamples {
     int64_t t;
     double v;
   };
-  static bool kept(const FamilyDef* family);
   /// Two of 64 bits for a (label, value) pair: a filter of the labels a series has.
   static uint64_t labelBits(std::string_view name, std::string_view value);
   /// The byPosition mark of a sample the window does not keep.

@@ -10,6 +10,7 @@ add_executable(rdma_collectors_test
   ${CMAKE_CURRENT_LIST_DIR}/dir_handles_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/netdev_link_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sysfs_table_collector_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/export_only_slots_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rdma_golden_test.cpp
 )
 target_compile_definitions(rdma_collectors_test PRIVATE

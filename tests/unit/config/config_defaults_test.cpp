@@ -105,6 +105,7 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"interval: 5m                     # how often the file is rewritten (10s-24h)", "interval: 6m # how often"},
       {"interval: 1s ", "interval: 2s "},
       {"slow_interval: 10s", "slow_interval: 11s"},
+      {"export_only_interval: ~", "export_only_interval: 11s"},
       {"discovery_interval: 10s", "discovery_interval: 11s"},
       {"stale_after: 30s", "stale_after: 31s"},
       {"devices:\n  include: []", "devices:\n  include: [x]"},
@@ -259,6 +260,7 @@ poll:
   slow_interval: 5s
   discovery_interval: 1m
   stale_after: 1m30s
+  export_only_interval: 15s
 devices:
   include: ['mlx5_\d+', bnxt_re0]
   exclude: [mlx5_bond_0]
@@ -361,7 +363,7 @@ TEST(FullFile, SetsEveryField) {
   want.sources.sysfsRoot = "/host/sys";
   want.sources.ethtoolDir = "/var/lib/fabricmon/ethtool";
   want.sources.dcbDir = "/var/lib/fabricmon/dcb";
-  want.poll = {250ms, 5s, 1min, 90s};
+  want.poll = {250ms, 5s, 1min, 90s, 15s};
   want.devices = {{"mlx5_\\d+", "bnxt_re0"}, {"mlx5_bond_0"}};
   want.netdev.include = {"ens.*", "bond[0-9]"};
   want.collectors = {{"pma_counters", false, std::nullopt}, {"hw_counters", true, 500ms}};
