@@ -102,16 +102,20 @@ size_t SlotGroupCache::collect(const Topology& topology, CollectOutput& out) {
     generation_ = topology.generation;
     listed_ = true;
   }
-  // The export-only slots of every group are read at the same poll, once their interval is due. A
-  // poll up to a twentieth of the interval (at most 100 ms) early counts: a tick's run starts a few
-  // ms later or earlier than the one an interval before, and must not wait a whole poll for that.
+  // The export-only slots of every group are read at the same poll, the first one due. Polls keep
+  // to their timer's grid (daemon/periodic_task.cpp), so the next time due is counted from this
+  // one, not from when a late poll ran; a poll up to a twentieth of the interval (at most 100 ms)
+  // early counts, so that a tick starting a few ms before its time does not wait a whole poll.
   bool refreshAll = true;
   if (demand_) {
     const auto now = demand_->now();
-    const auto margin = std::min<PollDemand::Clock::duration>(demand_->exportOnlyInterval / 20,
-                                                               std::chrono::milliseconds(100));
+    const auto interval = std::chrono::duration_cast<PollDemand::Clock::duration>(demand_->exportOnlyInterval);
+    const auto margin = std::min<PollDemand::Clock::duration>(interval / 20, std::chrono::milliseconds(100));
     refreshAll = now + margin >= exportOnlyDue_;
-    if (refreshAll) exportOnlyDue_ = now + demand_->exportOnlyInterval;
+    if (refreshAll) {
+      // More than an interval behind (the first poll, a stall): start over from now.
+      exportOnlyDue_ = now - exportOnlyDue_ < interval ? exportOnlyDue_ + interval : now + interval;
+    }
   }
   size_t present = 0;
   for (auto& group : groups_) {
@@ -157,7 +161,9 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, bo
       continue;
     }
     for (auto& slot : group.slots) {
-      if (slot.dir == d) slot.file.checkIdentity();
+      if (slot.dir != d) continue;
+      slot.file.checkIdentity();
+      slot.hasHeld = false;  // a file renamed over or deleted is read (or fails) at this poll
     }
     dir.stamp = now;
   }

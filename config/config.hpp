@@ -102,10 +102,9 @@ struct PollConfig {
   Duration slowInterval = 10s;        ///< PMA counters (a MAD per file on hardware), config readouts
   Duration discoveryInterval = 10s;   ///< rescan for devices that appear or vanish
   Duration staleAfter = 30s;          ///< a collector's values leave /metrics after this without a good run
-  /// Kept counter files whose series nothing on the node reads at every poll, only /metrics
-  /// (collectors/poll_demand.hpp); unset = slowInterval; at or below `interval`: every poll.
+  /// How often a kept counter file is read when nothing on the node reads its series at every
+  /// poll, only /metrics (collectors/poll_demand.hpp). Unset: every file at every poll.
   std::optional<Duration> exportOnlyInterval;
-  Duration exportOnly() const { return exportOnlyInterval.value_or(slowInterval); }
 
   bool operator==(const PollConfig&) const = default;
 };

@@ -255,9 +255,9 @@ class CrossChecks {
     mustExceed(
         "poll.stale_after", p.staleAfter, "poll.slow_interval", p.slowInterval,
         "otherwise the slow collectors' series would drop out of /metrics between their runs");
-    if (p.exportOnlyInterval) {  // unset, it is poll.slow_interval: checked above
+    if (p.exportOnlyInterval) {
       mustExceed("poll.stale_after", p.staleAfter, "poll.export_only_interval", *p.exportOnlyInterval,
-                 "otherwise a value read at that interval would be exported for longer than stale_after");
+                 "otherwise /metrics would show values read longer ago than that");
     }
     if (p.interval > p.slowInterval) {  // else the check above covers it
       mustExceed("poll.stale_after", p.staleAfter, "poll.interval", p.interval,

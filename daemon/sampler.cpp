@@ -39,12 +39,13 @@ size_t keptFileCap(unsigned configured) {
 }  // namespace
 
 std::shared_ptr<const PollDemand> pollDemand(const Config& config) {
+  if (!config.poll.exportOnlyInterval) return nullptr;
   const bool window = config.window.on();
   return std::make_shared<const PollDemand>(PollDemand{
       [window](const Series& series) {
         return watchdog::ingests(series) || (window && RecentSamples::kept(series.family));
       },
-      config.poll.exportOnly()});
+      *config.poll.exportOnlyInterval});
 }
 
 Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics self,

@@ -25,7 +25,8 @@ class TopologyDiscovery;
 
 /// What the node reads at every poll under `config`: the watchdog's inputs and, when the window is
 /// on, the window's families. Every collector of kept counter files reads the files of the other
-/// series every poll.export_only_interval (collectors/poll_demand.hpp).
+/// series every poll.export_only_interval (collectors/poll_demand.hpp); null while that is unset
+/// (every file at every poll).
 std::shared_ptr<const PollDemand> pollDemand(const Config& config);
 
 class Sampler {

@@ -97,6 +97,31 @@ TEST_F(RunTest, VanishedDeviceLeavesTheNextSnapshot) {
   EXPECT_EQ(stop(), std::optional<int>(0));
 }
 
+TEST_F(RunTest, ExportOnlyFilesWaitForTheirIntervalWhenOneIsSet) {
+  simulate();
+  const auto dir = dir_ / "node/sys/class/infiniband/mlx5_0/ports/1/hw_counters";
+  ASSERT_TRUE(std::filesystem::exists(dir / "out_of_buffer"));
+  const auto cfg = dir_ / "fabricmon.yaml";
+  writeFile(cfg, "poll:\n  interval: 100ms\n  export_only_interval: 25s\n");
+  auto args = nodeArgs();
+  args.insert(args.end(), {"--config", cfg.string()});
+  ASSERT_NE(start(args), 0);
+  // No rule or window family reads out_of_buffer; the watchdog reads np_cnp_sent.
+  const std::string cold = "fabricmon_hw_stat_total{device=\"mlx5_0\",port=\"1\",counter=\"out_of_buffer\"}";
+  const std::string hot = "fabricmon_roce_cnp_sent_total{device=\"mlx5_0\",port=\"1\"}";
+  scrapeUntil([&](const std::string& b) { return !std::isnan(seriesValue(b, cold)) && !std::isnan(seriesValue(b, hot)); });
+  writeFile(dir / "out_of_buffer", "777000\n");  // in place: the directory does not change
+  writeFile(dir / "np_cnp_sent", "888000\n");
+  std::string body = scrapeUntil([&](const std::string& b) { return seriesValue(b, hot) == 888000; });
+  ASSERT_EQ(seriesValue(body, hot), 888000) << "read at every poll";
+  EXPECT_NE(seriesValue(body, cold), 777000) << "an export-only file waits for its interval";
+  // A reload starts the collectors again, and their first poll reads every file.
+  daemon_->signal(SIGHUP);
+  body = scrapeUntil([&](const std::string& b) { return seriesValue(b, cold) == 777000; });
+  EXPECT_EQ(seriesValue(body, cold), 777000);
+  EXPECT_EQ(stop(), std::optional<int>(0));
+}
+
 TEST_F(RunTest, FifoInPlaceOfACounterIsASkippedValueNotAHang) {
   simulate();
   const auto counter = dir_ / "node/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 
 #include "collectors/error_tracker.hpp"
@@ -90,6 +91,42 @@ TEST_F(ExportOnlySlots, ReadAtTheirIntervalAndHeldInBetween) {
   p = pollAt(*c, t0 + 19950ms, topo);
   EXPECT_EQ(p.value(std::string(kCold)), 3.0);
   EXPECT_EQ(p.errors, 0u);
+}
+
+TEST_F(ExportOnlySlots, ALateRefreshDoesNotPushTheNextOneAPollLater) {
+  auto c = makeCollector("hw_counters", sources_, config_);
+  const Topology topo = devices({"mlx5_0"});
+  const auto t0 = 1h;
+  pollAt(*c, t0, topo);
+  writeDevice("mlx5_0", "2");
+  // The tick due at 10 s runs 300 ms late (a loaded machine): the refresh happens then...
+  Poll p = pollAt(*c, t0 + 10300ms, topo);
+  EXPECT_EQ(p.value(std::string(kCold)), 2.0);
+  writeDevice("mlx5_0", "3");
+  // ...and the next is still the tick at 20 s, on the timer's grid.
+  p = pollAt(*c, t0 + 20002ms, topo);
+  EXPECT_EQ(p.value(std::string(kCold)), 3.0);
+  // A stall longer than an interval starts the count again from the poll that ends it.
+  writeDevice("mlx5_0", "4");
+  p = pollAt(*c, t0 + 45s, topo);
+  EXPECT_EQ(p.value(std::string(kCold)), 4.0);
+  writeDevice("mlx5_0", "5");
+  p = pollAt(*c, t0 + 50s, topo);
+  EXPECT_EQ(p.value(std::string(kCold)), 4.0);
+  p = pollAt(*c, t0 + 55s, topo);
+  EXPECT_EQ(p.value(std::string(kCold)), 5.0);
+}
+
+TEST_F(ExportOnlySlots, ADeletedFileIsAnErrorAtTheNextPollNotAHeldValue) {
+  auto c = makeCollector("hw_counters", sources_, config_);
+  const Topology topo = devices({"mlx5_0"});
+  const auto t0 = 1h;
+  pollAt(*c, t0, topo);
+  std::filesystem::remove(tree_.root() / "class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer");
+  Poll p = pollAt(*c, t0 + 1s, topo);
+  EXPECT_FALSE(p.has(std::string(kCold))) << "its directory changed: the file is read, and is gone";
+  EXPECT_EQ(p.errors, 1u);
+  EXPECT_EQ(p.value(std::string(kHot)), 1.0);
 }
 
 TEST_F(ExportOnlySlots, AFailedReadDropsTheValueAndIsRetriedAtTheNextPoll) {

@@ -1,5 +1,6 @@
-// What the daemon reads at every poll (pollDemand): the series the watchdog ingests and, while the
-// window is on, the window's families; every other series is export-only.
+// What the daemon reads at every poll (pollDemand): with poll.export_only_interval set, the series
+// the watchdog ingests and, while the window is on, the window's families; every other series is
+// export-only. Unset, there is no demand: every file is read at every poll.
 #include <gtest/gtest.h>
 
 #include "daemon/sampler.hpp"
@@ -9,14 +10,24 @@
 namespace fabricmon {
 namespace {
 
+using namespace std::chrono_literals;
+
 SeriesPtr hwStat(const char* counter) {
   return makeSeries(families::roce::kHwCounter, {{"device", "mlx5_0"}, {"port", "1"}, {"counter", counter}});
 }
 
-TEST(PollDemand, TheWatchdogsInputsAreReadAtEveryPollDownToTheCountersItUses) {
+Config exportOnlyEvery(Duration interval) {
   Config config;
-  const auto demand = pollDemand(config);
-  EXPECT_EQ(demand->exportOnlyInterval, config.poll.slowInterval) << "unset: the slow cadence";
+  config.poll.exportOnlyInterval = interval;
+  return config;
+}
+
+TEST(PollDemand, UnsetEveryFileIsReadAtEveryPoll) { EXPECT_EQ(pollDemand(Config{}), nullptr); }
+
+TEST(PollDemand, TheWatchdogsInputsAreReadAtEveryPollDownToTheCountersItUses) {
+  const auto demand = pollDemand(exportOnlyEvery(10s));
+  ASSERT_NE(demand, nullptr);
+  EXPECT_EQ(demand->exportOnlyInterval, 10s);
   EXPECT_TRUE(demand->readsEveryPoll(*makeSeries(families::roce::kEcnMarked, {{"device", "mlx5_0"}, {"port", "1"}})));
   // roce_packet_loss reads this one generic hw_counters file; no rule reads the other.
   EXPECT_TRUE(demand->readsEveryPoll(*hwStat("roce_adp_retrans")));
@@ -26,7 +37,7 @@ TEST(PollDemand, TheWatchdogsInputsAreReadAtEveryPollDownToTheCountersItUses) {
 TEST(PollDemand, TheWindowsFamiliesOnlyWhileTheWindowIsOn) {
   // Throughput is charted by the window, read by no rule.
   const SeriesPtr bytes = makeSeries(families::pma::kTransmitBytes, {{"device", "mlx5_0"}, {"port", "1"}});
-  Config config;
+  Config config = exportOnlyEvery(10s);
   ASSERT_TRUE(config.window.on());
   EXPECT_TRUE(pollDemand(config)->readsEveryPoll(*bytes));
   config.window.enabled = false;
