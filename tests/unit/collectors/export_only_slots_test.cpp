@@ -55,6 +55,14 @@ class ExportOnlySlots : public ::testing::Test {
     now_ = at;
     return testing::poll(c, topology, tracker_);
   }
+  /// The hw_counters collector over the tree, after its first poll at kT0 (every file read).
+  std::unique_ptr<Collector> polledOnce(const Topology& topology) {
+    auto c = makeCollector("hw_counters", sources_, config_);
+    pollAt(*c, kT0, topology);
+    return c;
+  }
+
+  static constexpr std::chrono::milliseconds kT0 = 1h;
 
   TempTree tree_;
   Sources sources_;
@@ -66,7 +74,7 @@ class ExportOnlySlots : public ::testing::Test {
 TEST_F(ExportOnlySlots, ReadAtTheirIntervalAndHeldInBetween) {
   auto c = makeCollector("hw_counters", sources_, config_);
   const Topology topo = devices({"mlx5_0"});
-  const auto t0 = 1h;
+  const auto t0 = kT0;
   Poll p = pollAt(*c, t0, topo);
   EXPECT_EQ(p.value(std::string(kHot)), 1.0);
   EXPECT_EQ(p.value(std::string(kCold)), 1.0);
@@ -94,10 +102,9 @@ TEST_F(ExportOnlySlots, ReadAtTheirIntervalAndHeldInBetween) {
 }
 
 TEST_F(ExportOnlySlots, ALateRefreshDoesNotPushTheNextOneAPollLater) {
-  auto c = makeCollector("hw_counters", sources_, config_);
   const Topology topo = devices({"mlx5_0"});
-  const auto t0 = 1h;
-  pollAt(*c, t0, topo);
+  auto c = polledOnce(topo);
+  const auto t0 = kT0;
   writeDevice("mlx5_0", "2");
   // The tick due at 10 s runs 300 ms late (a loaded machine): the refresh happens then...
   Poll p = pollAt(*c, t0 + 10300ms, topo);
@@ -118,10 +125,9 @@ TEST_F(ExportOnlySlots, ALateRefreshDoesNotPushTheNextOneAPollLater) {
 }
 
 TEST_F(ExportOnlySlots, ADeletedFileIsAnErrorAtTheNextPollNotAHeldValue) {
-  auto c = makeCollector("hw_counters", sources_, config_);
   const Topology topo = devices({"mlx5_0"});
-  const auto t0 = 1h;
-  pollAt(*c, t0, topo);
+  auto c = polledOnce(topo);
+  const auto t0 = kT0;
   std::filesystem::remove(tree_.root() / "class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer");
   Poll p = pollAt(*c, t0 + 1s, topo);
   EXPECT_FALSE(p.has(std::string(kCold))) << "its directory changed: the file is read, and is gone";
@@ -130,10 +136,9 @@ TEST_F(ExportOnlySlots, ADeletedFileIsAnErrorAtTheNextPollNotAHeldValue) {
 }
 
 TEST_F(ExportOnlySlots, AFailedReadDropsTheValueAndIsRetriedAtTheNextPoll) {
-  auto c = makeCollector("hw_counters", sources_, config_);
   const Topology topo = devices({"mlx5_0"});
-  const auto t0 = 1h;
-  pollAt(*c, t0, topo);
+  auto c = polledOnce(topo);
+  const auto t0 = kT0;
   tree_.write("class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer", "garbage\n");
   Poll p = pollAt(*c, t0 + 1s, topo);
   EXPECT_EQ(p.value(std::string(kCold)), 1.0) << "not read before its interval";
@@ -153,9 +158,8 @@ TEST_F(ExportOnlySlots, AFailedReadDropsTheValueAndIsRetriedAtTheNextPoll) {
 }
 
 TEST_F(ExportOnlySlots, ADeviceThatAppearsBetweenIntervalsIsReadWhole) {
-  auto c = makeCollector("hw_counters", sources_, config_);
-  const auto t0 = 1h;
-  pollAt(*c, t0, devices({"mlx5_0"}));
+  auto c = polledOnce(devices({"mlx5_0"}));
+  const auto t0 = kT0;
   writeDevice("mlx5_1", "7");
   Topology two = devices({"mlx5_0", "mlx5_1"});
   two.generation = 2;
@@ -168,9 +172,9 @@ TEST_F(ExportOnlySlots, WithoutADemandEveryFileIsReadAtEveryPoll) {
   sources_.demand = nullptr;
   auto c = makeCollector("hw_counters", sources_, config_);
   const Topology topo = devices({"mlx5_0"});
-  pollAt(*c, 1h, topo);
+  pollAt(*c, kT0, topo);
   writeDevice("mlx5_0", "2");
-  const Poll p = pollAt(*c, 1h, topo);
+  const Poll p = pollAt(*c, kT0, topo);
   EXPECT_EQ(p.value(std::string(kCold)), 2.0);
   EXPECT_EQ(p.value(std::string(kHot)), 2.0);
 }
