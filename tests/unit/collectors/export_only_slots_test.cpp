@@ -1,7 +1,7 @@
 // Kept counter files whose series nothing on the node reads at every poll (collectors/poll_demand.hpp):
 // read every PollDemand::exportOnlyInterval, their last value exported in between; a failed read is
-// retried at the next poll; a new device's files are read whole at its first poll; without a
-// demand every file is read at every poll.
+// retried at the next poll; a saturation flag is held with its counter; a new device's files are
+// read whole at its first poll; without a demand every file is read at every poll.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -166,6 +166,29 @@ TEST_F(ExportOnlySlots, ADeviceThatAppearsBetweenIntervalsIsReadWhole) {
   Poll p = pollAt(*c, t0 + 3s, two);
   EXPECT_EQ(p.value("fabricmon_hw_stat_total{device=\"mlx5_1\",port=\"1\",counter=\"out_of_buffer\"}"), 7.0);
   EXPECT_EQ(p.value(std::string(kCold)), 1.0);
+}
+
+TEST_F(ExportOnlySlots, ASaturationFlagIsHeldWithItsCounter) {
+  // Nothing read at every poll: the PMA's 8-bit link_downed and its saturation flag are both held.
+  auto demand = std::make_shared<PollDemand>(*sources_.demand);
+  demand->readsEveryPoll = [](const Series&) { return false; };
+  sources_.demand = demand;
+  const std::string file = "class/infiniband/mlx5_0/ports/1/counters/link_downed";
+  tree_.write(file, "255\n");
+  const std::string count = "fabricmon_port_link_downed_total{device=\"mlx5_0\",port=\"1\"}";
+  const std::string flag = "fabricmon_port_pma_saturated{device=\"mlx5_0\",port=\"1\",counter=\"link_downed\"}";
+  auto c = makeCollector("pma_counters", sources_, config_);
+  const Topology topo = devices({"mlx5_0"});
+  Poll p = pollAt(*c, kT0, topo);
+  ASSERT_EQ(p.value(count), 255.0);
+  EXPECT_EQ(p.value(flag), 1.0);
+  tree_.write(file, "3\n");
+  p = pollAt(*c, kT0 + 1s, topo);
+  EXPECT_EQ(p.value(count), 255.0);
+  EXPECT_EQ(p.value(flag), 1.0) << "held with the value it was read with";
+  p = pollAt(*c, kT0 + 10s, topo);
+  EXPECT_EQ(p.value(count), 3.0);
+  EXPECT_EQ(p.value(flag), 0.0);
 }
 
 TEST_F(ExportOnlySlots, WithoutADemandEveryFileIsReadAtEveryPoll) {
