@@ -20,14 +20,18 @@ class ErrorTracker;
 /// (fabricmon_collector_errors_total) and logged once when they start and once when they stop.
 class CollectOutput {
  public:
-  explicit CollectOutput(std::vector<Sample>& samples, ErrorTracker& errors, std::vector<Note>* notes = nullptr)
-      : samples_(samples), errors_(errors), notes_(notes) {}
+  /// Writes into `batch` (no samples yet). `previous`: the roster of the collector's last batch,
+  /// shared while this run adds the same series in the same order (SampleWriter).
+  explicit CollectOutput(Batch& batch, ErrorTracker& errors, SeriesRosterPtr previous = nullptr)
+      : writer_(batch, std::move(previous)), notes_(batch.notes), errors_(errors) {}
 
-  void add(const SeriesPtr& series, double value) { samples_.push_back(Sample{series, value}); }
-  /// Attaches text to a series added this run (Batch::notes); dropped when nobody keeps notes.
-  void note(const SeriesPtr& series, std::string text) {
-    if (notes_ != nullptr) notes_->push_back(Note{series, std::move(text)});
-  }
+  void add(const SeriesPtr& series, double value) { writer_.add(series, value); }
+  /// Attaches text to a series added this run (Batch::notes).
+  void note(const SeriesPtr& series, std::string text) { notes_.push_back(Note{series, std::move(text)}); }
+  /// Ends the run's samples (SampleWriter::finish): the roster the next run is given as `previous`.
+  const SeriesRosterPtr& finish() { return writer_.finish(); }
+  /// finish() kept the previous roster: the run added the same series in the same order.
+  bool sameSeries() const { return writer_.reused(); }
   /// One value could not be read this run. `key` identifies the file ("mlx5_0/1/counters/x").
   void fileError(std::string_view key, const Error& error);
   /// The value behind `key` was read fine (ends a logged failure, if any).
@@ -35,9 +39,9 @@ class CollectOutput {
   uint64_t errorCount() const { return errorCount_; }
 
  private:
-  std::vector<Sample>& samples_;
+  SampleWriter writer_;
+  std::vector<Note>& notes_;
   ErrorTracker& errors_;
-  std::vector<Note>* notes_;
   uint64_t errorCount_ = 0;
 };
 

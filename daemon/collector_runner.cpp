@@ -20,7 +20,9 @@ struct CollectorRunner::State {
   ErrorTracker errors;
   std::atomic<bool> cancelled{false};
   CollectStatus lastStatus = CollectStatus::kOk;
-  size_t lastSampleCount = 0;  // samples of the previous run, the next batch's reservation
+  /// The series of the previous run, shared by the next batch while they stay the same (SampleWriter).
+  SeriesRosterPtr lastRoster;
+  uint64_t lastFingerprint = 0;  ///< seriesFingerprint of lastRoster's series
 
   mutable std::mutex healthMutex;
   CollectorHealth health;
@@ -44,11 +46,11 @@ struct CollectorRunner::State {
     batch->collector = name;
     batch->monotonic = started;
     batch->wall = std::chrono::system_clock::now();
-    // As many as the last run: a collector's series change rarely, so the batch is allocated once at
-    // its final size, instead of doubling through a few reallocations and keeping up to half of its
-    // capacity unused for as long as it is the latest (docs/benchmarks.md, "Memory per component").
-    batch->samples.reserve(lastSampleCount);
-    CollectOutput out(batch->samples, errors, &batch->notes);
+    // The writer reserves as many samples as the last run had: a collector's series change rarely,
+    // so the batch is allocated once at its final size, instead of doubling through a few
+    // reallocations and keeping up to half of its capacity unused for as long as it is the latest
+    // (docs/benchmarks.md, "Memory per component").
+    CollectOutput out(*batch, errors, lastRoster);
     const TopologyPtr topo = topology->get();
     batch->topologyGeneration = topo->generation;
     CollectStatus status;
@@ -62,8 +64,10 @@ struct CollectorRunner::State {
       status = CollectStatus::kFailed;
     }
     errors.sweep();
-    lastSampleCount = batch->samples.size();
-    batch->seriesFingerprint = seriesFingerprint(batch->samples);
+    lastRoster = out.finish();
+    // The same series in the same order have the same fingerprint: computed only when they change.
+    if (!out.sameSeries() || lastFingerprint == 0) lastFingerprint = seriesFingerprint(batch->samples);
+    batch->seriesFingerprint = lastFingerprint;
     const auto finished = std::chrono::steady_clock::now();
     if (cancelled.load()) return;
 

@@ -42,13 +42,23 @@ namespace {
 /// vanished since (a slow collector runs every 10 s): drop those samples now, so a vanished
 /// device's series leave the very next snapshot (docs/contract.md §4).
 BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
-  auto pruned = std::make_shared<Batch>(*batch);
-  std::erase_if(pruned->samples, [&](const Sample& s) {
+  auto pruned = std::make_shared<Batch>();
+  pruned->collector = batch->collector;
+  pruned->monotonic = batch->monotonic;
+  pruned->wall = batch->wall;
+  pruned->topologyGeneration = batch->topologyGeneration;
+  pruned->notes = batch->notes;
+  // A new roster for the samples kept: Batch::roster stays parallel to the samples.
+  SampleWriter out(*pruned);
+  for (size_t i = 0; i < batch->samples.size(); ++i) {
+    const Sample& s = batch->samples[i];
     const std::string_view device = s.series->label("device");
-    if (!device.empty() && topology.device(device) == nullptr) return true;
+    if (!device.empty() && topology.device(device) == nullptr) continue;
     const std::string_view interface = s.series->label("interface");
-    return !interface.empty() && topology.netdev(interface) == nullptr;
-  });
+    if (!interface.empty() && topology.netdev(interface) == nullptr) continue;
+    out.add(batch->seriesAt(i), s.value);
+  }
+  out.finish();
   return pruned;
 }
 

@@ -78,20 +78,22 @@ BatchPtr SelfMetrics::batch(std::span<const CollectorHealth> health,
   b->collector = "self";
   b->monotonic = now;
   b->wall = std::chrono::system_clock::now();
-  b->samples.reserve(1 + 4 * health.size());
-  b->samples.push_back({buildInfo_, 1});
-  b->samples.push_back({seriesConflicts_, static_cast<double>(seriesConflicts)});
+  b->samples.reserve(4 + 4 * health.size());
+  SampleWriter out(*b);
+  out.add(buildInfo_, 1);
+  out.add(seriesConflicts_, static_cast<double>(seriesConflicts));
   if (reload_) {
-    b->samples.push_back({reloadSuccessful_, reload_->successful() ? 1.0 : 0.0});
-    b->samples.push_back({reloadTimestamp_, reload_->lastSuccessUnix()});
+    out.add(reloadSuccessful_, reload_->successful() ? 1.0 : 0.0);
+    out.add(reloadTimestamp_, reload_->lastSuccessUnix());
   }
   for (const auto& h : health) {
     const auto& s = seriesFor(h.name);
-    b->samples.push_back({s.up, h.up ? 1.0 : 0.0});
-    b->samples.push_back({s.duration, h.durationSeconds});
-    b->samples.push_back({s.lastSuccess, h.lastSuccessUnixSeconds});
-    b->samples.push_back({s.errors, static_cast<double>(h.errorsTotal)});
+    out.add(s.up, h.up ? 1.0 : 0.0);
+    out.add(s.duration, h.durationSeconds);
+    out.add(s.lastSuccess, h.lastSuccessUnixSeconds);
+    out.add(s.errors, static_cast<double>(h.errorsTotal));
   }
+  out.finish();
   return b;
 }
 

@@ -247,17 +247,19 @@ BatchPtr AlertmanagerPusher::metricsBatch() const {
   batch->collector = "alertmanager";
   batch->monotonic = Clock::now();
   batch->wall = WallClock::now();
+  SampleWriter out(*batch);
   std::lock_guard lock(mutex_);
   for (const PerUrl& u : urls_) {
-    batch->samples.push_back({u.sentSeries, static_cast<double>(u.sent)});
-    batch->samples.push_back({u.failedSeries, static_cast<double>(u.failed)});
+    out.add(u.sentSeries, static_cast<double>(u.sent));
+    out.add(u.failedSeries, static_cast<double>(u.failed));
   }
-  batch->samples.push_back({droppedSeries_, static_cast<double>(dropped_)});
+  out.add(droppedSeries_, static_cast<double>(dropped_));
   size_t pending = 0;
   for (const auto& [key, e] : alerts_) {
     pending += std::any_of(e.acked.begin(), e.acked.end(), [&](uint64_t v) { return v != e.version; });
   }
-  batch->samples.push_back({pendingSeries_, static_cast<double>(pending)});
+  out.add(pendingSeries_, static_cast<double>(pending));
+  out.finish();
   return batch;
 }
 

@@ -190,6 +190,47 @@ SeriesTable& seriesTable() {
 
 }  // namespace
 
+SampleWriter::SampleWriter(Batch& batch, SeriesRosterPtr previous)
+    : batch_(batch), previous_(std::move(previous)) {
+  // Shared from the start: the samples' series are then alive whether or not finish() is called.
+  batch_.roster = previous_;
+  if (previous_) batch_.samples.reserve(previous_->series.size());
+}
+
+void SampleWriter::add(const SeriesPtr& series, double value) {
+  batch_.samples.push_back(Sample{series.get(), value});
+  if (!own_) {
+    if (previous_ && matched_ < previous_->series.size() && previous_->series[matched_].get() == series.get()) {
+      ++matched_;
+      return;
+    }
+    diverge();
+  }
+  own_->series.push_back(series);
+}
+
+void SampleWriter::diverge() {
+  own_ = std::make_shared<SeriesRoster>();
+  own_->series.reserve(previous_ ? std::max(previous_->series.size(), matched_ + 1) : 1);
+  if (previous_) {
+    own_->series.assign(previous_->series.begin(), previous_->series.begin() + static_cast<std::ptrdiff_t>(matched_));
+  }
+  batch_.roster = own_;
+}
+
+const SeriesRosterPtr& SampleWriter::finish() {
+  reused_ = false;
+  if (!own_) {
+    if (previous_ && matched_ == previous_->series.size()) {
+      reused_ = true;
+      return batch_.roster;
+    }
+    diverge();  // fewer samples than before: a roster of just the matched part
+  }
+  own_->series.shrink_to_fit();
+  return batch_.roster;
+}
+
 SeriesPtr makeSeries(const FamilyDef& family, Labels labels) {
   std::string key(family.name);
   key += '{';

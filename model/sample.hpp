@@ -106,10 +106,22 @@ using SeriesPtr = std::shared_ptr<const Series>;
 
 SeriesPtr makeSeries(const FamilyDef& family, Labels labels);
 
+/// One value of a series in a batch. The series is kept alive by the batch's roster
+/// (Batch::roster), not by the sample: adding a sample and freeing a batch then touch no reference
+/// count, which at 128 devices was one atomic operation on a cold cache line per sample, twice
+/// (docs/benchmarks.md, "Thirteenth pass"). Samples are made only through a SampleWriter.
 struct Sample {
-  SeriesPtr series;
+  const Series* series;
   double value;
 };
+
+/// The series of a batch's samples, owned, in sample order (series[i] is samples[i]'s). A producer
+/// whose series are the same objects in the same order as in its last batch shares that batch's
+/// roster instead of building one, so a steady collector touches no reference count per sample.
+struct SeriesRoster {
+  std::vector<SeriesPtr> series;
+};
+using SeriesRosterPtr = std::shared_ptr<const SeriesRoster>;
 
 /// Text that belongs to a series but is no label (a label would make every new text a new
 /// series): the kernel log record behind a fabricmon_nic_driver_last_record_timestamp_seconds series. The renderer
@@ -126,11 +138,45 @@ struct Batch {
   std::chrono::system_clock::time_point wall;
   uint64_t topologyGeneration = 0;  ///< the discovery result the run worked from
   std::vector<Sample> samples;
+  /// Keeps every series of `samples` alive: roster->series[i] owns samples[i].series. It may hold
+  /// more entries than there are samples (a writer not finished), never fewer; null only while
+  /// there are no samples.
+  SeriesRosterPtr roster;
   /// seriesFingerprint(samples), set by the runner that made the batch (model/series_clash.hpp);
   /// 0 when nobody computed it.
   uint64_t seriesFingerprint = 0;
   std::vector<Note> notes;  ///< at most one per series of `samples`
+
+  /// The owning pointer of samples[i]'s series (to keep it beyond the batch).
+  const SeriesPtr& seriesAt(size_t i) const { return roster->series[i]; }
 };
 using BatchPtr = std::shared_ptr<const Batch>;
+
+/// Appends samples to a batch and keeps their series alive in its roster. Given the producer's
+/// previous roster, it shares it for as long as the series come in the same order as objects of
+/// it (a pointer comparison per sample, no reference count); at the first difference it copies the
+/// matched part and goes on in a roster of its own.
+class SampleWriter {
+ public:
+  /// `batch` has no samples yet.
+  explicit SampleWriter(Batch& batch, SeriesRosterPtr previous = nullptr);
+  SampleWriter(const SampleWriter&) = delete;
+  SampleWriter& operator=(const SampleWriter&) = delete;
+
+  void add(const SeriesPtr& series, double value);
+  /// Ends the batch: its roster then holds exactly its samples' series. Returns the roster, which
+  /// is the same object as `previous` when nothing differed (the producer's next `previous`).
+  const SeriesRosterPtr& finish();
+  /// True when finish() found the previous roster unchanged (same series, same order, same count).
+  bool reused() const { return reused_; }
+
+ private:
+  void diverge();
+  Batch& batch_;
+  SeriesRosterPtr previous_;
+  std::shared_ptr<SeriesRoster> own_;  ///< null while the batch shares previous_
+  size_t matched_ = 0;                 ///< samples added that matched previous_ (while shared)
+  bool reused_ = false;
+};
 
 }  // namespace fabricmon

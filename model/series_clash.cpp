@@ -22,10 +22,11 @@ std::vector<SeriesClash> findSeriesClashes(std::span<const BatchPtr> batches) {
   owner.reserve(total);
   for (const BatchPtr& b : batches) {
     if (!b) continue;
-    for (const Sample& s : b->samples) {
+    for (size_t i = 0; i < b->samples.size(); ++i) {
+      const Sample& s = b->samples[i];
       if (!s.series) continue;
       auto [it, inserted] = owner.try_emplace(s.series->id, b.get());
-      if (!inserted) clashes.push_back(SeriesClash{s.series, it->second->collector, b->collector});
+      if (!inserted) clashes.push_back(SeriesClash{b->seriesAt(i), it->second->collector, b->collector});
     }
   }
   return clashes;

@@ -287,12 +287,12 @@ std::vector<Finding> FindingTracker::active() const {
   return out;
 }
 
-void FindingTracker::appendSamples(std::vector<Sample>& out) const {
+void FindingTracker::appendSamples(SampleWriter& out) const {
   for (const auto& [key, st] : states_) {
-    if (st.gauge) out.push_back(Sample{st.gauge, st.active ? 1.0 : 0.0});
-    if (st.recurringGauge) out.push_back(Sample{st.recurringGauge, st.recurring ? 1.0 : 0.0});
+    if (st.gauge) out.add(st.gauge, st.active ? 1.0 : 0.0);
+    if (st.recurringGauge) out.add(st.recurringGauge, st.recurring ? 1.0 : 0.0);
   }
-  for (size_t i = 0; i < rules_.size(); ++i) out.push_back(Sample{transitionSeries_[i], transitions_[i]});
+  for (size_t i = 0; i < rules_.size(); ++i) out.add(transitionSeries_[i], transitions_[i]);
 }
 
 }  // namespace fabricmon::watchdog

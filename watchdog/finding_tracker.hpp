@@ -100,7 +100,7 @@ class FindingTracker {
   std::vector<Finding> active() const;
   /// Whether the finding of `rule`/`reason` about `subject` is active now.
   bool isActive(size_t rule, std::string_view reason, const Subject& subject) const;
-  void appendSamples(std::vector<Sample>& out) const;
+  void appendSamples(SampleWriter& out) const;
 
  private:
   struct State {

@@ -600,7 +600,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       continue;
     }
     bool first = false;
-    if (at == nullptr || at->object != sample.series.get()) {
+    if (at == nullptr || at->object != sample.series) {
       const uint64_t id = sample.series->id;
       at = byId_.find(id);
       first = at == nullptr;
@@ -610,7 +610,7 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
           e.used = true;
         });  // pool entries do not move
       }
-      at->object = sample.series.get();
+      at->object = sample.series;
     }
     SeenSeries& seen = *at;
     seen.collector = collector;
@@ -650,10 +650,10 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
       shape(s);
       indexDirty_ = true;
     }
-    if (s.series != sample.series) {
+    if (s.series.get() != sample.series) {
       // Labels beyond the key may change. The subjects hold a view of one of them (a port's
       // link_layer, Subjects::build): that family's change rebuilds them.
-      s.series = sample.series;
+      s.series = batch.seriesAt(i);
       if (s.fam == Fam::kPortInfo) indexDirty_ = true;
     }
     s.collector = collector;

@@ -159,14 +159,14 @@ class Engine {
     tracker_.endRound();
   }
 
-  void appendSamples(std::vector<Sample>& out, Nanos now) {
+  void appendSamples(SampleWriter& out, Nanos now) {
     tracker_.appendSamples(out);
     const auto rules = ruleTable();
     for (size_t i = 0; i < rules.size(); ++i) {
       if (memories_[i] && rules[i]->enabled(config_.rules)) memories_[i]->appendSamples(out);
     }
     for (const auto& g : history_.groups()) {
-      if (g.live && g.refresh > 0) out.push_back(Sample{g.gauge, double(g.refresh) / kSecond});
+      if (g.live && g.refresh > 0) out.add(g.gauge, double(g.refresh) / kSecond);
     }
     for (const auto& p : kPeaks) {
       for (Tracked* s : history_.family(p.fam)) {
@@ -177,7 +177,7 @@ class Engine {
           for (const char* name : p.labels) labels.emplace_back(name, std::string(s->label(name)));
           j.peak->series = makeSeries(*p.family, std::move(labels));
         }
-        out.push_back(Sample{j.peak->series, j.peak->buckets.peak(now)});
+        out.add(j.peak->series, j.peak->buckets.peak(now));
       }
     }
   }
@@ -323,7 +323,14 @@ void Watchdog::publish(std::chrono::steady_clock::time_point now, std::chrono::s
   batch->collector = "watchdog";
   batch->monotonic = now;
   batch->wall = wallNow;
-  engine_->appendSamples(batch->samples, watchdog::toNs(now));
+  SeriesRosterPtr previous;
+  {
+    std::lock_guard lock(outputMutex_);
+    if (batch_) previous = batch_->roster;
+  }
+  SampleWriter out(*batch, std::move(previous));
+  engine_->appendSamples(out, watchdog::toNs(now));
+  out.finish();
   auto findings = std::make_shared<const std::vector<Finding>>(engine_->active());
   std::lock_guard lock(outputMutex_);
   batch_ = std::move(batch);

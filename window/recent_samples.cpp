@@ -122,7 +122,10 @@ BatchPtr RecentSamples::usageBatch(const RecentSamples* store, std::chrono::stea
   b->collector = "window";
   b->monotonic = now;
   b->wall = std::chrono::system_clock::now();
-  b->samples = {{bytes, double(u.bytes)}, {samples, double(u.samples)}};
+  SampleWriter out(*b);
+  out.add(bytes, double(u.bytes));
+  out.add(samples, double(u.samples));
+  out.finish();
   return b;
 }
 
@@ -181,7 +184,7 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
       }
       Stored& s = *cached;
       if (inserted) {
-        s.series = sample.series;
+        s.series = batch->seriesAt(i);
         s.timeline = &tl;
         s.counter = sample.series->family->type == MetricType::kCounter;
         s.firstChunk = current;

@@ -26,7 +26,6 @@ namespace {
 
 using fabricmon::CollectOutput;
 using fabricmon::ErrorTracker;
-using fabricmon::Sample;
 using fabricmon::Topology;
 
 double cpuSeconds() {
@@ -46,10 +45,10 @@ Cost measure(const Topology& topology, unsigned polls, unsigned& ports) {
   auto collector = fabricmon::makePeerPortCollector(source);
   ErrorTracker tracker("peer_port");
   Cost cost;
-  std::vector<Sample> samples;
+  fabricmon::Batch batch;
   auto poll = [&] {
-    samples.clear();
-    CollectOutput out(samples, tracker);
+    batch = fabricmon::Batch{};
+    CollectOutput out(batch, tracker);
     collector->collect(topology, out);
     cost.errors += out.errorCount();
   };
@@ -64,7 +63,7 @@ Cost measure(const Topology& topology, unsigned polls, unsigned& ports) {
   cost.mads = double(source->madsSent() - before) / polls;
   cost.wallMs = wall * 1e3 / polls;
   cost.cpuMs = (cpuSeconds() - cpu0) * 1e3 / polls;
-  cost.samples = samples.size();
+  cost.samples = batch.samples.size();
   auto listed = source->ports();
   ports = 0;
   if (listed) {

@@ -68,6 +68,7 @@ struct RunningCollector {
   Cadence cadence = Cadence::kFast;
   std::unique_ptr<Collector> collector;
   std::unique_ptr<ErrorTracker> errors;
+  SeriesRosterPtr roster;  ///< the last run's series, as the runner keeps them (SampleWriter)
 };
 
 /// The simulated node, the collectors over it and the file list of the floor. Built once.
@@ -104,9 +105,10 @@ BatchPtr pollOnce(RunningCollector& c, const Topology& topology, CollectStatus* 
   batch->collector = c.name;
   batch->monotonic = std::chrono::steady_clock::now();
   batch->wall = std::chrono::system_clock::now();
-  CollectOutput out(batch->samples, *c.errors);
+  CollectOutput out(*batch, *c.errors, c.roster);
   const CollectStatus st = c.collector->collect(topology, out);
   c.errors->sweep();
+  c.roster = out.finish();
   if (status != nullptr) *status = st;
   return batch;
 }

@@ -52,14 +52,14 @@ void BM_CollectorRunPerPort(benchmark::State& state) {
   sources.moduleEeprom = makeModuleEepromFileSource(dir.path());
   auto collector = makeCollector("transceiver", sources, Config{});
   ErrorTracker errors("transceiver");
-  std::vector<Sample> samples;
+  Batch batch;
   for (auto _ : state) {
-    samples.clear();
-    CollectOutput out(samples, errors);
+    batch = Batch{};
+    CollectOutput out(batch, errors);
     collector->collect(topology, out);
   }
   state.SetItemsProcessed(state.iterations() * ports);
-  state.counters["samples_per_run"] = static_cast<double>(samples.size());
+  state.counters["samples_per_run"] = static_cast<double>(batch.samples.size());
 }
 BENCHMARK(BM_CollectorRunPerPort)->Arg(1)->Arg(9);
 

@@ -19,12 +19,12 @@ struct CollectorRun {
 };
 
 inline CollectorRun runCollector(Collector& collector, const Topology& topology, ErrorTracker& errors) {
-  std::vector<Sample> samples;
-  CollectOutput out(samples, errors);
+  Batch batch;
+  CollectOutput out(batch, errors);
   CollectorRun r;
   r.status = collector.collect(topology, out);
-  for (const Sample& s : samples) r.byKey[s.series->key] = s.value;
-  r.samples = samples.size();
+  for (const Sample& s : batch.samples) r.byKey[s.series->key] = s.value;
+  r.samples = batch.samples.size();
   r.errors = out.errorCount();
   return r;
 }

@@ -43,7 +43,7 @@ struct LinkBerMemory : RuleState {
 
   bool save(nlohmann::json& out) const override;
   void restore(const nlohmann::json& in) override;
-  void appendSamples(std::vector<Sample>& out) override;
+  void appendSamples(SampleWriter& out) override;
 };
 
 constexpr double kBitsPerByte = 8;
@@ -433,12 +433,12 @@ const FamilyDef* gaugeFamily(int which) {
 
 const FamilyDef* const kLinkBerFamilies[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
 
-void LinkBerMemory::appendSamples(std::vector<Sample>& out) {
+void LinkBerMemory::appendSamples(SampleWriter& out) {
   for (const auto& [iface, m] : berBaselines) {
     if (!m.live || !m.berGauge) continue;
-    if (m.ber >= 0) out.push_back(Sample{m.berGauge, m.ber});
-    if (m.baseline >= 0) out.push_back(Sample{m.baselineGauge, m.baseline});
-    if (m.level >= 0) out.push_back(Sample{m.levelGauge, m.level});
+    if (m.ber >= 0) out.add(m.berGauge, m.ber);
+    if (m.baseline >= 0) out.add(m.baselineGauge, m.baseline);
+    if (m.level >= 0) out.add(m.levelGauge, m.level);
   }
 }
 

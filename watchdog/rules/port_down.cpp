@@ -57,7 +57,7 @@ struct PortUpMemory {
 struct PortDownMemory : RuleState {
   std::map<std::string, PortUpMemory, std::less<>> ports;
 
-  void appendSamples(std::vector<Sample>& out) override;
+  void appendSamples(SampleWriter& out) override;
   void disabled() override { ports.clear(); }
 };
 
@@ -137,7 +137,7 @@ void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
   }
 }
 
-void PortDownMemory::appendSamples(std::vector<Sample>& out) {
+void PortDownMemory::appendSamples(SampleWriter& out) {
   for (auto& [key, mem] : ports) {
     if (mem.ignored.empty()) continue;
     const std::string_view why = mem.ignored;
@@ -147,7 +147,7 @@ void PortDownMemory::appendSamples(std::vector<Sample>& out) {
                                                           {"port", key.substr(slash + 1)},
                                                           {"why", std::string(why)}});
     }
-    out.push_back(Sample{mem.ignoredSeries, 1});
+    out.add(mem.ignoredSeries, 1);
   }
 }
 

@@ -32,7 +32,7 @@ struct RuleState {
   /// Takes back what save() wrote. Must accept anything: the file may be from another version.
   virtual void restore(const nlohmann::json& /*in*/) {}
   /// The rule's own series (RuleDef::families) for the watchdog's batch, while the rule is enabled.
-  virtual void appendSamples(std::vector<Sample>& /*out*/) {}
+  virtual void appendSamples(SampleWriter& /*out*/) {}
   /// The rule was switched off (SIGHUP).
   virtual void disabled() {}
 };

@@ -164,8 +164,9 @@ std::map<std::string, double> collectAs(const std::string& fixture, const std::s
   Config config;
   auto collector = makeCollector("ethtool_pfc", sources, config);
   ErrorTracker tracker("ethtool_pfc");
-  std::vector<Sample> samples;
-  CollectOutput out(samples, tracker);
+  Batch samplesBatch;
+  CollectOutput out(samplesBatch, tracker);
+  const std::vector<Sample>& samples = samplesBatch.samples;
   Topology topo;
   Netdev nd;
   nd.name = "eth0";
@@ -273,8 +274,9 @@ TEST(DialectFixtureTest, ADriverChangeRemapsTheInterface) {
   auto collector = makeCollector("ethtool_pfc", sources, config);
   ErrorTracker tracker("ethtool_pfc");
   auto poll = [&](const std::string& driver) {
-    std::vector<Sample> samples;
-    CollectOutput out(samples, tracker);
+    Batch samplesBatch;
+    CollectOutput out(samplesBatch, tracker);
+    const std::vector<Sample>& samples = samplesBatch.samples;
     Topology topo;
     Netdev nd;
     nd.name = "eth0";
@@ -328,8 +330,9 @@ TEST(DialectSimulatorTest, DiscoveryPicksTheSimulatedDriversDialect) {
     auto collector = makeCollector("ethtool_pfc", sources, Config{});
     ErrorTracker tracker("ethtool_pfc");
     auto poll = [&] {
-      std::vector<Sample> samples;
-      CollectOutput out(samples, tracker);
+      Batch samplesBatch;
+      CollectOutput out(samplesBatch, tracker);
+      const std::vector<Sample>& samples = samplesBatch.samples;
       EXPECT_EQ(collector->collect(**topo, out), CollectStatus::kOk);
       std::map<std::string, double> m;
       for (const auto& s : samples) m[s.series->key] = s.value;

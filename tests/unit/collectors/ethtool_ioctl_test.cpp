@@ -319,6 +319,7 @@ TEST(EthtoolIoctlSourceTest, OverlongInterfaceNameIsRejectedWithoutIoctl) {
 
 struct CollectorRun {
   std::vector<Sample> samples;
+  SeriesRosterPtr roster;  ///< keeps the samples' series alive
   uint64_t errors = 0;
   CollectStatus status{};
   const Sample* find(std::string_view key) const {
@@ -331,9 +332,12 @@ struct CollectorRun {
 
 CollectorRun collectOnce(Collector& c, const Topology& topo, ErrorTracker& tracker) {
   CollectorRun run;
-  CollectOutput out(run.samples, tracker);
+  Batch batch;
+  CollectOutput out(batch, tracker);
   run.status = c.collect(topo, out);
   run.errors = out.errorCount();
+  run.roster = out.finish();
+  run.samples = batch.samples;
   return run;
 }
 

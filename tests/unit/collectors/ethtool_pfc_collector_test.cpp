@@ -35,6 +35,7 @@ Topology topologyOf(std::initializer_list<const char*> names) {
 
 struct PollResult {
   std::vector<Sample> samples;
+  SeriesRosterPtr roster;  ///< keeps the samples' series alive
   uint64_t errors = 0;
   CollectStatus status{};
 
@@ -57,6 +58,8 @@ struct PollResult {
     }
     return nullptr;
   }
+  /// The owning pointer of one of `samples`' series.
+  const SeriesPtr& owner(const Sample* s) const { return roster->series[static_cast<size_t>(s - samples.data())]; }
 };
 
 class Harness {
@@ -73,9 +76,12 @@ class Harness {
   }
   PollResult collect(const Topology& topo) {
     PollResult run;
-    CollectOutput out(run.samples, tracker_);
+    Batch batch;
+    CollectOutput out(batch, tracker_);
     run.status = collector_->collect(topo, out);
     run.errors = out.errorCount();
+    run.roster = out.finish();
+    run.samples = batch.samples;
     tracker_.sweep();
     return run;
   }
@@ -419,13 +425,13 @@ TEST(EthtoolPfcCollectorTest, StatSetChangeBetweenPollsKeepsUnchangedSeries) {
   const Sample* bytes2 =
       second.find(R"(fabricmon_priority_receive_bytes_total{interface="ens1f0",priority="0"})");
   ASSERT_NE(bytes2, nullptr);
-  EXPECT_EQ(bytes2->series.get(), bytes1->series.get());  // built once, reused
+  EXPECT_EQ(bytes2->series, bytes1->series);  // built once, reused
 
   // PFC off: only the always-present names remain.
   dir.write("ens1f0", "NIC statistics:\n     rx_prio0_bytes: 1001\n");
   const PollResult third = h.collect(topo);
   ASSERT_EQ(third.samples.size(), 1u);
-  EXPECT_EQ(third.samples[0].series.get(), bytes1->series.get());
+  EXPECT_EQ(third.samples[0].series, bytes1->series);
   EXPECT_EQ(third.samples[0].value, 1001);
 }
 
@@ -436,7 +442,7 @@ TEST(EthtoolPfcCollectorTest, InterfaceLeavingTheTopologyIsForgotten) {
   {
     const PollResult both = h.collect(topologyOf({"cx100g", "cxk65"}));
     ASSERT_NE(both.find(key), nullptr);
-    before = both.find(key)->series;
+    before = both.owner(both.find(key));
   }
   const PollResult one = h.collect(topologyOf({"cx100g"}));
   EXPECT_TRUE(one.byKey("cxk65").empty());
@@ -503,7 +509,7 @@ TEST(EthtoolPfcCollectorTest, SameNamesNextPollUpdatesValuesOnTheSameSeries) {
     const PollResult next = h.collect(topo);
     ASSERT_EQ(next.samples.size(), first.samples.size());
     for (size_t i = 0; i < next.samples.size(); ++i) {
-      EXPECT_EQ(next.samples[i].series.get(), first.samples[i].series.get()) << i;
+      EXPECT_EQ(next.samples[i].series, first.samples[i].series) << i;
     }
     EXPECT_DOUBLE_EQ(
         next.find(

@@ -258,9 +258,10 @@ TEST(FecCollector, ExportsBlocksLanesModeAndCode) {
   auto c = makeCollector("fec", sources, Config{});
   Topology topo;
   for (const char* n : {"eth0", "eth1", "eth2", "eth3"}) topo.netdevs.push_back(Netdev{n, "", "", 0});
-  std::vector<Sample> samples;
+  Batch batch;
   ErrorTracker errors("fec");
-  CollectOutput out(samples, errors);
+  CollectOutput out(batch, errors);
+  const std::vector<Sample>& samples = batch.samples;
   EXPECT_EQ(c->collect(topo, out), CollectStatus::kOk);
   EXPECT_EQ(out.errorCount(), 1u);  // eth2's broken file; eth3 has none
   EXPECT_EQ(valueOf(samples, R"(fabricmon_fec_corrected_blocks_total{interface="eth0"})"), 10);

@@ -136,9 +136,10 @@ TEST_F(HostTopologyTest, TheCollectorExportsRoleRailAndPcieLinkPerPort) {
   Sources sources;
   sources.sysfs = sysfs_;
   auto collector = makeCollector("port_topology", sources, Config{});
-  std::vector<Sample> samples;
+  Batch batch;
   ErrorTracker errors("port_topology");
-  CollectOutput out(samples, errors);
+  CollectOutput out(batch, errors);
+  const std::vector<Sample>& samples = batch.samples;
   ASSERT_EQ(collector->collect(topology_, out), CollectStatus::kOk);
   std::map<std::string, double> byKey;
   for (const Sample& s : samples) byKey[s.series->key] = s.value;
@@ -171,9 +172,10 @@ TEST_F(HostTopologyTest, AMissingNicDoesNotRenumberTheOtherRails) {
   sources.sysfs = sysfs_;
   auto collector = makeCollector("port_topology", sources, Config{});
   auto railOf = [&](const std::string& device) {
-    std::vector<Sample> samples;
+    Batch batch;
     ErrorTracker errors("port_topology");
-    CollectOutput out(samples, errors);
+    CollectOutput out(batch, errors);
+    const std::vector<Sample>& samples = batch.samples;
     EXPECT_EQ(collector->collect(topology_, out), CollectStatus::kOk);
     for (const Sample& s : samples) {
       if (s.series->family->name == "fabricmon_port_topology_info" && s.series->label("device") == device) {

@@ -76,8 +76,9 @@ class KmsgKernelTest : public ::testing::Test {
     batch->collector = "nic_driver_log";
     batch->monotonic = now_;
     batch->wall = std::chrono::system_clock::now();
-    CollectOutput out(batch->samples, errors_, &batch->notes);
+    CollectOutput out(*batch, errors_);
     status_ = collector_->collect(topology_, out);
+    out.finish();
     snapshot_.batches["nic_driver_log"] = batch;
     ++snapshot_.generation;
     watchdog_.evaluate(snapshot_, now_, batch->wall);

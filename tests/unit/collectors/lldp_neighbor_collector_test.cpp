@@ -40,14 +40,16 @@ class LldpNeighborCollectorTest : public ::testing::Test {
   }
 
   PollResult poll() {
-    std::vector<Sample> samples;
-    CollectOutput out(samples, errors_);
+    Batch samplesBatch;
+    CollectOutput out(samplesBatch, errors_);
+    const std::vector<Sample>& samples = samplesBatch.samples;
     PollResult r;
     r.status = collector_->collect(topology_, out);
     r.errors = out.errorCount();
-    for (const Sample& s : samples) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const Sample& s = samples[i];
       EXPECT_EQ(s.value, 1.0) << s.series->key;
-      r.series[s.series->key] = s.series;
+      r.series[s.series->key] = samplesBatch.seriesAt(i);
     }
     return r;
   }

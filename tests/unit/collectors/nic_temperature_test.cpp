@@ -259,8 +259,8 @@ TEST_F(NicTemperatureTest, IsRegisteredAtTheSlowCadence) {
   sources.sysfs = sysfs_;
   auto c = row.make(sources, Config{});
   EXPECT_EQ(c->name(), "nic_temperature");
-  std::vector<Sample> samples;
-  CollectOutput out(samples, errors_);
+  Batch samplesBatch;
+  CollectOutput out(samplesBatch, errors_);
   EXPECT_EQ(c->collect(topology_, out), CollectStatus::kOk);
 }
 

@@ -173,8 +173,9 @@ struct PollResult {
 class PeerPortCollectorTest : public ::testing::Test {
  protected:
   PollResult run(Collector& c, const Topology& topology = {}) {
-    std::vector<Sample> samples;
-    CollectOutput out(samples, errors_);
+    Batch samplesBatch;
+    CollectOutput out(samplesBatch, errors_);
+    const std::vector<Sample>& samples = samplesBatch.samples;
     PollResult r;
     r.status = c.collect(topology, out);
     for (const Sample& s : samples) r.values[s.series->key] = s.value;

@@ -20,6 +20,7 @@ const std::filesystem::path kFixtures = QOS_FIXTURE_DIR;
 
 struct RunResult {
   std::vector<Sample> samples;
+  SeriesRosterPtr roster;  ///< keeps the samples' series alive
   CollectStatus status;
   uint64_t errors;
 };
@@ -37,9 +38,12 @@ class DcbCollectorTest : public ::testing::Test {
     Topology topo;
     for (auto& n : ifnames) topo.netdevs.push_back(Netdev{std::move(n), "", "", 0});
     RunResult r;
-    CollectOutput out(r.samples, tracker_);
+    Batch batch;
+    CollectOutput out(batch, tracker_);
     r.status = c.collect(topo, out);
     r.errors = out.errorCount();
+    r.roster = out.finish();
+    r.samples = batch.samples;
     return r;
   }
 
@@ -154,7 +158,7 @@ TEST_F(DcbCollectorTest, FollowsFileChangesAndDropsVanishedDscpEntries) {
       valueOf(second.samples, "fabricmon_dcb_dscp_priority{interface=\"eth0\",dscp=\"48\"}")
           .has_value());
   // The same series objects are reused from one run to the next.
-  EXPECT_EQ(first.samples.front().series.get(), second.samples.front().series.get());
+  EXPECT_EQ(first.samples.front().series, second.samples.front().series);
 }
 
 TEST_F(DcbCollectorTest, FamiliesListEveryEmittedName) {
@@ -175,7 +179,7 @@ TEST_F(DcbCollectorTest, DscpValuesUpdateInPlaceAndTheSetFollowsTheFile) {
   auto c = make(dir.path());
   auto seriesOf = [](const RunResult& r, std::string_view dscp) -> const Series* {
     for (const auto& s : r.samples) {
-      if (s.series->label("dscp") == dscp) return s.series.get();
+      if (s.series->label("dscp") == dscp) return s.series;
     }
     return nullptr;
   };
@@ -209,8 +213,8 @@ TEST_F(DcbCollectorTest, InterfaceLeavingTheTopologyFreesItsSeries) {
   std::weak_ptr<const Series> eth0Series;
   {
     const RunResult both = run(*c, {"eth0", "eth1"});
-    for (const auto& s : both.samples) {
-      if (s.series->label("interface") == "eth0") eth0Series = s.series;
+    for (size_t i = 0; i < both.samples.size(); ++i) {
+      if (both.samples[i].series->label("interface") == "eth0") eth0Series = both.roster->series[i];
     }
   }
   ASSERT_FALSE(eth0Series.expired());

@@ -23,6 +23,7 @@ const std::filesystem::path kFixtures = QOS_FIXTURE_DIR;
 
 struct RunResult {
   std::vector<Sample> samples;
+  SeriesRosterPtr roster;  ///< keeps the samples' series alive
   CollectStatus status;
   uint64_t errors;
 };
@@ -45,9 +46,12 @@ class DcqcnCollectorTest : public ::testing::Test {
 
   RunResult run(Collector& c, const Topology& topo) {
     RunResult r;
-    CollectOutput out(r.samples, tracker_);
+    Batch batch;
+    CollectOutput out(batch, tracker_);
     r.status = c.collect(topo, out);
     r.errors = out.errorCount();
+    r.roster = out.finish();
+    r.samples = batch.samples;
     return r;
   }
 
@@ -109,7 +113,7 @@ TEST_F(DcqcnCollectorTest, SeriesAreBuiltOnceAndFollowTheTree) {
   const RunResult second = run(*c, topo);
   ASSERT_EQ(first.samples.size(), second.samples.size());
   for (size_t i = 0; i < first.samples.size(); ++i) {
-    EXPECT_EQ(first.samples[i].series.get(), second.samples[i].series.get())
+    EXPECT_EQ(first.samples[i].series, second.samples[i].series)
         << first.samples[i].series->key;
   }
   EXPECT_EQ(
@@ -287,7 +291,7 @@ TEST_F(DcqcnCollectorTest, FilesAddedRemovedOrReplacedInTheTreeShowOnTheNextRun)
   // A file listed again keeps its series.
   auto seriesOf = [](const RunResult& r, std::string_view parameter) -> const Series* {
     for (const auto& s : r.samples) {
-      if (s.series->label("parameter") == parameter) return s.series.get();
+      if (s.series->label("parameter") == parameter) return s.series;
     }
     return nullptr;
   };
@@ -343,7 +347,7 @@ TEST_F(DcqcnCollectorTest, TopologyChangesListAgainAndDropLeavers) {
                                           Netdev{"eth1", "0000:31:00.0", "mlx5_1", 1}},
                                          2));
   EXPECT_EQ(param(two, "eth1", "rp", "rp_time_reset"), 200);
-  EXPECT_EQ(one.samples[0].series.get(), two.samples[0].series.get());
+  EXPECT_EQ(one.samples[0].series, two.samples[0].series);
 
   // eth0 leaves, and eth1 now sits on the other PCI function (renamed netdev).
   const RunResult moved = run(*c, topology({Netdev{"eth1", "0000:17:00.0", "mlx5_0", 1}}, 3));

@@ -229,7 +229,7 @@ TEST_F(RdmaCollectors, FilesStayOpenAndAreRereadInPlace) {
   // The series objects are built once and shared between runs.
   Poll again = run(*c);
   ASSERT_EQ(again.samples.size(), p.samples.size());
-  for (size_t i = 0; i < p.samples.size(); ++i) EXPECT_EQ(again.samples[i].series.get(), p.samples[i].series.get());
+  for (size_t i = 0; i < p.samples.size(); ++i) EXPECT_EQ(again.samples[i].series, p.samples[i].series);
   c.reset();
   EXPECT_EQ(testing::openFileFdCount(), before);
 }

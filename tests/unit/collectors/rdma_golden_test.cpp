@@ -54,8 +54,9 @@ TEST_P(RdmaGolden, RenderedBatchesMatchTheGoldenFile) {
     auto collector = makeCollector(name, sources, config);
     auto batch = std::make_shared<Batch>();
     batch->collector = std::string(collector->name());
-    CollectOutput out(batch->samples, tracker);
+    CollectOutput out(*batch, tracker);
     collector->collect(**topology, out);
+    out.finish();
     batches.push_back(std::move(batch));
   }
   const std::string text = renderPrometheusText(batches);

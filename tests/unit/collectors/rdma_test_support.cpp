@@ -134,9 +134,12 @@ size_t Poll::count(std::string_view family) const {
 
 Poll poll(Collector& collector, const Topology& topology, ErrorTracker& tracker) {
   Poll p;
-  CollectOutput out(p.samples, tracker);
+  Batch batch;
+  CollectOutput out(batch, tracker);
   p.status = collector.collect(topology, out);
   p.errors = out.errorCount();
+  p.roster = out.finish();
+  p.samples = batch.samples;
   for (const auto& s : p.samples) {
     if (!p.values.emplace(s.series->key, s.value).second) {
       throw std::runtime_error("duplicate series in one run: " + s.series->key);

@@ -46,6 +46,7 @@ class TempTree {
 struct Poll {
   CollectStatus status = CollectStatus::kFailed;
   std::vector<Sample> samples;
+  SeriesRosterPtr roster;                ///< keeps the samples' series alive
   std::map<std::string, double> values;  ///< by Series::key
   uint64_t errors = 0;
 

@@ -62,8 +62,9 @@ class TransceiverCollectorTest : public ::testing::Test {
     std::map<std::string, double> values;  ///< by series key
   };
   Run poll() {
-    std::vector<Sample> samples;
-    CollectOutput out(samples, errors_);
+    Batch samplesBatch;
+    CollectOutput out(samplesBatch, errors_);
+    const std::vector<Sample>& samples = samplesBatch.samples;
     Run r{collector_->collect(topology_, out), 0, {}};
     r.errors = out.errorCount();
     for (const Sample& s : samples) r.values[s.series->key] = s.value;

@@ -13,6 +13,7 @@
 
 #include "daemon/pipeline.hpp"
 #include "tests/support/http_get.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
@@ -59,7 +60,7 @@ class HoldRig {
     auto batch = std::make_shared<Batch>();
     batch->collector = name;
     batch->monotonic = Clock::now();
-    batch->samples.push_back({makeSeries(kValue, {{"collector", name}}), value});
+    testing::writeSamples(*batch, {{makeSeries(kValue, {{"collector", name}}), value}});
     {
       std::lock_guard lock(mu_);
       health_[collector].up = true;

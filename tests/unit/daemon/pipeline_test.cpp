@@ -13,6 +13,7 @@
 #include "exporters/http_server.hpp"
 #include "tests/support/http_get.hpp"
 #include "tests/unit/exporters/gunzip.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
@@ -39,7 +40,7 @@ struct PipelineRig {
     auto batch = std::make_shared<Batch>();
     batch->collector = "test";
     batch->monotonic = std::chrono::steady_clock::now();
-    batch->samples.push_back({series, value});
+    testing::writeSamples(*batch, {{series, value}});
     store->publish(std::move(batch));
   }
 };

@@ -8,16 +8,17 @@
 #include "daemon/series_guard.hpp"
 #include "model/series_clash.hpp"
 #include "tests/support/http_get.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
 
 const FamilyDef kBytes{"fabricmon_test_receive_bytes_total", "Bytes the test counts.", MetricType::kCounter};
 
-BatchPtr batch(std::string collector, std::vector<Sample> samples) {
+BatchPtr batch(std::string collector, const std::vector<testing::OwnedSample>& samples) {
   auto b = std::make_shared<Batch>();
   b->collector = std::move(collector);
-  b->samples = std::move(samples);
+  testing::writeSamples(*b, samples);
   b->seriesFingerprint = seriesFingerprint(b->samples);
   return b;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/families/nic.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
@@ -19,7 +20,7 @@ TEST(StatusJson, ListsTheLastDriverRecordPerPortWithItsEscapedText) {
   batch->collector = "nic_driver_log";
   const SeriesPtr count = makeSeries(families::nic::kDriverRecords, labels);
   const SeriesPtr last = makeSeries(families::nic::kDriverLastRecord, labels);
-  batch->samples = {{count, 3}, {last, 1700000000}};
+  testing::writeSamples(*batch, {{count, 3}, {last, 1700000000}});
   batch->notes = {{last, "mlx5_core 0000:3b:00.0: Fatal error 1 detected \"x\"\x01\xff"}};
   StatusInputs in;
   in.driverLog = batch;

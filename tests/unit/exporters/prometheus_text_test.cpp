@@ -1,4 +1,5 @@
 #include "exporters/prometheus_text.hpp"
+#include "tests/support/owned_samples.hpp"
 
 #include <prometheus/text_serializer.h>
 
@@ -30,10 +31,10 @@ constexpr FamilyDef kHwCounter{"fabricmon_hw_stat_total", "Every other hw_counte
 constexpr FamilyDef kAwkwardHelp{"fabricmon_awkward", "Path C:\\sys\\x and\na second line.",
                                  MetricType::kGauge};
 
-BatchPtr batch(std::string collector, std::vector<Sample> samples) {
+BatchPtr batch(std::string collector, const std::vector<testing::OwnedSample>& samples) {
   auto b = std::make_shared<Batch>();
   b->collector = std::move(collector);
-  b->samples = std::move(samples);
+  testing::writeSamples(*b, samples);
   return b;
 }
 
@@ -110,7 +111,7 @@ TEST(PrometheusTextTest, ManyDuplicateSeriesEachKeepTheirFirstValue) {
     std::vector<int> order(kSeries);
     for (int i = 0; i < kSeries; ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), rng);
-    std::vector<Sample> samples;
+    std::vector<testing::OwnedSample> samples;
     for (int i : order) samples.push_back({series[i], double(b)});
     batches.push_back(batch("b" + std::to_string(b), samples));
   }
@@ -144,12 +145,12 @@ TEST(PrometheusTextTest, SpecialValues) {
 // The real parser and linter of the Prometheus project, over output with every awkward case.
 /// What prometheus-cpp's serializer writes for one family built the library's way (a ClientMetric
 /// per series): the reference the fast sample lines must equal byte for byte.
-std::string referenceRender(const FamilyDef& def, const std::vector<Sample>& samples) {
+std::string referenceRender(const FamilyDef& def, const std::vector<testing::OwnedSample>& samples) {
   prometheus::MetricFamily family;
   family.name = std::string(def.name);
   family.help = std::string(def.help);
   family.type = def.type == MetricType::kCounter ? prometheus::MetricType::Counter : prometheus::MetricType::Gauge;
-  for (const Sample& s : samples) {
+  for (const testing::OwnedSample& s : samples) {
     prometheus::ClientMetric m;
     for (const auto& [k, v] : s.series->labels()) m.label.push_back({std::string(k), std::string(v)});
     (def.type == MetricType::kCounter ? m.counter.value : m.gauge.value) = s.value;
@@ -163,7 +164,7 @@ std::string referenceRender(const FamilyDef& def, const std::vector<Sample>& sam
 TEST(PrometheusTextTest, SampleLinesAreWhatPrometheusCppWrites) {
   std::mt19937_64 rng(12345);
   const std::string alphabet = "abcXYZ019_-.:/ \\\"\n,={}";
-  std::vector<Sample> counters, gauges, bare;
+  std::vector<testing::OwnedSample> counters, gauges, bare;
   for (int i = 0; i < 3000; ++i) {
     std::string value;
     const int len = static_cast<int>(rng() % 12);

@@ -31,16 +31,17 @@ TEST(RenderScaleTest, FiveThousandSeries) {
   for (int dev = 0; dev < 8; ++dev) {
     auto b = std::make_shared<Batch>();
     b->collector = "c" + std::to_string(dev);
+    SampleWriter out(*b);
     for (int i = 0; i < 625; ++i) {
       const FamilyDef& def = *defs[i % 4];
       value = value * 6364136223846793005ull + 1442695040888963407ull;
-      b->samples.push_back(
-          {makeSeries(def, {{"device", "mlx5_" + std::to_string(dev)},
-                            {"port", "1"},
-                            {"counter", "rx_prio" + std::to_string(i % 8) + "_stat_" + std::to_string(i)}}),
-           static_cast<double>(value >> 20)});
+      out.add(makeSeries(def, {{"device", "mlx5_" + std::to_string(dev)},
+                               {"port", "1"},
+                               {"counter", "rx_prio" + std::to_string(i % 8) + "_stat_" + std::to_string(i)}}),
+              static_cast<double>(value >> 20));
       ++series;
     }
+    out.finish();
     batches.push_back(std::move(b));
   }
   ASSERT_EQ(series, 5000u);

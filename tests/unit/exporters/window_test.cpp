@@ -4,6 +4,7 @@
 
 #include "exporters/window_json.hpp"
 #include "model/families/ethtool.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
@@ -50,7 +51,7 @@ TEST(WindowJson, SummarisesEachKeptSeries) {
     b->collector = "ethtool_pfc";
     b->monotonic = now - std::chrono::seconds(10 - i);
     b->wall = std::chrono::system_clock::now() - std::chrono::seconds(10 - i);
-    b->samples = {{pause, 0.5 * i}, {other, 1}};
+    testing::writeSamples(*b, {{pause, 0.5 * i}, {other, 1}});
     s.batches["ethtool_pfc"] = b;
     recent.ingest(s);
   }

@@ -3,16 +3,17 @@
 #include <gtest/gtest.h>
 
 #include "model/series_clash.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
 
 const FamilyDef kBytes{"fabricmon_test_bytes_total", "Bytes the test counts.", MetricType::kCounter};
 
-BatchPtr batch(std::string collector, std::vector<Sample> samples) {
+BatchPtr batch(std::string collector, const std::vector<testing::OwnedSample>& samples) {
   auto b = std::make_shared<Batch>();
   b->collector = std::move(collector);
-  b->samples = std::move(samples);
+  testing::writeSamples(*b, samples);
   return b;
 }
 
@@ -48,10 +49,10 @@ TEST(SeriesClash, DistinctSeriesAndNullBatchesAreFine) {
 TEST(SeriesClash, TheFingerprintFollowsTheSeriesNotTheValues) {
   SeriesPtr rx = makeSeries(kBytes, {{"direction", "rx"}});
   SeriesPtr tx = makeSeries(kBytes, {{"direction", "tx"}});
-  const std::vector<Sample> a{{rx, 1}, {tx, 2}};
-  const std::vector<Sample> sameSeries{{rx, 100}, {tx, 200}};
-  const std::vector<Sample> fewer{{rx, 1}};
-  const std::vector<Sample> repeated{{rx, 1}, {rx, 2}};
+  const std::vector<Sample> a{{rx.get(), 1}, {tx.get(), 2}};
+  const std::vector<Sample> sameSeries{{rx.get(), 100}, {tx.get(), 200}};
+  const std::vector<Sample> fewer{{rx.get(), 1}};
+  const std::vector<Sample> repeated{{rx.get(), 1}, {rx.get(), 2}};
   EXPECT_EQ(seriesFingerprint(a), seriesFingerprint(sameSeries));
   EXPECT_NE(seriesFingerprint(a), seriesFingerprint(fewer));
   EXPECT_NE(seriesFingerprint(a), seriesFingerprint(repeated));

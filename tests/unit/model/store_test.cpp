@@ -1,4 +1,5 @@
 #include "model/store.hpp"
+#include "tests/support/owned_samples.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,7 @@ const FamilyDef kFamily{"fabricmon_test_total", "A test counter.", MetricType::k
 BatchPtr batchOf(std::string collector, double value) {
   auto b = std::make_shared<Batch>();
   b->collector = std::move(collector);
-  b->samples.push_back({makeSeries(kFamily, {{"device", "mlx5_0"}}), value});
+  testing::addSample(*b, makeSeries(kFamily, {{"device", "mlx5_0"}}), value);
   return b;
 }
 

@@ -12,6 +12,7 @@
 
 #include "tests/unit/watchdog/test_node.hpp"
 #include "watchdog/history.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -363,7 +364,7 @@ TEST(Cadence, SourcesOfVanishedDevicesAreForgotten) {
       auto batch = std::make_shared<Batch>();
       batch->collector = "hw_counters";
       batch->monotonic = at(++t);
-      batch->samples.push_back(Sample{series, double(i * 10)});
+      testing::addSample(*batch, series, double(i * 10));
       snap.batches["hw_counters"] = batch;
       history.ingest(snap);
     }

@@ -12,6 +12,7 @@
 #include "watchdog/history.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/port.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
@@ -21,12 +22,12 @@ const FamilyDef kNotAnInput{"fabricmon_something_else_total", "read by no rule",
 
 class HistoryIdentity : public ::testing::Test {
  protected:
-  void publish(std::vector<Sample> samples) {
+  void publish(std::vector<testing::OwnedSample> samples) {
     auto batch = std::make_shared<Batch>();
     batch->collector = "netdev_link";
     now_ += std::chrono::seconds(1);
     batch->monotonic = now_;
-    batch->samples = std::move(samples);
+    testing::writeSamples(*batch, samples);
     snapshot_.batches["netdev_link"] = std::move(batch);
     ++snapshot_.generation;
     history_.ingest(snapshot_);
@@ -101,7 +102,7 @@ TEST_F(HistoryIdentity, FreedSlotsAreReusedAndEverySeriesIsStillFound) {
   std::vector<SeriesPtr> all;
   for (int i = 0; i < kInterfaces; ++i) all.push_back(makeSeries(kCarrier, {{"interface", "eth" + std::to_string(i)}}));
   auto publishWhere = [&](auto keep, double value) {
-    std::vector<Sample> samples;
+    std::vector<testing::OwnedSample> samples;
     for (int i = 0; i < kInterfaces; ++i) {
       if (keep(i)) samples.push_back({all[i], value});
     }

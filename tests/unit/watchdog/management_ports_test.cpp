@@ -7,6 +7,7 @@
 #include "model/families/topology.hpp"
 #include "watchdog/management_ports.hpp"
 #include "watchdog/rules/device_missing.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -133,11 +134,12 @@ namespace {
 SnapshotPtr topologySnapshot(const std::string& role) {
   auto batch = std::make_shared<Batch>();
   batch->collector = "port_topology";
-  batch->samples.push_back(
-      {makeSeries(families::topology::kPortTopologyInfo,
-                  {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"pci_address", "0000:e1:00.0"},
-                   {"numa_node", "1"}, {"function", "pf"}, {"pf", ""}, {"gpus", ""}, {"role", role}, {"rail", ""}}),
-       1});
+  testing::addSample(
+      *batch,
+      makeSeries(families::topology::kPortTopologyInfo,
+                 {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"pci_address", "0000:e1:00.0"},
+                  {"numa_node", "1"}, {"function", "pf"}, {"pf", ""}, {"gpus", ""}, {"role", role}, {"rail", ""}}),
+      1);
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->batches.emplace("port_topology", std::move(batch));
   return snapshot;

@@ -81,8 +81,9 @@ class NicDriverErrorTest : public ::testing::Test {
     batch->collector = "nic_driver_log";
     batch->monotonic = now_;
     batch->wall = wall_;
-    CollectOutput out(batch->samples, errors_, &batch->notes);
+    CollectOutput out(*batch, errors_);
     status_ = collector_->collect(topology_, out);
+    out.finish();
     snapshot_.batches["nic_driver_log"] = batch;
     ++snapshot_.generation;
     watchdog_.evaluate(snapshot_, now_, wall_);

@@ -15,6 +15,7 @@
 #include "model/families/topology.hpp"
 #include "model/store.hpp"
 #include "watchdog/history.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon::watchdog {
 namespace {
@@ -34,12 +35,12 @@ SeriesPtr pause(const std::string& iface, const std::string& prio, const std::st
 
 class SubjectsTest : public ::testing::Test {
  protected:
-  void publish(const std::string& collector, std::vector<Sample> samples) {
+  void publish(const std::string& collector, std::vector<testing::OwnedSample> samples) {
     auto batch = std::make_shared<Batch>();
     batch->collector = collector;
     now_ += std::chrono::seconds(1);
     batch->monotonic = now_;
-    batch->samples = std::move(samples);
+    testing::writeSamples(*batch, samples);
     snapshot_.batches[collector] = std::move(batch);
     ++snapshot_.generation;
     history_.ingest(snapshot_);
@@ -115,7 +116,7 @@ TEST_F(SubjectsTest, EveryLookupFindsExactlyThePublishedSeries) {
   std::mt19937 random(5);
   for (int round = 0; round < 40; ++round) {
     std::map<std::pair<std::string, std::string>, double> published;
-    std::vector<Sample> samples;
+    std::vector<testing::OwnedSample> samples;
     for (const auto& prio : values) {
       for (const auto& dir : values) {
         if (std::uniform_int_distribution<int>(0, 2)(random) != 0) continue;
@@ -147,7 +148,7 @@ TEST_F(SubjectsTest, EveryLookupFindsExactlyThePublishedSeries) {
     // A port's family with one further label: its key ends at that label, so a series' further
     // labels can equal the wanted one exactly (the only hw counter a rule reads, among others).
     publish("rdma_port", {{state("mlx5_0", "1"), 4}});
-    std::vector<Sample> hw;
+    std::vector<testing::OwnedSample> hw;
     for (const char* name : {"roce_adp_retran", "roce_adp_retrans", "roce_adp_retrans_to", "roce_adp_retrant"}) {
       hw.push_back({makeSeries(families::roce::kHwCounter, {{"device", "mlx5_0"}, {"port", "1"}, {"counter", name}}),
                     double(round)});

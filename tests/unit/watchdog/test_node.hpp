@@ -10,6 +10,7 @@
 #include "model/families/all.hpp"
 #include "model/store.hpp"
 #include "watchdog/watchdog.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon::testing {
 
@@ -43,7 +44,7 @@ class TestNode {
     auto& c = collectors_[collector];
     auto it = c.find(series->key);
     if (it == c.end()) {
-      c.emplace(series->key, Sample{series, value});
+      c.emplace(series->key, testing::OwnedSample{series, value});
     } else {
       it->second.value = value;
     }
@@ -53,7 +54,7 @@ class TestNode {
     auto& c = collectors_[collector];
     auto it = c.find(series->key);
     if (it == c.end()) {
-      c.emplace(series->key, Sample{series, increment});
+      c.emplace(series->key, testing::OwnedSample{series, increment});
     } else {
       it->second.value += increment;
     }
@@ -74,7 +75,9 @@ class TestNode {
       batch->collector = name;
       batch->monotonic = now_;
       batch->wall = wall_;
-      for (const auto& [key, sample] : samples) batch->samples.push_back(sample);
+      SampleWriter out(*batch);
+      for (const auto& [key, sample] : samples) out.add(sample.series, sample.value);
+      out.finish();
       snapshot_.batches[name] = std::move(batch);
     }
     ++snapshot_.generation;
@@ -99,7 +102,7 @@ class TestNode {
 
  private:
   Watchdog watchdog_;
-  std::map<std::string, std::map<std::string, Sample>> collectors_;
+  std::map<std::string, std::map<std::string, testing::OwnedSample>> collectors_;
   Snapshot snapshot_;
   Clock::time_point now_{std::chrono::seconds(100000)};
   std::chrono::system_clock::time_point wall_{std::chrono::seconds(1700000000)};

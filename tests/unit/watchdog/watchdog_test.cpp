@@ -16,6 +16,7 @@
 #include "watchdog/rules/dcqcn_misconfig.hpp"
 #include "watchdog/rules/link_flap.hpp"
 #include "watchdog/rules/pause_storm.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon::testing {
 namespace {
@@ -493,8 +494,8 @@ TEST(History, ACounterThatAppearsLaterGetsItsSourcesRefresh) {
     now += std::chrono::seconds(1);
     batch->monotonic = now;
     // The NIC refreshes every 2 s: the moving counter changes at every other poll.
-    batch->samples.push_back({moving, double(poll / 2) * 0.5});
-    if (withLate) batch->samples.push_back({late, 7});
+    testing::addSample(*batch, moving, double(poll / 2) * 0.5);
+    if (withLate) testing::addSample(*batch, late, 7);
     snapshot.batches["ethtool_pfc"] = std::move(batch);
     ++snapshot.generation;
     history.ingest(snapshot);

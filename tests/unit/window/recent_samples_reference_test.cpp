@@ -13,6 +13,7 @@
 #include "model/families/netdev.hpp"
 #include "model/families/pma.hpp"
 #include "window/recent_samples.hpp"
+#include "tests/support/owned_samples.hpp"
 
 namespace fabricmon {
 namespace {
@@ -29,12 +30,13 @@ class PlainWindow {
       const uint32_t epoch = ++epochs_[collector];
       const int64_t t = batch->monotonic.time_since_epoch().count();
       wallOffsetNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(batch->wall.time_since_epoch()).count() - t;
-      for (const Sample& s : batch->samples) {
+      for (size_t i = 0; i < batch->samples.size(); ++i) {
+        const Sample& s = batch->samples[i];
         if (!isKept(s.series->family)) continue;
         auto it = rings_.find(s.series->id);
         if (it == rings_.end()) {
           it = rings_.emplace(s.series->id, Ring{}).first;
-          it->second.series = s.series;
+          it->second.series = batch->seriesAt(i);
           it->second.collector = collector;
           it->second.counter = s.series->family->type == MetricType::kCounter;
         }
@@ -251,15 +253,15 @@ class RecordedRun {
       }
       if (p == 3 || p == 0) txValues_[p] += std::floor(std::max(0.0, bytes(rng_)) / 4);
       if (p == 3 && t > 200 && t < 200.3) txValues_[p] = 12345;  // driver reload: a counter reset
-      b->samples.push_back({pauseRx_[size_t(p)], pauseValues_[size_t(p)]});
-      b->samples.push_back({prioTx_[size_t(p)], txValues_[size_t(p)]});
+      testing::addSample(*b, pauseRx_[size_t(p)], pauseValues_[size_t(p)]);
+      testing::addSample(*b, prioTx_[size_t(p)], txValues_[size_t(p)]);
     }
-    b->samples.push_back({up0_, (t > 250 && t < 253) ? 0.0 : 1.0});
-    b->samples.push_back({notKept_, t});
+    testing::addSample(*b, up0_, (t > 250 && t < 253) ? 0.0 : 1.0);
+    testing::addSample(*b, notKept_, t);
     // eth1 misses one run at 500 s (a failed read): its series are dropped, then start anew.
     if (!(t > 500 && t < 500.25)) {
-      b->samples.push_back({up1_, 1.0});
-      b->samples.push_back({pause1_, std::floor(t * 10)});
+      testing::addSample(*b, up1_, 1.0);
+      testing::addSample(*b, pause1_, std::floor(t * 10));
     }
     return b;
   }
@@ -268,8 +270,8 @@ class RecordedRun {
     std::normal_distribution<double> bytes(1.2e10, 1e9);
     txBytesValue_ += 4 * std::floor(std::max(0.0, bytes(rng_)) / 4);
     if (t > 100 && std::fmod(t, 37) < 1) symbolErrorsValue_ += 1;
-    b->samples.push_back({txBytes_, txBytesValue_});
-    b->samples.push_back({symbolErrors_, symbolErrorsValue_});
+    testing::addSample(*b, txBytes_, txBytesValue_);
+    testing::addSample(*b, symbolErrors_, symbolErrorsValue_);
     return b;
   }
 

@@ -2,6 +2,7 @@
 #include "window/recent_samples.hpp"
 #include "model/families/ethtool.hpp"
 #include "model/families/netdev.hpp"
+#include "tests/support/owned_samples.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,12 +19,12 @@ const FamilyDef& kUp = families::netdev::kUp;
 class RecentSamplesTest : public ::testing::Test {
  protected:
   /// One collector run `ago` before now with the given samples.
-  void publish(std::chrono::milliseconds ago, std::vector<Sample> samples, const std::string& collector = "c") {
+  void publish(std::chrono::milliseconds ago, std::vector<testing::OwnedSample> samples, const std::string& collector = "c") {
     auto b = std::make_shared<Batch>();
     b->collector = collector;
     b->monotonic = now_ - ago;
     b->wall = std::chrono::system_clock::now() - ago;
-    b->samples = std::move(samples);
+    testing::writeSamples(*b, samples);
     snapshot_.batches[collector] = b;
     recent_.ingest(snapshot_);
   }
@@ -118,7 +119,7 @@ TEST_F(RecentSamplesTest, MemoryIsBoundedByTheLength) {
     b->collector = "c";
     b->monotonic = now_ - std::chrono::milliseconds(10 * (1200 - i));
     b->wall = std::chrono::system_clock::now();
-    b->samples = {{pause_, double(i)}, {up_, 1.0}};
+    testing::writeSamples(*b, {{pause_, double(i)}, {up_, 1.0}});
     snap.batches["c"] = b;
     store.ingest(snap);
     if (i == 720) bytesAtLength = store.usage().bytes;
