@@ -164,9 +164,9 @@ std::map<std::string, double> collectAs(const std::string& fixture, const std::s
   Config config;
   auto collector = makeCollector("ethtool_pfc", sources, config);
   ErrorTracker tracker("ethtool_pfc");
-  Batch samplesBatch;
-  CollectOutput out(samplesBatch, tracker);
-  const std::vector<Sample>& samples = samplesBatch.samples;
+  Batch batch;
+  CollectOutput out(batch, tracker);
+  const std::vector<Sample>& samples = batch.samples;
   Topology topo;
   Netdev nd;
   nd.name = "eth0";
@@ -274,9 +274,9 @@ TEST(DialectFixtureTest, ADriverChangeRemapsTheInterface) {
   auto collector = makeCollector("ethtool_pfc", sources, config);
   ErrorTracker tracker("ethtool_pfc");
   auto poll = [&](const std::string& driver) {
-    Batch samplesBatch;
-    CollectOutput out(samplesBatch, tracker);
-    const std::vector<Sample>& samples = samplesBatch.samples;
+    Batch batch;
+    CollectOutput out(batch, tracker);
+    const std::vector<Sample>& samples = batch.samples;
     Topology topo;
     Netdev nd;
     nd.name = "eth0";
@@ -330,9 +330,9 @@ TEST(DialectSimulatorTest, DiscoveryPicksTheSimulatedDriversDialect) {
     auto collector = makeCollector("ethtool_pfc", sources, Config{});
     ErrorTracker tracker("ethtool_pfc");
     auto poll = [&] {
-      Batch samplesBatch;
-      CollectOutput out(samplesBatch, tracker);
-      const std::vector<Sample>& samples = samplesBatch.samples;
+      Batch batch;
+      CollectOutput out(batch, tracker);
+      const std::vector<Sample>& samples = batch.samples;
       EXPECT_EQ(collector->collect(**topo, out), CollectStatus::kOk);
       std::map<std::string, double> m;
       for (const auto& s : samples) m[s.series->key] = s.value;

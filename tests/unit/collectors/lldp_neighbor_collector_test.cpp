@@ -40,16 +40,16 @@ class LldpNeighborCollectorTest : public ::testing::Test {
   }
 
   PollResult poll() {
-    Batch samplesBatch;
-    CollectOutput out(samplesBatch, errors_);
-    const std::vector<Sample>& samples = samplesBatch.samples;
+    Batch batch;
+    CollectOutput out(batch, errors_);
+    const std::vector<Sample>& samples = batch.samples;
     PollResult r;
     r.status = collector_->collect(topology_, out);
     r.errors = out.errorCount();
     for (size_t i = 0; i < samples.size(); ++i) {
       const Sample& s = samples[i];
       EXPECT_EQ(s.value, 1.0) << s.series->key;
-      r.series[s.series->key] = samplesBatch.seriesAt(i);
+      r.series[s.series->key] = batch.seriesAt(i);
     }
     return r;
   }

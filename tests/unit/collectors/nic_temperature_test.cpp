@@ -259,8 +259,8 @@ TEST_F(NicTemperatureTest, IsRegisteredAtTheSlowCadence) {
   sources.sysfs = sysfs_;
   auto c = row.make(sources, Config{});
   EXPECT_EQ(c->name(), "nic_temperature");
-  Batch samplesBatch;
-  CollectOutput out(samplesBatch, errors_);
+  Batch batch;
+  CollectOutput out(batch, errors_);
   EXPECT_EQ(c->collect(topology_, out), CollectStatus::kOk);
 }
 

@@ -173,9 +173,9 @@ struct PollResult {
 class PeerPortCollectorTest : public ::testing::Test {
  protected:
   PollResult run(Collector& c, const Topology& topology = {}) {
-    Batch samplesBatch;
-    CollectOutput out(samplesBatch, errors_);
-    const std::vector<Sample>& samples = samplesBatch.samples;
+    Batch batch;
+    CollectOutput out(batch, errors_);
+    const std::vector<Sample>& samples = batch.samples;
     PollResult r;
     r.status = c.collect(topology, out);
     for (const Sample& s : samples) r.values[s.series->key] = s.value;

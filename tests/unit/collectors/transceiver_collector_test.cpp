@@ -62,9 +62,9 @@ class TransceiverCollectorTest : public ::testing::Test {
     std::map<std::string, double> values;  ///< by series key
   };
   Run poll() {
-    Batch samplesBatch;
-    CollectOutput out(samplesBatch, errors_);
-    const std::vector<Sample>& samples = samplesBatch.samples;
+    Batch batch;
+    CollectOutput out(batch, errors_);
+    const std::vector<Sample>& samples = batch.samples;
     Run r{collector_->collect(topology_, out), 0, {}};
     r.errors = out.errorCount();
     for (const Sample& s : samples) r.values[s.series->key] = s.value;

@@ -34,9 +34,9 @@ class DemoMadSourceTest : public ::testing::Test {
     ASSERT_FALSE(ib_.empty());
   }
   std::map<std::string, double> poll(Collector& c, uint64_t* errors = nullptr) {
-    Batch samplesBatch;
-    CollectOutput out(samplesBatch, errors_);
-    const std::vector<Sample>& samples = samplesBatch.samples;
+    Batch batch;
+    CollectOutput out(batch, errors_);
+    const std::vector<Sample>& samples = batch.samples;
     c.collect(Topology{}, out);
     if (errors != nullptr) *errors = out.errorCount();
     std::map<std::string, double> byKey;
