@@ -49,6 +49,7 @@ BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
   pruned->topologyGeneration = batch->topologyGeneration;
   pruned->notes = batch->notes;
   // A new roster for the samples kept: Batch::roster stays parallel to the samples.
+  pruned->samples.reserve(batch->samples.size());
   SampleWriter out(*pruned);
   for (size_t i = 0; i < batch->samples.size(); ++i) {
     const Sample& s = batch->samples[i];

@@ -198,20 +198,23 @@ SampleWriter::SampleWriter(Batch& batch, SeriesRosterPtr previous)
 }
 
 void SampleWriter::add(const SeriesPtr& series, double value) {
-  batch_.samples.push_back(Sample{series.get(), value});
+  // The roster takes the series before the sample points at it: an allocation that throws leaves
+  // the roster longer than the samples, never shorter.
   if (!own_) {
     if (previous_ && matched_ < previous_->series.size() && previous_->series[matched_].get() == series.get()) {
       ++matched_;
+      batch_.samples.push_back(Sample{series.get(), value});
       return;
     }
     diverge();
   }
   own_->series.push_back(series);
+  batch_.samples.push_back(Sample{series.get(), value});
 }
 
 void SampleWriter::diverge() {
   own_ = std::make_shared<SeriesRoster>();
-  own_->series.reserve(previous_ ? std::max(previous_->series.size(), matched_ + 1) : 1);
+  own_->series.reserve(std::max({previous_ ? previous_->series.size() : 0, matched_ + 1, batch_.samples.capacity()}));
   if (previous_) {
     own_->series.assign(previous_->series.begin(), previous_->series.begin() + static_cast<std::ptrdiff_t>(matched_));
   }

@@ -109,7 +109,8 @@ SeriesPtr makeSeries(const FamilyDef& family, Labels labels);
 /// One value of a series in a batch. The series is kept alive by the batch's roster
 /// (Batch::roster), not by the sample: adding a sample and freeing a batch then touch no reference
 /// count, which at 128 devices was one atomic operation on a cold cache line per sample, twice
-/// (docs/benchmarks.md, "Thirteenth pass"). Samples are made only through a SampleWriter.
+/// (docs/benchmarks.md, "Thirteenth pass"). A batch's samples are written through a SampleWriter,
+/// which keeps the roster; a sample built by hand owns nothing.
 struct Sample {
   const Series* series;
   double value;

@@ -77,6 +77,56 @@ TEST(PipelineTest, ANewSnapshotIsRenderedByTheNextScrape) {
   EXPECT_EQ(rig.pipeline.renders(), 2u);
 }
 
+// A batch made before the latest discovery is served without the series of devices and interfaces
+// that have vanished since (daemon/pipeline.cpp, withoutVanished): the pruned copy gets a roster of
+// its own, parallel to the samples it keeps, and the kept series stay alive with it.
+TEST(PipelineTest, ABatchFromBeforeADiscoveryLosesTheSeriesOfVanishedDevices) {
+  auto store = std::make_shared<Store>();
+  auto topology = std::make_shared<TopologyHolder>();
+  auto before = std::make_shared<Topology>();
+  before->devices = {RdmaDevice{"mlx5_0", "", 1, {}}, RdmaDevice{"mlx5_1", "", 2, {}}};
+  before->netdevs = {Netdev{"eth0", "", "", 0}, Netdev{"eth1", "", "", 0}};
+  before->generation = 1;
+  topology->set(before);
+  Pipeline pipeline{store,
+                    nullptr,
+                    SelfMetrics("test", "test", std::make_shared<RequestDurations>()),
+                    [] {
+                      CollectorHealth h;
+                      h.name = "slow";
+                      h.up = true;
+                      h.lastSuccess = std::chrono::steady_clock::now();
+                      return std::vector<CollectorHealth>{h};
+                    },
+                    PipelineOptions{},
+                    topology};
+  {
+    auto batch = std::make_shared<Batch>();
+    batch->collector = "slow";
+    batch->monotonic = std::chrono::steady_clock::now();
+    batch->topologyGeneration = 1;
+    // Made here and held by nothing but the batch: the pruned copy must keep what it serves alive.
+    testing::writeSamples(*batch, {{makeSeries(kValue, {{"device", "mlx5_0"}}), 1},
+                                   {makeSeries(kValue, {{"device", "mlx5_1"}}), 2},
+                                   {makeSeries(kValue, {{"interface", "eth1"}}), 3},
+                                   {makeSeries(kValue, {{"interface", "eth0"}}), 4}});
+    store->publish(std::move(batch));
+  }
+  auto after = std::make_shared<Topology>(*before);
+  after->devices.pop_back();  // mlx5_1 vanished
+  after->netdevs.pop_back();  // and eth1
+  after->generation = 2;
+  topology->set(after);
+  pipeline.runPass();
+  store->remove("slow");  // only the pipeline's snapshot holds the batch now
+  const auto payload = pipeline.payload();
+  ASSERT_NE(payload, nullptr);
+  EXPECT_EQ(testing::seriesValue(payload->text, "fabricmon_test_value{device=\"mlx5_0\"}"), 1);
+  EXPECT_EQ(testing::seriesValue(payload->text, "fabricmon_test_value{interface=\"eth0\"}"), 4);
+  EXPECT_EQ(payload->text.find("mlx5_1"), std::string::npos) << payload->text;
+  EXPECT_EQ(payload->text.find("eth1"), std::string::npos) << payload->text;
+}
+
 class PipelineHttpTest : public ::testing::Test {
  protected:
   void SetUp() override {

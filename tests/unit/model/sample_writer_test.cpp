@@ -119,6 +119,7 @@ TEST(SampleWriter, RandomRunsKeepTheRosterParallelAndShareItOnlyWhenEqual) {
   for (int i = 0; i < 12; ++i) all.push_back(series("r" + std::to_string(i)));
   SeriesRosterPtr previous;
   std::vector<size_t> previousOrder;
+  uint64_t previousFingerprint = 0;
   bool havePrevious = false;
   for (int run = 0; run < 2000; ++run) {
     std::vector<size_t> order = previousOrder;
@@ -135,8 +136,13 @@ TEST(SampleWriter, RandomRunsKeepTheRosterParallelAndShareItOnlyWhenEqual) {
     const bool equal = havePrevious && order == previousOrder;
     EXPECT_EQ(reused, equal) << run;
     EXPECT_EQ(b->roster == previous, equal) << run;
+    const uint64_t fingerprint = seriesFingerprint(b->samples);
+    if (havePrevious) {
+      EXPECT_EQ(fingerprint == previousFingerprint, equal) << run;
+    }
     previous = b->roster;
     previousOrder = order;
+    previousFingerprint = fingerprint;
     havePrevious = true;
   }
 }
