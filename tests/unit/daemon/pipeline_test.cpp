@@ -20,20 +20,24 @@ namespace {
 
 const FamilyDef kValue{"fabricmon_test_value", "A value the test publishes.", MetricType::kGauge};
 
+/// The health of one collector that has just succeeded: its batch is fresh, so it is served.
+Pipeline::HealthSource justSucceeded(std::string name) {
+  return [name = std::move(name)] {
+    CollectorHealth h;
+    h.name = name;
+    h.up = true;
+    h.lastSuccess = std::chrono::steady_clock::now();
+    return std::vector<CollectorHealth>{h};
+  };
+}
+
 struct PipelineRig {
   std::shared_ptr<Store> store = std::make_shared<Store>();
   SeriesPtr series = makeSeries(kValue, {{"device", "mlx5_0"}});
   Pipeline pipeline{store,
                     nullptr,
                     SelfMetrics("test", "test", std::make_shared<RequestDurations>()),
-                    [] {
-                      // A collector that has just succeeded: its batch is fresh, so it is served.
-                      CollectorHealth h;
-                      h.name = "test";
-                      h.up = true;
-                      h.lastSuccess = std::chrono::steady_clock::now();
-                      return std::vector<CollectorHealth>{h};
-                    },
+                    justSucceeded("test"),
                     PipelineOptions{}};
 
   void publish(double value) {
@@ -91,13 +95,7 @@ TEST(PipelineTest, ABatchFromBeforeADiscoveryLosesTheSeriesOfVanishedDevices) {
   Pipeline pipeline{store,
                     nullptr,
                     SelfMetrics("test", "test", std::make_shared<RequestDurations>()),
-                    [] {
-                      CollectorHealth h;
-                      h.name = "slow";
-                      h.up = true;
-                      h.lastSuccess = std::chrono::steady_clock::now();
-                      return std::vector<CollectorHealth>{h};
-                    },
+                    justSucceeded("slow"),
                     PipelineOptions{},
                     topology};
   {
