@@ -120,20 +120,35 @@ Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& sub
   return j;
 }
 
+// Whether a flag's quantity is light or the laser that makes it: a dark port latches these alarms
+// at every read (no light in: Rx power below its low alarm; a disabled laser: Tx power and bias
+// below theirs), so they say nothing while the link is down.
+bool lightFlag(const Tracked& flag) {
+  const std::string_view q = flag.label("quantity");
+  return q == "rx_power" || q == "tx_power" || q == "tx_bias";
+}
+
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
-// previous read.
-Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags) {
+// previous read. While the link is down the light flags are not judged, as the power and bias
+// values are not: the other flags (temperature, supply voltage) still fire, and a finding held up
+// by a light flag keeps its state until the link is back (docs/rules.md, "optics_degraded").
+Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags, bool down) {
   Judged j;
   j.severity = Severity::kCritical;
   const Tracked* first = nullptr;
+  bool held = false;  // a light flag left unjudged while down
   for (const Tracked* s : flags) {
     if (s->samples == 0) continue;  // a latched flag is judged from its first reading
+    if (down && lightFlag(*s)) {
+      held = true;
+      continue;
+    }
     j.v.judged = true;
     j.v.stamp = std::max(j.v.stamp, s->t);
     if (s->raw >= 1 && first == nullptr) first = s;
   }
   j.v.fire = first != nullptr;
-  j.v.clear = first == nullptr;
+  j.v.clear = first == nullptr && !held;
   if (first != nullptr) {
     const std::string_view lane = first->label("lane");
     if (!lane.empty()) j.v.evidence.add("lane", std::strtod(std::string(lane).c_str(), nullptr));
@@ -161,7 +176,8 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
                           iface,
                           {}};
     // A link that is down receives no light by definition: port_down and link_flap say so; the
-    // power findings hold their state until the link is back.
+    // power findings, and an alarm_flag finding a light flag holds, keep their state until the
+    // link is back.
     const bool down = RuleContext::interfaceDown(in);
     // Always observed, judged or not: an unjudged verdict holds an active finding (a subject not
     // observed at all would count as vanished and clear it).
@@ -184,7 +200,7 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
            judgeRange(ctx, in, subject, temperature, Fam::kXcvrTemperatureThreshold,
                       "module temperature", "°C", 1),
            values);
-    report("alarm_flag", judgeAlarmFlags(subject, alarms), flags);
+    report("alarm_flag", judgeAlarmFlags(subject, alarms, down), flags);
   }
 }
 

@@ -170,6 +170,77 @@ TEST(OpticsDegraded, ModuleWithoutDomAndDownLinksAreSilent) {
   EXPECT_TRUE(run(n, 5).empty());
 }
 
+void setFlag(TestNode& n, const std::string& iface, const char* quantity, const char* level,
+             const std::string& lane, double v) {
+  n.set("transceiver", "fabricmon_transceiver_flag",
+        {{"interface", iface}, {"quantity", quantity}, {"level", level}, {"lane", lane}}, v);
+}
+
+// A dark port's module latches its light alarms at every read (no light in; with the laser off, no
+// light out and no bias): that is port_down's news, not a critical optics finding. Its other flags
+// still count.
+TEST(OpticsDegraded, ADarkPortsLightAlarmsAreNotJudgedButItsOtherFlagsAre) {
+  TestNode n;
+  module(n, "eth2", {-40, -40, -40, -40});
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth2"}}, 0);
+  for (int lane = 1; lane <= 4; ++lane) {
+    for (const char* q : {"rx_power", "tx_power", "tx_bias"}) {
+      setFlag(n, "eth2", q, "low_alarm", std::to_string(lane), 1);
+      setFlag(n, "eth2", q, "low_warning", std::to_string(lane), 1);
+    }
+  }
+  setFlag(n, "eth2", "temperature", "high_alarm", "", 0);
+  EXPECT_TRUE(run(n, 5).empty());
+  setFlag(n, "eth2", "temperature", "high_alarm", "", 1);
+  run(n, 1);
+  const auto findings = n.findings();
+  const Finding* flag = finding(findings, "alarm_flag");
+  ASSERT_NE(flag, nullptr) << "a temperature alarm is news whatever the link";
+  EXPECT_NE(flag->summary.find("temperature high alarm"), std::string::npos) << flag->summary;
+  // The same port up with its light back, the light flags read clear: only the temperature is left.
+  setFlag(n, "eth2", "temperature", "high_alarm", "", 0);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth2"}}, 1);
+  for (int lane = 1; lane <= 4; ++lane) {
+    setRx(n, lane, -2, "eth2");
+    for (const char* q : {"rx_power", "tx_power", "tx_bias"}) {
+      setFlag(n, "eth2", q, "low_alarm", std::to_string(lane), 0);
+      setFlag(n, "eth2", q, "low_warning", std::to_string(lane), 0);
+    }
+  }
+  run(n, 6);
+  EXPECT_TRUE(n.findings().empty()) << "cleared after clear_after";
+}
+
+// An Rx power alarm that came before the link dropped: the finding holds while the port is dark
+// (its light alarms unjudged, as the power values are), neither cleared nor raised again, and is
+// judged again once the link is back.
+TEST(OpticsDegraded, AnAlarmFlagFindingHoldsWhileTheLinkIsDown) {
+  TestNode n;
+  module(n);
+  setFlag(n, "eth0", "temperature", "high_alarm", "", 0);  // judged while down, and clear
+  run(n, 2);
+  setRx(n, 1, -14);
+  setFlag(n, "eth0", "rx_power", "low_alarm", "1", 1);
+  run(n, 1);
+  const auto before = n.findings();
+  const Finding* flag = finding(before, "alarm_flag");
+  ASSERT_NE(flag, nullptr);
+  const auto since = flag->since;
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  setRx(n, 1, -40);
+  run(n, 10);  // well past clear_after: held, not cleared
+  const auto held = n.findings();
+  ASSERT_NE(finding(held, "alarm_flag"), nullptr);
+  EXPECT_EQ(finding(held, "alarm_flag")->since, since);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  setRx(n, 1, -2);
+  setFlag(n, "eth0", "rx_power", "low_alarm", "1", 0);
+  run(n, 4);
+  EXPECT_NE(finding(n.findings(), "alarm_flag"), nullptr) << "clear_after runs from the link's return";
+  run(n, 3);
+  EXPECT_EQ(finding(n.findings(), "alarm_flag"), nullptr);
+}
+
 TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
   TestNode n;
   n.set("port_topology", "fabricmon_port_topology_info",
