@@ -6,6 +6,9 @@
 // `quiet_period` passed without another record of that pattern.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "watchdog/rules/nic_driver_error.hpp"
 #include "watchdog/rules/rules.hpp"
 
@@ -38,12 +41,25 @@ std::string findingText(std::string_view message, size_t limit) {
 
 namespace {
 
+// How long ago the record was logged: since the watchdog saw it arrive (the steady clock), or since
+// the kernel logged it (the record's time, on the wall clock) when that is longer. A function that
+// comes back after a driver reload or a firmware reset brings its tallies back as new series, which
+// the history starts afresh as if their records had just arrived; the record's own time says a
+// fatal error from three days ago is no news. A wall clock stepped back never makes a record
+// younger than the steady clock says; one stepped forward ages it early (docs/rules.md).
+double recordAge(const RuleContext& ctx, const Tracked& s) {
+  const double seen = double(ctx.now - s.changedT) / kSecond;
+  if (ctx.wallNow.time_since_epoch().count() == 0) return seen;
+  const double wall = std::chrono::duration<double>(ctx.wallNow.time_since_epoch()).count();
+  return std::max(seen, wall - s.raw);
+}
+
 void judge(RuleContext& ctx, const Tracked& s, const Subject& subject, Severity severity, Nanos quiet) {
   Verdict v;
   v.judged = true;
   v.stamp = s.t;
-  const double age = double(ctx.now - s.changedT) / kSecond;
-  v.fire = ctx.now - s.changedT < quiet;
+  const double age = recordAge(ctx, s);
+  v.fire = age < double(quiet) / kSecond;
   v.clear = !v.fire;
   v.evidence.add("seconds_since_record", age);
   v.evidence.add("record_unix_seconds", s.raw);

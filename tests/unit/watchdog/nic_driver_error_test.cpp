@@ -277,6 +277,40 @@ TEST_F(NicDriverErrorTest, AFatalRecordDuringAReloadIsReportedWhenTheFunctionIsB
   EXPECT_EQ(label(findings()[0], "device"), "mlx5_0");
 }
 
+// The record's time, not the moment its series came back, is when it happened: a function that
+// leaves and returns (a reload, a firmware reset) brings its old tallies back as new series, and a
+// fatal record judged and cleared long ago must not page again. The records carry the kernel's
+// time on the real clock, so the batches' wall clock starts there too.
+TEST_F(NicDriverErrorTest, AnOldRecordIsNotRaisedAgainWhenItsFunctionComesBack) {
+  wall_ = std::chrono::system_clock::now();
+  const Topology full = topology_;
+  auto leave = [&] {
+    topology_.devices.clear();
+    topology_.netdevs.clear();
+    ++topology_.generation;
+    poll();
+  };
+  auto comeBack = [&] {
+    topology_ = full;
+    topology_.generation = full.generation + 10 + snapshot_.generation;
+    poll();
+  };
+  poll();
+  leave();
+  log_->pending.push_back(rec(kFatal));  // logged while the function is away
+  poll();
+  comeBack();
+  ASSERT_EQ(findings().size(), 1u) << "a record from the reload itself is news when the function is back";
+  for (int i = 0; i < 16; ++i) poll(60);
+  ASSERT_TRUE(findings().empty()) << "cleared after the quiet period";
+  leave();
+  comeBack();
+  EXPECT_TRUE(findings().empty()) << "the same record, 16 minutes old, again";
+  log_->pending.push_back(rec(kFatal));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 2);
+}
+
 TEST_F(NicDriverErrorTest, HungTaskInTheDriverIsCriticalOnEveryFunctionOfThatDriver) {
   log_->pending.push_back(rec("INFO: task kworker/u258:1:1234 blocked for more than 122 seconds.", 0, ""));
   log_->pending.push_back(rec(" mlx5_cmd_exec+0x2f/0x50 [mlx5_core]", 0, ""));
