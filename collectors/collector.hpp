@@ -23,7 +23,7 @@ class CollectOutput {
   /// Writes into `batch` (no samples yet). `previous`: the roster of the collector's last batch,
   /// shared while this run adds the same series in the same order (SampleWriter).
   explicit CollectOutput(Batch& batch, ErrorTracker& errors, SeriesRosterPtr previous = nullptr)
-      : writer_(batch, std::move(previous)), notes_(batch.notes), errors_(errors) {}
+      : writer_(batch, std::move(previous)), notes_(batch.notes), unread_(batch.unread), errors_(errors) {}
 
   void add(const SeriesPtr& series, double value) { writer_.add(series, value); }
   /// Attaches text to a series added this run (Batch::notes).
@@ -32,6 +32,12 @@ class CollectOutput {
   const SeriesRosterPtr& finish() { return writer_.finish(); }
   /// finish() kept the previous roster: the run added the same series in the same order.
   bool sameSeries() const { return writer_.reused(); }
+  /// A series that exists but has no value this run: its source could not be read (Batch::unread).
+  /// Call it beside fileError() for the series the failed read would have given; a series its
+  /// collector no longer has (a device gone) is simply not added.
+  void unread(const SeriesPtr& series) {
+    if (series) unread_.push_back(series);
+  }
   /// One value could not be read this run. `key` identifies the file ("mlx5_0/1/counters/x").
   void fileError(std::string_view key, const Error& error);
   /// The value behind `key` was read fine (ends a logged failure, if any).
@@ -41,6 +47,7 @@ class CollectOutput {
  private:
   SampleWriter writer_;
   std::vector<Note>& notes_;
+  std::vector<SeriesPtr>& unread_;
   ErrorTracker& errors_;
   uint64_t errorCount_ = 0;
 };

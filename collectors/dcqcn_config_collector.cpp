@@ -279,6 +279,7 @@ class DcqcnConfigCollector final : public Collector {
     auto text = slot.file.readText();  // a failed read reopens the file at the next poll
     if (!text) {
       out.fileError(key, text.error());
+      out.unread(slot.series);
       return;
     }
     // An enable file is a 0/1 switch (mlx5 OFED ecn sysfs); anything else is not a plausible state.
@@ -287,6 +288,7 @@ class DcqcnConfigCollector final : public Collector {
     if (!value) {
       out.fileError(key, Error{"read " + slot.file.path() + ": " + value.error().message,
                                     value.error().errnum});
+      out.unread(slot.series);
       return;
     }
     out.fileOk(key);

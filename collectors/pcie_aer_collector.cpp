@@ -97,15 +97,21 @@ class PcieAerCollector final : public Collector {
   }
 
   void read(const AerNode& node, AerFile& f, CollectOutput& out) {
+    // A file that cannot be read (or parsed) this run: its series are unread, not gone.
+    auto unread = [&] {
+      for (const auto& [name, series] : f.series) out.unread(series);
+    };
     auto text = f.file.readRaw(buf_);
     if (!text) {
       out.fileError(f.key, text.error());
+      unread();
       return;
     }
     auto stats = parseAerStats(*text, f.severity);
     if (!stats) {
       out.fileError(f.key,
                     Error{f.file.path() + ": " + stats.error().message, stats.error().errnum});
+      unread();
       return;
     }
     out.fileOk(f.key);

@@ -199,6 +199,8 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, bo
         continue;
       }
       out.fileError(keyOf(slot.file), text.error());
+      out.unread(slot.series);
+      out.unread(slot.saturated);
       continue;
     }
     if (isUnsupportedText(*text)) {
@@ -211,6 +213,8 @@ void SlotGroupCache::readGroup(SlotGroup& group, const PathStamp& groupStamp, bo
     if (!parsed) {
       out.fileError(keyOf(slot.file), Error{"read " + slot.file.path() + ": " + parsed.error().message,
                                     parsed.error().errnum});
+      out.unread(slot.series);
+      out.unread(slot.saturated);
       continue;
     }
     slot.everRead = true;

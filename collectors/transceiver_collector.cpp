@@ -70,6 +70,10 @@ struct PortState {
   unsigned failures = 0;  ///< consecutive failed (or slow) runs
   unsigned skip = 0;      ///< runs left to skip
   bool seen = true;
+  /// The series of the port's last good read: reported unread (Batch::unread) while its module
+  /// cannot be read or the port backs off, so a flaky I2C bus holds its findings instead of ending
+  /// them; let go when the cage is empty.
+  std::vector<SeriesPtr> lastSeries;
 };
 
 class TransceiverCollector final : public Collector {
@@ -86,12 +90,18 @@ class TransceiverCollector final : public Collector {
     for (const Netdev& n : topology.netdevs) {
       PortState& st = ports_[n.name];
       st.seen = true;
-      if (st.skip > 0) {  // backing off: this port says nothing this run
+      if (st.skip > 0) {  // backing off: this port's values are unknown this run
         --st.skip;
+        for (const SeriesPtr& series : st.lastSeries) out.unread(series);
         continue;
       }
       const auto start = std::chrono::steady_clock::now();
       const PortResult r = readPort(n.name, st, out);
+      if (r == PortResult::kFailed) {
+        for (const SeriesPtr& series : st.lastSeries) out.unread(series);
+      } else if (r == PortResult::kNoModule) {
+        st.lastSeries.clear();
+      }
       const bool slow = std::chrono::steady_clock::now() - start > kSlowPort;
       if (r == PortResult::kFailed || slow) {
         if (slow)
@@ -200,7 +210,8 @@ class TransceiverCollector final : public Collector {
       }
     }
     out.fileOk(key);
-    emit(ifname, id, transceiver::decodeDiagnostics(mem, id), out);
+    st.lastSeries.clear();
+    emit(ifname, id, transceiver::decodeDiagnostics(mem, id), out, st.lastSeries);
     return PortResult::kModule;
   }
 
@@ -217,8 +228,17 @@ class TransceiverCollector final : public Collector {
     return PortResult::kFailed;
   }
 
+  /// Adds the port's samples; `added` gets their series.
   void emit(const std::string& ifname, const Identity& id, const transceiver::Diagnostics& d,
-            CollectOutput& out) {
+            CollectOutput& sink, std::vector<SeriesPtr>& added) {
+    struct Out {
+      CollectOutput& sink;
+      std::vector<SeriesPtr>& added;
+      void add(const SeriesPtr& series, double value) {
+        sink.add(series, value);
+        added.push_back(series);
+      }
+    } out{sink, added};
     out.add(
         series_.get(fam::kInfo, {{"interface", ifname},
                                  {"type", id.type},

@@ -50,16 +50,21 @@ BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
   pruned->notes = batch->notes;
   // A new roster for the samples kept: Batch::roster stays parallel to the samples.
   pruned->samples.reserve(batch->samples.size());
+  auto present = [&topology](const Series& series) {
+    const std::string_view device = series.label("device");
+    if (!device.empty() && topology.device(device) == nullptr) return false;
+    const std::string_view interface = series.label("interface");
+    return interface.empty() || topology.netdev(interface) != nullptr;
+  };
   SampleWriter out(*pruned);
   for (size_t i = 0; i < batch->samples.size(); ++i) {
     const Sample& s = batch->samples[i];
-    const std::string_view device = s.series->label("device");
-    if (!device.empty() && topology.device(device) == nullptr) continue;
-    const std::string_view interface = s.series->label("interface");
-    if (!interface.empty() && topology.netdev(interface) == nullptr) continue;
-    out.add(batch->seriesAt(i), s.value);
+    if (present(*s.series)) out.add(batch->seriesAt(i), s.value);
   }
   out.finish();
+  for (const SeriesPtr& series : batch->unread) {
+    if (present(*series)) pruned->unread.push_back(series);
+  }
   return pruned;
 }
 

@@ -147,6 +147,11 @@ struct Batch {
   /// 0 when nobody computed it.
   uint64_t seriesFingerprint = 0;
   std::vector<Note> notes;  ///< at most one per series of `samples`
+  /// Series this run could not read (a file read failed or its text was out of range, a module's
+  /// EEPROM did not answer, a port backing off): they still exist and have no value this run. They
+  /// are not rendered, and the watchdog holds their history and findings as they were instead of
+  /// forgetting them as vanished (docs/architecture.md, "An unread series is not a vanished one").
+  std::vector<SeriesPtr> unread;
 
   /// The owning pointer of samples[i]'s series (to keep it beyond the batch).
   const SeriesPtr& seriesAt(size_t i) const { return roster->series[i]; }

@@ -555,7 +555,8 @@ bool History::ingest(const Snapshot& snapshot) {
     changed = true;
   }
   // A series its collector no longer reports (device vanished) or whose collector left the snapshot
-  // (stale) is forgotten: no history is kept, and no rule can judge it. The family index still
+  // (stale) is forgotten: no history is kept, and no rule can judge it. One its collector reported
+  // unread (Batch::unread) was marked seen above and is kept. The family index still
   // lists every series but those created in this pass, which were just seen.
   std::vector<bool> isFresh(collectors_.size(), false);
   for (uint16_t c : fresh) isFresh[c] = true;
@@ -660,6 +661,18 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
     s.seenEpoch = epoch;
     seen.tracked = &s;  // pool slots never move: the pointer stays valid until erased
     update(s, t, sample.value);
+  }
+  // A series its collector could not read this run is unknown, not gone: its history, and the
+  // findings it holds up, stay as they were (no new sample is no new evaluation) until it is read
+  // again or its collector stops reporting it. Only series seen before can be held.
+  for (const SeriesPtr& series : batch.unread) {
+    SeenSeries* seen = series ? byId_.find(series->id) : nullptr;
+    if (seen == nullptr) continue;
+    seen->collector = collector;
+    seen->epoch = epoch;
+    if (seen->tracked == nullptr) continue;  // not an input of any rule
+    seen->tracked->collector = collector;
+    seen->tracked->seenEpoch = epoch;
   }
   for (const Note& note : batch.notes) {
     if (!note.series) continue;

@@ -235,6 +235,11 @@ TEST_F(PcieAerTest, ABadFileIsAPerFileErrorAndTheOthersStillReport) {
                 key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "nonfatal", "total")),
             1u);
   EXPECT_EQ(r.samples, 8u * 3 - 2);
+  // Their series are unknown this run, not gone (the watchdog holds their history).
+  EXPECT_EQ(r.unread,
+            (std::set<std::string>{
+                key("mlx5_0,mlx5_1,mlx5_2", "0000:01:00.0", "switch_port", "fatal", "total"),
+                key("mlx5_2", "0000:02:01.0", "switch_port", "correctable", "total")}));
   // Names outside the charset: the rest of the file is exported, the file counts an error.
   write(up_ + "/aer_dev_fatal", fixture("aer_dev_fatal") + "Bad Name 1\n");
   write(down1_ + "/aer_dev_correctable", fixture("aer_dev_correctable"));

@@ -26,6 +26,7 @@ struct RunResult {
   SeriesRosterPtr roster;  ///< keeps the samples' series alive
   CollectStatus status;
   uint64_t errors;
+  std::vector<std::string> unread;  ///< Batch::unread, by series key
 };
 
 class DcqcnCollectorTest : public ::testing::Test {
@@ -52,6 +53,7 @@ class DcqcnCollectorTest : public ::testing::Test {
     r.errors = out.errorCount();
     r.roster = out.finish();
     r.samples = batch.samples;
+    for (const SeriesPtr& s : batch.unread) r.unread.push_back(s->key);
     return r;
   }
 
@@ -141,6 +143,10 @@ TEST_F(DcqcnCollectorTest, UnreadableFileIsOneSkippedValue) {
           .has_value());
   EXPECT_EQ(countFamily(r.samples, "fabricmon_dcqcn_rp_enabled"), 7u);
   EXPECT_EQ(countFamily(r.samples, "fabricmon_dcqcn_parameter"), 18u);
+  // Unknown this run, not gone: the watchdog holds what it judged of them.
+  EXPECT_EQ(r.unread, (std::vector<std::string>{
+                          "fabricmon_dcqcn_rp_enabled{interface=\"eth0\",priority=\"3\"}",
+                          "fabricmon_dcqcn_parameter{interface=\"eth0\",role=\"rp\",parameter=\"rpg_gd\"}"}));
 
   // Once the files read again the failures end.
   std::filesystem::remove(rpEnable3);

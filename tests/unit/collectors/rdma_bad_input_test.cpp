@@ -63,6 +63,18 @@ TEST_F(RdmaBadInput, EachBadFileIsOneSkippedValue) {
       {key("fabricmon_port_transmit_wait_total"), 18446744073709551615.0},  // 2^64-1 is a valid u64
   };
   for (const auto& r : rows) EXPECT_EQ(p.value(r.key), r.expected) << r.key;
+  // The five unreadable files' series (and a narrow counter's saturation flag) are unread, not gone:
+  // the watchdog holds their history. An unsupported file is neither.
+  EXPECT_EQ(p.unread, (std::set<std::string>{
+                          key("fabricmon_port_transmit_bytes_total"),
+                          key("fabricmon_port_transmit_packets_total"),
+                          key("fabricmon_port_receive_errors_total"),
+                          "fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"port_rcv_errors\"}",
+                          key("fabricmon_port_link_downed_total"),
+                          "fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"link_downed\"}",
+                          generic("VL15_dropped"),
+                          "fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"VL15_dropped\"}",
+                      }));
   EXPECT_FALSE(p.has("fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"port_rcv_errors\"}"));
   EXPECT_EQ(p.value("fabricmon_port_pma_saturated{device=\"mlx5_9\",port=\"1\",counter=\"symbol_error\"}"), 0.0);
   // Five errors: "N/A (no PMA)" is i40iw saying it has no PMA, logged once as unsupported.

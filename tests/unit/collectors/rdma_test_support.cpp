@@ -140,6 +140,7 @@ Poll poll(Collector& collector, const Topology& topology, ErrorTracker& tracker)
   p.errors = out.errorCount();
   p.roster = out.finish();
   p.samples = batch.samples;
+  for (const auto& s : batch.unread) p.unread.insert(s->key);
   for (const auto& s : p.samples) {
     if (!p.values.emplace(s.series->key, s.value).second) {
       throw std::runtime_error("duplicate series in one run: " + s.series->key);

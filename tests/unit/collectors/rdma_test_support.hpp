@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,7 @@ struct Poll {
   std::vector<Sample> samples;
   SeriesRosterPtr roster;                ///< keeps the samples' series alive
   std::map<std::string, double> values;  ///< by Series::key
+  std::set<std::string> unread;          ///< Batch::unread, by Series::key
   uint64_t errors = 0;
 
   std::optional<double> value(const std::string& key) const;

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/registry.hpp"
@@ -23,12 +25,13 @@ class CountingSource final : public ModuleEepromSource {
   Status read(const std::string& ifname, const EepromRead& r, std::span<uint8_t> out) override {
     ++reads[ifname];
     if (r.offset >= 128) ++pageReads[{ifname, r.page}];
-    if (failWith != 0) return Error{"injected", failWith};
+    if (failWith != 0 && (failOnly.empty() || failOnly == ifname)) return Error{"injected", failWith};
     return inner_->read(ifname, r, out);
   }
   std::map<std::string, int> reads;
   std::map<std::pair<std::string, int>, int> pageReads;
   int failWith = 0;
+  std::string failOnly;  ///< fail only this interface's reads ("": every one)
 
  private:
   std::unique_ptr<ModuleEepromSource> inner_;
@@ -60,6 +63,7 @@ class TransceiverCollectorTest : public ::testing::Test {
     CollectStatus status;
     uint64_t errors;
     std::map<std::string, double> values;  ///< by series key
+    std::set<std::string> unread;          ///< Batch::unread, by series key
   };
   Run poll() {
     Batch batch;
@@ -68,6 +72,7 @@ class TransceiverCollectorTest : public ::testing::Test {
     Run r{collector_->collect(topology_, out), 0, {}};
     r.errors = out.errorCount();
     for (const Sample& s : samples) r.values[s.series->key] = s.value;
+    for (const SeriesPtr& s : batch.unread) r.unread.insert(s->key);
     return r;
   }
   static size_t count(const Run& r, std::string_view prefix) {
@@ -173,6 +178,38 @@ TEST_F(TransceiverCollectorTest, FailingPortBacksOffAndRecovers) {
   const Run r = poll();
   EXPECT_EQ(r.errors, 0u);
   EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"q28\""), 1u);
+}
+
+// While a port's module cannot be read (the failing run and the runs it backs off), the series of
+// its last good read are unread, not gone (Batch::unread: the watchdog holds their findings); the
+// other ports report as usual. An empty cage lets them go.
+TEST_F(TransceiverCollectorTest, AFailingPortsSeriesAreUnreadUntilItReadsAgain) {
+  topology_.netdevs = {Netdev{"q28", "", "mlx5_3", 1, ""}, Netdev{"sfp0", "", "", 0, ""}};
+  const Run good = poll();
+  std::set<std::string> q28;
+  for (const auto& [key, value] : good.values) {
+    if (key.find("interface=\"q28\"") != std::string::npos) q28.insert(key);
+  }
+  ASSERT_GT(q28.size(), 20u);
+  EXPECT_TRUE(good.unread.empty());
+  source_->failWith = EIO;
+  source_->failOnly = "q28";
+  for (int run = 0; run < 4; ++run) {  // tried, skipped, tried, skipped
+    const Run r = poll();
+    EXPECT_EQ(r.status, CollectStatus::kOk) << "sfp0 still reads";
+    EXPECT_EQ(r.unread, q28) << "run " << run;
+    EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"q28\""), 0u);
+    EXPECT_EQ(count(r, "fabricmon_transceiver_info{interface=\"sfp0\""), 1u);
+  }
+  source_->failWith = 0;
+  for (int run = 0; run < 3; ++run) poll();  // the rest of the backoff
+  const Run back = poll();
+  EXPECT_TRUE(back.unread.empty());
+  EXPECT_EQ(count(back, "fabricmon_transceiver_info{interface=\"q28\""), 1u);
+  std::filesystem::remove(dir_.path() / "q28.bin");  // the module pulled: no module, nothing held
+  const Run empty = poll();
+  EXPECT_TRUE(empty.unread.empty());
+  EXPECT_EQ(count(empty, "fabricmon_transceiver_info{interface=\"q28\""), 0u);
 }
 
 TEST_F(TransceiverCollectorTest, NoModuleAnywhereIsNoData) {

@@ -22,12 +22,13 @@ const FamilyDef kNotAnInput{"fabricmon_something_else_total", "read by no rule",
 
 class HistoryIdentity : public ::testing::Test {
  protected:
-  void publish(std::vector<testing::OwnedSample> samples) {
+  void publish(std::vector<testing::OwnedSample> samples, std::vector<SeriesPtr> unread = {}) {
     auto batch = std::make_shared<Batch>();
     batch->collector = "netdev_link";
     now_ += std::chrono::seconds(1);
     batch->monotonic = now_;
     testing::writeSamples(*batch, samples);
+    batch->unread = std::move(unread);
     snapshot_.batches["netdev_link"] = std::move(batch);
     ++snapshot_.generation;
     history_.ingest(snapshot_);
@@ -82,6 +83,28 @@ TEST_F(HistoryIdentity, AVanishedSeriesIsForgottenWithItsId) {
   publish({{eth0, 4}, {eth1, 9}});             // the same object again is a new series: it starts over
   ASSERT_NE(carrier("eth1"), nullptr);
   EXPECT_EQ(carrier("eth1")->samples, 1u);
+}
+
+// A series its collector could not read this run (Batch::unread) is unknown, not gone: its history
+// is kept as it was, and continues when it is read again; one neither sampled nor unread is gone.
+TEST_F(HistoryIdentity, AnUnreadSeriesKeepsItsHistoryAVanishedOneDoesNot) {
+  auto eth0 = makeSeries(kCarrier, {{"interface", "eth0"}});
+  auto eth1 = makeSeries(kCarrier, {{"interface", "eth1"}});
+  auto other = makeSeries(kNotAnInput, {{"interface", "eth1"}});
+  publish({{eth0, 1}, {eth1, 1}, {other, 1}});
+  publish({{eth0, 2}, {eth1, 3}, {other, 2}});
+  for (int run = 0; run < 5; ++run) publish({{eth0, 3.0 + run}}, {eth1, other});
+  ASSERT_NE(carrier("eth1"), nullptr) << "held while unread";
+  EXPECT_EQ(carrier("eth1")->samples, 2u) << "no sample while unread";
+  EXPECT_EQ(carrier("eth1")->total, 2.0);
+  EXPECT_EQ(history_.seriesObjects(), 3u) << "ids of unread series are kept too";
+  publish({{eth0, 8}, {eth1, 7}, {other, 3}});
+  ASSERT_NE(carrier("eth1"), nullptr);
+  EXPECT_EQ(carrier("eth1")->samples, 3u);
+  EXPECT_EQ(carrier("eth1")->total, 6.0) << "the increase across the unread runs counts";
+  publish({{eth0, 9}});
+  EXPECT_EQ(carrier("eth1"), nullptr) << "neither sampled nor unread: gone";
+  EXPECT_EQ(history_.size(), 1u);
 }
 
 TEST_F(HistoryIdentity, ObjectsRebuiltEveryPassDoNotAccumulate) {

@@ -123,6 +123,23 @@ TEST(OpticsDegraded, AFindingHoldsThroughALinkFlap) {
   EXPECT_EQ(n.findings().at(0).since, since) << "the same finding, not a new one after the flap";
 }
 
+// A module whose EEPROM stops answering for a while (a flaky I2C bus; the collector backs off) has
+// unknown values, not none: its finding holds, neither cleared as vanished nor started again.
+TEST(OpticsDegraded, AFindingHoldsWhileTheModuleCannotBeRead) {
+  TestNode n;
+  module(n, "eth0", {-12, -3, -3, -3});
+  ASSERT_EQ(run(n, 3), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  const auto since = n.findings().at(0).since;
+  n.setUnread("transceiver", "interface", "eth0");
+  run(n, 8);  // longer than clear_after (5 min)
+  ASSERT_EQ(describe(n.findings()), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  EXPECT_EQ(n.findings().at(0).since, since);
+  n.setUnread("transceiver", "interface", "eth0", false);
+  run(n, 1);
+  ASSERT_EQ(describe(n.findings()), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+  EXPECT_EQ(n.findings().at(0).since, since) << "the same finding, not a new one";
+}
+
 TEST(OpticsDegraded, MarginFiresAboveTheThreshold) {
   WatchdogConfig config;
   config.rules.get<OpticsDegradedRule>().powerMarginDb = 1.0;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 
 #include "model/families/all.hpp"
@@ -66,6 +67,21 @@ class TestNode {
       it = it->second.series->label(label) == value ? c.erase(it) : std::next(it);
     }
   }
+  /// From the next tick on, the series of `collector` whose labels contain label=value (of family
+  /// `fam`, or any) are unread (a failing read: listed in Batch::unread, no sample), or read again
+  /// with `unread` false.
+  void setUnread(const std::string& collector, std::string_view label, std::string_view value, bool unread = true,
+                 std::string_view fam = {}) {
+    for (const auto& [key, sample] : collectors_[collector]) {
+      if (sample.series->label(label) != value) continue;
+      if (!fam.empty() && sample.series->family->name != fam) continue;
+      if (unread) {
+        unread_[collector].insert(key);
+      } else {
+        unread_[collector].erase(key);
+      }
+    }
+  }
   /// Advances time by `seconds`, publishes every collector's batch stamped with the new time, evaluates.
   void tick(double seconds = 1.0) {
     now_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -76,7 +92,14 @@ class TestNode {
       batch->monotonic = now_;
       batch->wall = wall_;
       SampleWriter out(*batch);
-      for (const auto& [key, sample] : samples) out.add(sample.series, sample.value);
+      const auto unread = unread_.find(name);
+      for (const auto& [key, sample] : samples) {
+        if (unread != unread_.end() && unread->second.count(key) != 0) {
+          batch->unread.push_back(sample.series);
+        } else {
+          out.add(sample.series, sample.value);
+        }
+      }
       out.finish();
       snapshot_.batches[name] = std::move(batch);
     }
@@ -103,6 +126,7 @@ class TestNode {
  private:
   Watchdog watchdog_;
   std::map<std::string, std::map<std::string, testing::OwnedSample>> collectors_;
+  std::map<std::string, std::set<std::string>> unread_;  ///< keys of series unread, by collector
   Snapshot snapshot_;
   Clock::time_point now_{std::chrono::seconds(100000)};
   std::chrono::system_clock::time_point wall_{std::chrono::seconds(1700000000)};
