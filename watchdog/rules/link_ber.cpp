@@ -185,8 +185,14 @@ void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, cons
   if (errors == nullptr || errors->t == m.lastT) return;
   const double bitsTotal = received != nullptr && received->t == errors->t ? received->total * kBitsPerByte : -1;
   const double dErrors = errors->total - m.lastErrors;
-  double dBits = bitsTotal >= 0 ? bitsTotal - m.lastBits : 0;
-  if (bitsTotal < 0 && fec.bitsPerSecond > 0 && m.lastT != kNever) {
+  // The interval's bits: the received-bytes counter's increase when both of its ends were read
+  // with the errors; else the line rate over the interval. Neither: the interval is not counted
+  // (its errors without its bits would read as a BER far above the truth, and bits counted from
+  // an end that was not read, as all bits since start, as one far below it).
+  double dBits = -1;
+  if (bitsTotal >= 0 && m.lastBits >= 0) {
+    dBits = bitsTotal - m.lastBits;
+  } else if (fec.bitsPerSecond > 0 && m.lastT != kNever) {
     dBits = fec.bitsPerSecond * double(errors->t - m.lastT) / kSecond;
   }
   const bool continuous = m.lastT != kNever && dErrors >= 0 && dBits >= 0 && m.lastErrors >= 0;

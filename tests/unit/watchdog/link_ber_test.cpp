@@ -182,6 +182,24 @@ TEST(LinkBer, DegradingAgainstItsOwnBaseline) {
   EXPECT_NEAR(evidence(*f, "baseline_ber"), 1e-9, 1e-10);
 }
 
+// The received-bytes counter unread at one poll of every minute (a flaky read): the interval
+// after it has no start for its bits, and is counted by the line rate instead, never as every bit
+// received since start (that would read as a BER near 0 in every part, and the baseline with them).
+TEST(LinkBer, ABaselineIsNotLoweredByPollsWithoutTheReceivedBytes) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.setup();
+  for (int minute = 0; minute < 30; ++minute) {
+    l.run(59);
+    n.setUnread("ethtool_pfc", "interface", "eth0", true, "fabricmon_phy_received_bytes_total");
+    l.run(1);
+    n.setUnread("ethtool_pfc", "interface", "eth0", false, "fabricmon_phy_received_bytes_total");
+  }
+  l.run(1);
+  EXPECT_TRUE(berFindings(n).empty());
+  EXPECT_NEAR(gauge(n, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 1e-8, 1e-9);
+}
+
 TEST(LinkBer, ModuleSwapResettingTheCountersIsSilent) {
   TestNode n(shortWindows());
   Link l{n};
