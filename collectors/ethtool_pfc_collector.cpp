@@ -71,6 +71,8 @@ class EthtoolPfcCollector final : public Collector {
         } else {
           ++failed;
           out.fileError(iface.errorKey, st.error());
+          // Unknown this poll, not gone: the series of its last good read (Batch::unread).
+          for (const Export& e : iface.exports) out.unread(e.target.series);
         }
         continue;
       }

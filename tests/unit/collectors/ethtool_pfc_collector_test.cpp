@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct PollResult {
   SeriesRosterPtr roster;  ///< keeps the samples' series alive
   uint64_t errors = 0;
   CollectStatus status{};
+  std::vector<SeriesPtr> unread;  ///< Batch::unread
 
   std::map<std::string, double> byKey(std::string_view ifname = {}) const {
     std::map<std::string, double> m;
@@ -82,6 +84,7 @@ class Harness {
     run.errors = out.errorCount();
     run.roster = out.finish();
     run.samples = batch.samples;
+    run.unread = batch.unread;
     tracker_.sweep();
     return run;
   }
@@ -592,12 +595,18 @@ TEST(EthtoolPfcCollectorTest, NoStaleValuesAfterAnError) {
   Harness h(dir.path());
   const Topology topo = topologyOf({"ens1f0"});
   ASSERT_EQ(h.collect(topo).samples.size(), 7u);
+  std::set<std::string> series;
+  for (const auto& [key, value] : h.collect(topo).byKey()) series.insert(key);
   for (const char* bad : {"", "garbage\n", "NIC statistics:\n     x\n"}) {
     dir.write("ens1f0", bad);
     const PollResult failed = h.collect(topo);
     EXPECT_TRUE(failed.samples.empty()) << bad;
     EXPECT_EQ(failed.errors, 1u) << bad;
     EXPECT_EQ(failed.status, CollectStatus::kFailed) << bad;
+    // Unknown, not gone: the series of the last good read are unread (Batch::unread).
+    std::set<std::string> unread;
+    for (const SeriesPtr& u : failed.unread) unread.insert(u->key);
+    EXPECT_EQ(unread, series) << bad;
   }
   fs::remove(dir.path() / "ens1f0");
   const PollResult gone = h.collect(topo);
