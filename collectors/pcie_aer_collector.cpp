@@ -82,7 +82,13 @@ class PcieAerCollector final : public Collector {
         node.devices.insert(device.name);
       }
     }
-    nodes_.clear();
+    // A file whose node serves the same devices from the same position keeps the series it gave:
+    // they stay exported, and a failed read reports them unread rather than dropping them.
+    std::map<std::string, AerFile*> before;
+    for (AerNode& node : nodes_) {
+      for (AerFile& f : node.files) before.emplace(f.key + '\n' + seriesIdentity(node), &f);
+    }
+    std::vector<AerNode> built;
     for (auto& [path, node] : byPath) {
       for (AerSeverity s : kSeverities) {
         const std::string rel = path + "/" + std::string(aerFileName(s));
@@ -90,10 +96,21 @@ class PcieAerCollector final : public Collector {
         AerFile f(s, sysfs_->path(rel));
         f.key = node.pciAddress + "/" + std::string(aerFileName(s));
         f.namesKey = f.key + "#names";
+        if (auto it = before.find(f.key + '\n' + seriesIdentity(node)); it != before.end()) {
+          f.series = std::move(it->second->series);
+        }
         node.files.push_back(std::move(f));
       }
-      if (!node.files.empty()) nodes_.push_back(std::move(node));
+      if (!node.files.empty()) built.push_back(std::move(node));
     }
+    nodes_ = std::move(built);
+  }
+
+  /// What a node's series labels say of it besides the file: its devices and its position.
+  static std::string seriesIdentity(const AerNode& node) {
+    std::string out = node.position;
+    for (const auto& d : node.devices) out += ',' + d;
+    return out;
   }
 
   void read(const AerNode& node, AerFile& f, CollectOutput& out) {

@@ -51,8 +51,16 @@ BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
   // A new roster for the samples kept: Batch::roster stays parallel to the samples.
   pruned->samples.reserve(batch->samples.size());
   auto present = [&topology](const Series& series) {
-    const std::string_view device = series.label("device");
-    if (!device.empty() && topology.device(device) == nullptr) return false;
+    // A device label may list several devices, comma-separated (a PCIe port or sensor they
+    // share, docs/metrics.md): the series stays while any of them is there.
+    std::string_view devices = series.label("device");
+    bool anyDevice = devices.empty();
+    while (!anyDevice && !devices.empty()) {
+      const size_t comma = devices.find(',');
+      anyDevice = topology.device(devices.substr(0, comma)) != nullptr;
+      devices.remove_prefix(comma == std::string_view::npos ? devices.size() : comma + 1);
+    }
+    if (!anyDevice) return false;
     const std::string_view interface = series.label("interface");
     return interface.empty() || topology.netdev(interface) != nullptr;
   };

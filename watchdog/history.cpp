@@ -664,10 +664,13 @@ void History::ingestBatch(const Batch& batch, uint16_t collector, uint32_t epoch
   }
   // A series its collector could not read this run is unknown, not gone: its history, and the
   // findings it holds up, stay as they were (no new sample is no new evaluation) until it is read
-  // again or its collector stops reporting it. Only series seen before can be held.
+  // again, its collector stops reporting it, or its latest sample is kUnreadHold old (a read that
+  // never works again must not freeze a finding for good). Only series seen before can be held.
   for (const SeriesPtr& series : batch.unread) {
     SeenSeries* seen = series ? byId_.find(series->id) : nullptr;
     if (seen == nullptr) continue;
+    // Let go: neither its id nor its Tracked is marked seen, so both are forgotten together.
+    if (seen->tracked != nullptr && seen->tracked->t != kNever && t - seen->tracked->t > kUnreadHold) continue;
     seen->collector = collector;
     seen->epoch = epoch;
     if (seen->tracked == nullptr) continue;  // not an input of any rule

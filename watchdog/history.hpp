@@ -28,6 +28,10 @@ namespace fabricmon::watchdog {
 using Nanos = int64_t;  ///< steady_clock time since its epoch, in ns
 inline constexpr Nanos kNever = INT64_MIN;
 inline constexpr Nanos kSecond = 1'000'000'000;
+/// How long a series its collector reports unread (Batch::unread) is held after its latest sample:
+/// longer than the transceiver collector's longest backoff (15 skipped runs of 60 s, then a try),
+/// short enough that a read that never works again does not freeze its findings for good.
+inline constexpr Nanos kUnreadHold = 20 * 60 * kSecond;
 
 /// A fixed ring of (time, running total) points spaced at least `width` apart (the rings are most of
 /// the history's memory). Times are kept as milliseconds since the ring's origin (a point's time

@@ -8,7 +8,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <span>
+#include <string>
 
 #include "watchdog/rules/rules.hpp"
 
@@ -128,20 +131,34 @@ bool lightFlag(const Tracked& flag) {
   return q == "rx_power" || q == "tx_power" || q == "tx_bias";
 }
 
+/// Per interface: whether a light flag was set when its alarm flags were last judged with the link
+/// up, the one cause a down link's alarm_flag finding holds on.
+struct OpticsMemory : RuleState {
+  std::map<std::string, bool, std::less<>> lightAlarm;
+  void disabled() override { lightAlarm.clear(); }
+};
+
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
 // previous read. While the link is down the light flags are not judged, as the power and bias
-// values are not: the other flags (temperature, supply voltage) still fire, and a finding held up
-// by a light flag keeps its state until the link is back (docs/rules.md, "optics_degraded").
-Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags, bool down) {
+// values are not: the other flags (temperature, supply voltage) still fire and clear, and a finding
+// a light flag raised (`lightHolds`: one was set at the last judgement with the link up) keeps its
+// state until the link is back (docs/rules.md, "optics_degraded"). With the link up, `lightSet`
+// gets whether a light flag is set.
+Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags, bool down,
+                       bool lightHolds, bool& lightSet) {
   Judged j;
   j.severity = Severity::kCritical;
   const Tracked* first = nullptr;
-  bool held = false;  // a light flag left unjudged while down
+  bool held = false;  // a light flag left unjudged while down, holding the finding it raised
+  lightSet = false;
   for (const Tracked* s : flags) {
     if (s->samples == 0) continue;  // a latched flag is judged from its first reading
-    if (down && lightFlag(*s)) {
-      held = true;
-      continue;
+    if (lightFlag(*s)) {
+      if (down) {
+        held = held || lightHolds;
+        continue;
+      }
+      lightSet = lightSet || s->raw >= 1;
     }
     j.v.judged = true;
     j.v.stamp = std::max(j.v.stamp, s->t);
@@ -164,6 +181,8 @@ Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> f
 void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
   const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
+  auto& memory = ctx.remembered<OpticsMemory>();
+  std::set<std::string_view> judged;  // interfaces with a memory entry that are still here
   for (const IfaceRef& in : ctx.subjects.interfaces()) {
     const auto rx = in.inputs.all(Fam::kXcvrRxPower), tx = in.inputs.all(Fam::kXcvrTxPower),
                bias = in.inputs.all(Fam::kXcvrTxBias), temperature = in.inputs.all(Fam::kXcvrTemperature),
@@ -200,16 +219,22 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
            judgeRange(ctx, in, subject, temperature, Fam::kXcvrTemperatureThreshold,
                       "module temperature", "°C", 1),
            values);
-    report("alarm_flag", judgeAlarmFlags(subject, alarms, down), flags);
+    auto light = memory.lightAlarm.find(iface);
+    if (light == memory.lightAlarm.end()) light = memory.lightAlarm.emplace(std::string(iface), false).first;
+    judged.insert(light->first);
+    bool lightSet = false;
+    report("alarm_flag", judgeAlarmFlags(subject, alarms, down, light->second, lightSet), flags);
+    if (!down) light->second = lightSet;
   }
+  std::erase_if(memory.lightAlarm, [&](const auto& kv) { return !judged.contains(kv.first); });
 }
 
 void planOpticsDegraded(const OpticsDegradedRule& /*rule*/, EnginePlan& /*plan*/) {}
 
 }  // namespace
 
-const RuleDef kOpticsDegradedRule =
+const RuleDef kOpticsDegradedRule = withMemory<OpticsMemory>(
     defineRule<OpticsDegradedRule, planOpticsDegraded, evaluateOpticsDegraded>("optics_degraded",
-                                                                               "physical");
+                                                                               "physical"));
 
 }  // namespace fabricmon::watchdog

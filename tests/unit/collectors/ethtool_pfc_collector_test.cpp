@@ -618,6 +618,29 @@ TEST(EthtoolPfcCollectorTest, NoStaleValuesAfterAnError) {
   EXPECT_EQ(back.inOrder(), freshPoll(pfcStats(3, 30, 9)));
 }
 
+// One interface's statistics fail while another's read: the run is good, and the failed one's series
+// are unread (Batch::unread), not gone; the watchdog holds what it judged of them.
+TEST(EthtoolPfcCollectorTest, AFailedInterfaceInAGoodRunReportsItsSeriesUnread) {
+  TempDir dir;
+  dir.write("ens1f0", pfcStats(3, 10, 5));
+  dir.write("ens1f1", pfcStats(3, 20, 6));
+  Harness h(dir.path());
+  const Topology topo = topologyOf({"ens1f0", "ens1f1"});
+  std::set<std::string> ens1f1;
+  for (const auto& [key, value] : h.collect(topo).byKey("ens1f1")) ens1f1.insert(key);
+  ASSERT_FALSE(ens1f1.empty());
+  dir.write("ens1f1", "garbage\n");
+  const PollResult r = h.collect(topo);
+  EXPECT_EQ(r.status, CollectStatus::kOk);
+  EXPECT_TRUE(r.byKey("ens1f1").empty());
+  EXPECT_FALSE(r.byKey("ens1f0").empty());
+  std::set<std::string> unread;
+  for (const SeriesPtr& u : r.unread) unread.insert(u->key);
+  EXPECT_EQ(unread, ens1f1);
+  fs::remove(dir.path() / "ens1f1");  // no statistics at all: no data, nothing held
+  EXPECT_TRUE(h.collect(topo).unread.empty());
+}
+
 // A source other than the file one: it never vouches for the names (namesUnchanged stays false),
 // or it leaves a list behind on error, so the collector compares the names itself.
 class ScriptedSource final : public EthtoolSource {

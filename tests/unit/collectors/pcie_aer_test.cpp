@@ -250,6 +250,23 @@ TEST_F(PcieAerTest, ABadFileIsAPerFileErrorAndTheOthersStillReport) {
       1u);
 }
 
+// A rediscovery that leaves a file's node as it was keeps the file's series: a read that fails
+// right after it still reports them unread.
+TEST_F(PcieAerTest, ARediscoveryKeepsWhatAFailedReadReportsUnread) {
+  write(down0_ + "/aer_dev_correctable", fixture("aer_dev_correctable.errors"));
+  const auto first = collect();
+  const auto down = [&](const char* error) {
+    return key("mlx5_0,mlx5_1", "0000:02:00.0", "switch_port", "correctable", error);
+  };
+  ASSERT_EQ(first.byKey.count(down("BadTLP")), 1u);
+  ++topology_.generation;
+  write(down0_ + "/aer_dev_correctable", "");
+  const auto r = collect();
+  EXPECT_EQ(r.byKey.count(down("total")), 0u);
+  EXPECT_EQ(r.unread, (std::set<std::string>{down("RxErr"), down("BadTLP"), down("BadDLLP"),
+                                              down("Timeout"), down("bit_9"), down("total")}));
+}
+
 TEST_F(PcieAerTest, NoAerAnywhereIsNoDataNotAnError) {
   for (auto it = fs::recursive_directory_iterator(root_ / "devices");
        it != fs::recursive_directory_iterator(); ++it) {

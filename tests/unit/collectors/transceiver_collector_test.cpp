@@ -69,7 +69,7 @@ class TransceiverCollectorTest : public ::testing::Test {
     Batch batch;
     CollectOutput out(batch, errors_);
     const std::vector<Sample>& samples = batch.samples;
-    Run r{collector_->collect(topology_, out), 0, {}};
+    Run r{collector_->collect(topology_, out), 0, {}, {}};
     r.errors = out.errorCount();
     for (const Sample& s : samples) r.values[s.series->key] = s.value;
     for (const SeriesPtr& s : batch.unread) r.unread.insert(s->key);

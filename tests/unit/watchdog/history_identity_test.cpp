@@ -107,6 +107,23 @@ TEST_F(HistoryIdentity, AnUnreadSeriesKeepsItsHistoryAVanishedOneDoesNot) {
   EXPECT_EQ(history_.size(), 1u);
 }
 
+// A read that never works again is not held for good: after kUnreadHold without a sample the
+// series is let go, its id with it, and a later sample starts it over.
+TEST_F(HistoryIdentity, AnUnreadSeriesIsLetGoAfterTheHold) {
+  auto eth0 = makeSeries(kCarrier, {{"interface", "eth0"}});
+  auto eth1 = makeSeries(kCarrier, {{"interface", "eth1"}});
+  publish({{eth0, 1}, {eth1, 1}});
+  const int holdRuns = static_cast<int>(kUnreadHold / kSecond);
+  for (int run = 0; run < holdRuns; ++run) publish({{eth0, 1}}, {eth1});
+  ASSERT_NE(carrier("eth1"), nullptr) << "held for kUnreadHold";
+  publish({{eth0, 1}}, {eth1});
+  EXPECT_EQ(carrier("eth1"), nullptr) << "let go after it";
+  EXPECT_EQ(history_.seriesObjects(), 1u);
+  publish({{eth0, 1}, {eth1, 5}});
+  ASSERT_NE(carrier("eth1"), nullptr);
+  EXPECT_EQ(carrier("eth1")->samples, 1u) << "a fresh history";
+}
+
 TEST_F(HistoryIdentity, ObjectsRebuiltEveryPassDoNotAccumulate) {
   for (int pass = 0; pass < 300; ++pass) {
     publish({{makeSeries(kCarrier, {{"interface", "eth0"}}), double(pass)},

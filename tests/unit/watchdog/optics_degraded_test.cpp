@@ -214,6 +214,13 @@ TEST(OpticsDegraded, ADarkPortsLightAlarmsAreNotJudgedButItsOtherFlagsAre) {
   const Finding* flag = finding(findings, "alarm_flag");
   ASSERT_NE(flag, nullptr) << "a temperature alarm is news whatever the link";
   EXPECT_NE(flag->summary.find("temperature high alarm"), std::string::npos) << flag->summary;
+  // It clears while the link is still down: the light flags hold only a finding they raised.
+  setFlag(n, "eth2", "temperature", "high_alarm", "", 0);
+  run(n, 6);
+  EXPECT_TRUE(n.findings().empty()) << "cleared after clear_after, the port still dark";
+  setFlag(n, "eth2", "temperature", "high_alarm", "", 1);
+  run(n, 1);
+  ASSERT_NE(finding(n.findings(), "alarm_flag"), nullptr);
   // The same port up with its light back, the light flags read clear: only the temperature is left.
   setFlag(n, "eth2", "temperature", "high_alarm", "", 0);
   n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth2"}}, 1);
