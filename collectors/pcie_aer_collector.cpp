@@ -41,6 +41,7 @@ struct AerNode {
   std::string pciAddress;
   std::string position;  ///< function | switch_port | root_port
   std::set<std::string> devices;
+  std::string deviceLabel;     ///< `devices` sorted and comma-separated: the series' device label
   std::vector<AerFile> files;  ///< only those present: a function without AER has none
 };
 
@@ -86,17 +87,18 @@ class PcieAerCollector final : public Collector {
     // they stay exported, and a failed read reports them unread rather than dropping them.
     std::map<std::string, AerFile*> before;
     for (AerNode& node : nodes_) {
-      for (AerFile& f : node.files) before.emplace(f.key + '\n' + seriesIdentity(node), &f);
+      for (AerFile& f : node.files) before.emplace(carryKey(node, f), &f);
     }
     std::vector<AerNode> built;
     for (auto& [path, node] : byPath) {
+      for (const auto& d : node.devices) node.deviceLabel += (node.deviceLabel.empty() ? "" : ",") + d;
       for (AerSeverity s : kSeverities) {
         const std::string rel = path + "/" + std::string(aerFileName(s));
         if (!sysfs_->exists(rel)) continue;  // no AER capability here: nothing to read
         AerFile f(s, sysfs_->path(rel));
         f.key = node.pciAddress + "/" + std::string(aerFileName(s));
         f.namesKey = f.key + "#names";
-        if (auto it = before.find(f.key + '\n' + seriesIdentity(node)); it != before.end()) {
+        if (auto it = before.find(carryKey(node, f)); it != before.end()) {
           f.series = std::move(it->second->series);
         }
         node.files.push_back(std::move(f));
@@ -106,11 +108,9 @@ class PcieAerCollector final : public Collector {
     nodes_ = std::move(built);
   }
 
-  /// What a node's series labels say of it besides the file: its devices and its position.
-  static std::string seriesIdentity(const AerNode& node) {
-    std::string out = node.position;
-    for (const auto& d : node.devices) out += ',' + d;
-    return out;
+  /// A file's series labels but the error: equal keys, equal series (see seriesFor).
+  static std::string carryKey(const AerNode& node, const AerFile& f) {
+    return f.key + '\n' + node.position + '\n' + node.deviceLabel;
   }
 
   void read(const AerNode& node, AerFile& f, CollectOutput& out) {
@@ -166,11 +166,9 @@ class PcieAerCollector final : public Collector {
     }
     static const SeriesPtr kNone;
     if (f.series.size() >= kMaxSeriesPerFile) return kNone;
-    std::string devices;
-    for (const auto& d : node.devices) devices += (devices.empty() ? "" : ",") + d;
     f.series.emplace_back(
         std::string(error),
-        makeSeries(kAerErrors, {{"device", std::move(devices)},
+        makeSeries(kAerErrors, {{"device", node.deviceLabel},
                                 {"pci_address", node.pciAddress},
                                 {"position", node.position},
                                 {"severity", std::string(aerSeverityName(f.severity))},

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "daemon/batch_pruning.hpp"
 #include "exporters/findings_json.hpp"
 #include "exporters/prometheus_text.hpp"
 #include "model/thread_name.hpp"
@@ -35,48 +36,6 @@ Pipeline::Pipeline(std::shared_ptr<Store> store, std::shared_ptr<Watchdog> watch
         if (durations) extra.push_back(durations->family());
         return renderPrometheusText(batches, std::move(extra));
       }) {}
-
-namespace {
-
-/// A batch collected before the latest discovery may still carry a device or interface that has
-/// vanished since (a slow collector runs every 10 s): drop those samples now, so a vanished
-/// device's series leave the very next snapshot (docs/contract.md §4).
-BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
-  auto pruned = std::make_shared<Batch>();
-  pruned->collector = batch->collector;
-  pruned->monotonic = batch->monotonic;
-  pruned->wall = batch->wall;
-  pruned->topologyGeneration = batch->topologyGeneration;
-  pruned->notes = batch->notes;
-  // A new roster for the samples kept: Batch::roster stays parallel to the samples.
-  pruned->samples.reserve(batch->samples.size());
-  auto present = [&topology](const Series& series) {
-    // A device label may list several devices, comma-separated (a PCIe port or sensor they
-    // share, docs/metrics.md): the series stays while any of them is there.
-    std::string_view devices = series.label("device");
-    bool anyDevice = devices.empty();
-    while (!anyDevice && !devices.empty()) {
-      const size_t comma = devices.find(',');
-      anyDevice = topology.device(devices.substr(0, comma)) != nullptr;
-      devices.remove_prefix(comma == std::string_view::npos ? devices.size() : comma + 1);
-    }
-    if (!anyDevice) return false;
-    const std::string_view interface = series.label("interface");
-    return interface.empty() || topology.netdev(interface) != nullptr;
-  };
-  SampleWriter out(*pruned);
-  for (size_t i = 0; i < batch->samples.size(); ++i) {
-    const Sample& s = batch->samples[i];
-    if (present(*s.series)) out.add(batch->seriesAt(i), s.value);
-  }
-  out.finish();
-  for (const SeriesPtr& series : batch->unread) {
-    if (present(*series)) pruned->unread.push_back(series);
-  }
-  return pruned;
-}
-
-}  // namespace
 
 Pipeline::~Pipeline() { stop(); }
 

@@ -49,7 +49,6 @@ namespace {
 // younger than the steady clock says; one stepped forward ages it early (docs/rules.md).
 double recordAge(const RuleContext& ctx, const Tracked& s) {
   const double seen = double(ctx.now - s.changedT) / kSecond;
-  if (ctx.wallNow.time_since_epoch().count() == 0) return seen;
   const double wall = std::chrono::duration<double>(ctx.wallNow.time_since_epoch()).count();
   return std::max(seen, wall - s.raw);
 }

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <map>
-#include <set>
 #include <span>
 #include <string>
 
@@ -134,7 +134,12 @@ bool lightFlag(const Tracked& flag) {
 /// Per interface: whether a light flag was set when its alarm flags were last judged with the link
 /// up, the one cause a down link's alarm_flag finding holds on.
 struct OpticsMemory : RuleState {
-  std::map<std::string, bool, std::less<>> lightAlarm;
+  struct Light {
+    bool set = false;
+    uint64_t pass = 0;  ///< the evaluation that last saw the interface
+  };
+  std::map<std::string, Light, std::less<>> lightAlarm;
+  uint64_t pass = 0;
   void disabled() override { lightAlarm.clear(); }
 };
 
@@ -182,7 +187,7 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
   const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
   auto& memory = ctx.remembered<OpticsMemory>();
-  std::set<std::string_view> judged;  // interfaces with a memory entry that are still here
+  ++memory.pass;
   for (const IfaceRef& in : ctx.subjects.interfaces()) {
     const auto rx = in.inputs.all(Fam::kXcvrRxPower), tx = in.inputs.all(Fam::kXcvrTxPower),
                bias = in.inputs.all(Fam::kXcvrTxBias), temperature = in.inputs.all(Fam::kXcvrTemperature),
@@ -220,13 +225,13 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
                       "module temperature", "°C", 1),
            values);
     auto light = memory.lightAlarm.find(iface);
-    if (light == memory.lightAlarm.end()) light = memory.lightAlarm.emplace(std::string(iface), false).first;
-    judged.insert(light->first);
+    if (light == memory.lightAlarm.end()) light = memory.lightAlarm.emplace(std::string(iface), OpticsMemory::Light{}).first;
+    light->second.pass = memory.pass;
     bool lightSet = false;
-    report("alarm_flag", judgeAlarmFlags(subject, alarms, down, light->second, lightSet), flags);
-    if (!down) light->second = lightSet;
+    report("alarm_flag", judgeAlarmFlags(subject, alarms, down, light->second.set, lightSet), flags);
+    if (!down) light->second.set = lightSet;
   }
-  std::erase_if(memory.lightAlarm, [&](const auto& kv) { return !judged.contains(kv.first); });
+  std::erase_if(memory.lightAlarm, [&](const auto& kv) { return kv.second.pass != memory.pass; });
 }
 
 void planOpticsDegraded(const OpticsDegradedRule& /*rule*/, EnginePlan& /*plan*/) {}
