@@ -23,11 +23,18 @@ class CollectOutput {
   /// Writes into `batch` (no samples yet). `previous`: the roster of the collector's last batch,
   /// shared while this run adds the same series in the same order (SampleWriter).
   explicit CollectOutput(Batch& batch, ErrorTracker& errors, SeriesRosterPtr previous = nullptr)
-      : writer_(batch, std::move(previous)), notes_(batch.notes), unread_(batch.unread), errors_(errors) {}
+      : writer_(batch, std::move(previous)),
+        samples_(batch.samples),
+        notes_(batch.notes),
+        unread_(batch.unread),
+        errors_(errors) {}
 
   void add(const SeriesPtr& series, double value) { writer_.add(series, value); }
   /// Attaches text to a series added this run (Batch::notes).
   void note(const SeriesPtr& series, std::string text) { notes_.push_back(Note{series, std::move(text)}); }
+  /// The samples added so far this run (a collector whose read of one unit failed halfway tells
+  /// from them which of the unit's series it still gave).
+  std::span<const Sample> samples() const { return samples_; }
   /// Ends the run's samples (SampleWriter::finish): the roster the next run is given as `previous`.
   const SeriesRosterPtr& finish() { return writer_.finish(); }
   /// finish() kept the previous roster: the run added the same series in the same order.
@@ -46,6 +53,7 @@ class CollectOutput {
 
  private:
   SampleWriter writer_;
+  const std::vector<Sample>& samples_;
   std::vector<Note>& notes_;
   std::vector<SeriesPtr>& unread_;
   ErrorTracker& errors_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,7 +35,7 @@ class DcbConfigCollector final : public Collector {
     out.add(intent_, 1);
     if (!source_) return CollectStatus::kOk;
     return interfaces_.poll(topology, out, [&](const std::string& ifname) { return source_->read(ifname); },
-                            [&](const DcbInfo& info, IfSeries& s) { emit(info, s, out); });
+                            [&](const DcbInfo& info, IfSeries& s) { emit(info, s, out); }, forEachSeries);
   }
 
  private:
@@ -45,6 +46,15 @@ class DcbConfigCollector final : public Collector {
     SeriesPtr trust, dcbx, storm;
     std::map<unsigned, SeriesPtr> dscp;
   };
+
+  /// Every series an interface's state holds (reported unread when its read fails).
+  static void forEachSeries(const IfSeries& s, const std::function<void(const SeriesPtr&)>& fn) {
+    for (const auto* slots : {&s.pfcEnabled, &s.requests, &s.indications}) {
+      for (const SeriesPtr& series : *slots) fn(series);
+    }
+    for (const SeriesPtr* series : {&s.trust, &s.dcbx, &s.storm}) fn(*series);
+    for (const auto& [code, series] : s.dscp) fn(series);
+  }
 
   static SeriesPtr& perPriority(std::array<SeriesPtr, 8>& slots, unsigned p,
                                 const FamilyDef& family, const std::string& ifname) {
@@ -115,7 +125,7 @@ class DcbConfigCollector final : public Collector {
 /// fabricmon_dcb_pfc_requests_total / _indications_total, fabricmon_dcb_dcbx_mode,
 /// fabricmon_pfc_storm_prevention_timeout_seconds per interface (only what the source knows) and,
 /// on every run, fabricmon_qos_intent_info from `config.qos`. An interface without DCB support has
-/// no series; a source error is one skipped interface (CollectOutput::fileError).
+/// no series; a source error is one skipped interface (CollectOutput::fileError), its series unread.
 std::unique_ptr<Collector> makeDcbConfigCollector(const Sources& sources, const Config& config) {
   return std::make_unique<DcbConfigCollector>(sources.dcb, config.qos);
 }

@@ -57,7 +57,9 @@ class DevlinkHealthCollector final : public Collector {
  private:
   struct Reporter {
     std::string devices;  ///< the label value the series were made with
+    std::string pciAddress;
     SeriesPtr errors, recoveries, healthy, autoRecover;
+    bool autoRecoverRead = false;  ///< the latest good answer had auto_recover (not every reporter can)
     uint64_t run = 0;
   };
 
@@ -81,9 +83,6 @@ class DevlinkHealthCollector final : public Collector {
   }
 
   void emit(const DevlinkHealthReport& report, CollectOutput& out) {
-    // A reporter outside its domain is an error of that reporter, whichever device it is on: the
-    // answer it came in is not what the kernel writes.
-    for (const auto& [key, error] : report.rejected) out.fileError(key, error);
     for (const DevlinkHealthReporter& r : report.reporters) {
       // Only PCI functions the topology watches (a NIC's SFs on the auxiliary bus, netdevsim and
       // functions without an RDMA device are not ours).
@@ -95,6 +94,7 @@ class DevlinkHealthCollector final : public Collector {
       Reporter& s = reporters_[key];
       if (!s.errors || s.devices != fn->second) {
         s.devices = fn->second;
+        s.pciAddress = r.device;
         const Labels labels{{"device", s.devices},
                             {"pci_address", r.device},
                             {"devlink_port", r.port ? std::to_string(*r.port) : std::string()},
@@ -109,6 +109,22 @@ class DevlinkHealthCollector final : public Collector {
       out.add(s.recoveries, static_cast<double>(r.recoveries));
       out.add(s.healthy, r.healthy ? 1 : 0);
       if (r.autoRecover) out.add(s.autoRecover, *r.autoRecover ? 1 : 0);
+      s.autoRecoverRead = r.autoRecover.has_value();
+    }
+    // A reporter outside its domain is an error of that reporter, whichever device it is on: the
+    // answer it came in is not what the kernel writes. One that answered before is unread this run,
+    // not gone: its series stay, and so do the findings they hold up (a reporter listed twice was
+    // read once above and is not unread).
+    for (const auto& [key, error] : report.rejected) {
+      out.fileError(key, error);
+      auto known = reporters_.find(key);
+      if (known == reporters_.end() || known->second.run == run_ || !functions_.contains(known->second.pciAddress)) {
+        continue;
+      }
+      Reporter& s = known->second;
+      s.run = run_;
+      for (const SeriesPtr* series : {&s.errors, &s.recoveries, &s.healthy}) out.unread(*series);
+      if (s.autoRecoverRead) out.unread(s.autoRecover);
     }
   }
 

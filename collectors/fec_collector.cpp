@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ class FecCollector final : public Collector {
     if (!source_) return CollectStatus::kNoData;
     const CollectStatus status =
         interfaces_.poll(topology, out, [&](const std::string& ifname) { return source_->read(ifname); },
-                         [&](const FecInfo& info, IfSeries& s) { emit(info, s, out); });
+                         [&](const FecInfo& info, IfSeries& s) { emit(info, s, out); }, forEachSeries);
     info_.endRun();
     return status;
   }
@@ -43,7 +44,17 @@ class FecCollector final : public Collector {
     std::string errorKey;  // "<if>/fec"
     Counter corrected, uncorrectable;
     SeriesPtr lanes, speed;
+    SeriesPtr info;  ///< the fabricmon_fec_info of its last good read (info_ forgets it at a failed one)
   };
+
+  /// Every series an interface's state holds (reported unread when its read fails).
+  static void forEachSeries(const IfSeries& s, const std::function<void(const SeriesPtr&)>& fn) {
+    for (const Counter* c : {&s.corrected, &s.uncorrectable}) {
+      fn(c->total);
+      for (const SeriesPtr& lane : c->lanes) fn(lane);
+    }
+    for (const SeriesPtr* series : {&s.lanes, &s.speed, &s.info}) fn(*series);
+  }
 
   static void emitCounter(const FecCounter& c, Counter& slots, const FamilyDef& total, const FamilyDef& lane,
                           const std::string& ifname, CollectOutput& out) {
@@ -78,8 +89,10 @@ class FecCollector final : public Collector {
       } else if (bitsPerSecond >= 200e9) {
         lane = 50e9;
       }
-      out.add(info_.get(kInfo, {{"interface", s.name}, {"mode", *info.mode}, {"code", std::string(fecCode(*info.mode, lane))}}),
-              1);
+      s.info = info_.get(kInfo, {{"interface", s.name}, {"mode", *info.mode}, {"code", std::string(fecCode(*info.mode, lane))}});
+      out.add(s.info, 1);
+    } else {
+      s.info = nullptr;
     }
   }
 

@@ -119,10 +119,13 @@ class NicTemperatureCollector final : public Collector {
     }
   }
 
-  /// A file gone between the listing and the read (the kernel answers ENODEV on a descriptor of an
-  /// unregistered device) lists the sensors again at the next run.
-  void failed(const std::string& key, const Error& error, CollectOutput& out) {
+  /// A failed read leaves its series unread this run, not gone: a wedged firmware fails every hwmon
+  /// read of its function, and the findings its temperatures hold up must not end as "subject
+  /// disappeared" then. A file gone between the listing and the read (the kernel answers ENODEV on
+  /// a descriptor of an unregistered device) lists the sensors again at the next run.
+  void failed(const std::string& key, const Error& error, const SeriesPtr& series, CollectOutput& out) {
     out.fileError(key, error);
+    out.unread(series);
     if (error.errnum == ENOENT || error.errnum == ENODEV) relist_ = true;
   }
 
@@ -131,14 +134,14 @@ class NicTemperatureCollector final : public Collector {
       out.fileOk(c.inputKey);
       out.add(c.input, *v);
     } else {
-      failed(c.inputKey, v.error(), out);
+      failed(c.inputKey, v.error(), c.input, out);
     }
     if (c.highest) {
       if (auto v = c.hw.readHighest()) {
         out.fileOk(c.highestKey);
         out.add(c.highest, *v);
       } else {
-        failed(c.highestKey, v.error(), out);
+        failed(c.highestKey, v.error(), c.highest, out);
       }
     }
     for (const HwmonLimit limit : kHwmonLimits) {
@@ -147,7 +150,7 @@ class NicTemperatureCollector final : public Collector {
       const std::string& key = c.limitKeys[static_cast<size_t>(limit)];
       auto v = c.hw.readLimit(limit);
       if (!v) {
-        failed(key, v.error(), out);
+        failed(key, v.error(), series, out);
         continue;
       }
       out.fileOk(key);

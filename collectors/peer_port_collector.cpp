@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <infiniband/mad.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -75,6 +76,9 @@ struct PortMemory {
   std::optional<mad::PmaCapabilities> localCaps;
   bool localDetails = true;
 
+  /// The port's identity or PMA counters were emitted here (no sysfs view of it yet): the series
+  /// to let go to rdma_port and pma_counters once sysfs shows the device.
+  bool ownsLocalIdentity = false;
   bool up = false, peerUp = false;
   bool seen = false, peerSeen = false;
   double downs = 0, peerDowns = 0;
@@ -144,7 +148,8 @@ class PeerPortCollector final : public Collector {
 
   /// One port, one poll. Every failure ends here the same way: the read's key reports the error,
   /// the port's failure streak grows (its umad handle is reopened after kReopenAfter), and the
-  /// link-down counts are still emitted; what was read before the failure stays in the batch.
+  /// link-down counts are still emitted; what was read before the failure stays in the batch, and
+  /// the port's other series are unread this run (unreadSince).
   void pollPort(const Topology& topology, const UmadPort& port, PortMemory& m, CollectOutput& out) {
     // Once sysfs has shown the device, rdma_port and pma_counters own its port series for the rest
     // of the run, also while the device is away or not yet discovered again: a fallback emitted in
@@ -154,6 +159,9 @@ class PeerPortCollector final : public Collector {
     // memory) with it, and they answer MADs again before discovery sees the device return.
     if (!sysfsShown_.contains(port.ca) && topology.device(port.ca) != nullptr) sysfsShown_.insert(port.ca);
     const bool sysfsKnows = sysfsShown_.contains(port.ca);
+    if (sysfsKnows && m.ownsLocalIdentity) forgetLocalIdentity(m);
+    const size_t mark = out.samples().size();
+    bool localCountersRead = true;
     const std::string* failedKey = &m.localKey;
     Status status = pollLocal(port, sysfsKnows, m, out);
     if (status) {
@@ -163,7 +171,7 @@ class PeerPortCollector final : public Collector {
         // No neighbour to ask while the link is down; its loss counts as a down on its side too.
         m.peerLost();
       } else {
-        if (!sysfsKnows) pollLocalCounters(port, m, out);
+        if (!sysfsKnows) localCountersRead = pollLocalCounters(port, m, out);
         status = pollPeer(topology, port, m, out);
       }
     }
@@ -179,6 +187,35 @@ class PeerPortCollector final : public Collector {
     }
     if (m.seen) out.add(series(m, kDownObserved, Side::kLocal, port), m.downs);
     if (m.peerSeen) out.add(series(m, kDownObserved, Side::kPeer, port), m.peerDowns);
+    if (!status || !localCountersRead) unreadSince(mark, m, out);
+  }
+
+  /// A read that failed (a MAD that timed out: a busy or dead peer, a wedged local HCA) leaves the
+  /// port's series that this run did not give unread, not gone: their history, and the findings
+  /// the neighbour's counters hold up, stay until a read answers again (docs/architecture.md, "An
+  /// unread series is not a vanished one"). A port whose link is down is read fine: its neighbour's
+  /// series leave, as the neighbour is not there to be read.
+  static void unreadSince(size_t mark, const PortMemory& m, CollectOutput& out) {
+    std::vector<const Series*> given;
+    for (const Sample& sample : out.samples().subspan(mark)) given.push_back(sample.series);
+    std::sort(given.begin(), given.end());
+    auto unread = [&](const SeriesPtr& series) {
+      if (series && !std::binary_search(given.begin(), given.end(), series.get())) out.unread(series);
+    };
+    for (const auto& [key, series] : m.series) unread(series);
+    for (const SeriesPtr* series : {&m.peerInfo, &m.neighbourInfo, &m.localInfo}) unread(*series);
+  }
+
+  /// Sysfs shows the device now: rdma_port and pma_counters own the port's identity and PMA series,
+  /// which this collector no longer emits nor reports unread (one series, one source).
+  static void forgetLocalIdentity(PortMemory& m) {
+    const auto mad = families::mad::all();
+    std::erase_if(m.series, [&](const auto& entry) {
+      return entry.first.side == Side::kLocal && std::find(mad.begin(), mad.end(), entry.first.local) == mad.end();
+    });
+    m.localInfo = nullptr;
+    m.localInfoGbps = -1;
+    m.ownsLocalIdentity = false;
   }
 
   /// The local port's own PortInfo: an SMP to ourselves (directed route of no hops).
@@ -246,7 +283,8 @@ class PeerPortCollector final : public Collector {
     if (!cpi) return cpi.error();
     auto caps = mad::decodeClassPortInfo(*cpi);
     if (!caps) return Error{"neighbour PMA ClassPortInfo out of its domain"};
-    m.series.clear();  // the old neighbour's series leave with it
+    // The old neighbour's series leave with it; the local port's stay.
+    std::erase_if(m.series, [](const auto& entry) { return entry.first.side == Side::kPeer; });
     m.peerGuid = node.nodeGuid;
     m.peerPort = node.localPort;
     m.peerLid = pi->lid;
@@ -308,23 +346,25 @@ class PeerPortCollector final : public Collector {
   }
 
   /// The local port's PMA over MADs, for a port sysfs does not show (its own error key; a failure
-  /// here does not stop the neighbour's reads).
-  void pollLocalCounters(const UmadPort& port, PortMemory& m, CollectOutput& out) {
+  /// here does not stop the neighbour's reads). False when they could not be read.
+  bool pollLocalCounters(const UmadPort& port, PortMemory& m, CollectOutput& out) {
     if (!m.localCaps) {
       auto cpi = source_->pma(port, m.localLid, port.port, CLASS_PORT_INFO);
       if (cpi) m.localCaps = mad::decodeClassPortInfo(*cpi);
       if (!m.localCaps) {
         out.fileError(m.localPmaKey, cpi ? Error{"ClassPortInfo out of its domain"} : cpi.error());
-        return;
+        return false;
       }
     }
     auto counters = readCounters(port, m.localLid, port.port, *m.localCaps, m.localDetails);
     if (!counters) {
       out.fileError(m.localPmaKey, counters.error());
-      return;
+      return false;
     }
     out.fileOk(m.localPmaKey);
+    m.ownsLocalIdentity = true;
     for (const Counter& c : *counters) emitCounter(port, Side::kLocal, c, m, out);
+    return true;
   }
 
   /// A PMA counter of either end: its own family where it has one (families::pma), else
@@ -369,6 +409,7 @@ class PeerPortCollector final : public Collector {
                                 {"rate", fmt::format("{:g} Gb/sec ({}X)", gbps, local.widthActive)}});
       m.localInfoGbps = gbps;
     }
+    m.ownsLocalIdentity = true;
     out.add(m.localInfo, 1.0);
     out.add(series(m, families::port::kPortState, Side::kLocal, port), local.state);
     out.add(series(m, families::port::kPortPhysicalState, Side::kLocal, port), local.physState);

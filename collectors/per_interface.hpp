@@ -2,7 +2,8 @@
 // The per-interface loop of a collector that asks one source about every netdev of the topology
 // (dcb_config over DCB, fec over ethtool FEC): one state per netdev in topology order, kept while
 // the netdev stays (its series are built once), made fresh for a new one and freed when it leaves;
-// each interface's read failure counted under its own key ("<if>/<what>"), and every interface
+// each interface's read failure counted under its own key ("<if>/<what>") with the series its state
+// holds reported unread (an interface that could not be read is not gone), and every interface
 // failing is a failed run (the source is unusable), not bad files.
 
 #include <algorithm>
@@ -21,9 +22,13 @@ class PerInterface {
   explicit PerInterface(std::string what) : suffix_("/" + std::move(what)) {}
 
   /// One run: `read(name)` returns a Result<std::optional<Info>> (nullopt: nothing to report for
-  /// that interface), and `emit(info, state)` adds the interface's samples.
-  template <class Read, class Emit>
-  CollectStatus poll(const Topology& topology, CollectOutput& out, Read read, Emit emit) {
+  /// that interface), `emit(info, state)` adds the interface's samples, and `forEachSeries(state,
+  /// fn)` calls fn(const SeriesPtr&) for every series the state holds: when a read fails they are
+  /// unread this run (CollectOutput::unread), not gone. A series the state holds that the last good
+  /// read did not give is harmless there: the watchdog holds only series it saw in the batch before.
+  template <class Read, class Emit, class ForEachSeries>
+  CollectStatus poll(const Topology& topology, CollectOutput& out, Read read, Emit emit,
+                     ForEachSeries forEachSeries) {
     follow(topology);
     size_t failures = 0;
     for (State& state : states_) {
@@ -31,6 +36,7 @@ class PerInterface {
       if (!info) {
         ++failures;
         out.fileError(state.errorKey, info.error());
+        forEachSeries(state, [&out](const SeriesPtr& series) { out.unread(series); });
         continue;
       }
       out.fileOk(state.errorKey);

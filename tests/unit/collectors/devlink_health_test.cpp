@@ -17,6 +17,8 @@
 #include <linux/netlink.h>
 
 #include <cstring>
+#include <set>
+#include <string>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -427,6 +429,39 @@ TEST_F(DevlinkHealthCollectorTest, ErrorsAndStatesFollowTheFileAndBadReportersAr
   EXPECT_EQ(r.status, CollectStatus::kNoData);
   EXPECT_EQ(r.samples, 0u);
   EXPECT_EQ(r.errors, 0u);
+}
+
+TEST_F(DevlinkHealthCollectorTest, AReporterThatAnswersOutsideItsDomainIsUnreadNotGone) {
+  const std::string good =
+      R"({"health":{"pci/0000:17:00.1":[{"reporter":"fw","state":"error","error":2,"recover":1},
+                                        {"reporter":"tx","state":"healthy","error":0,"recover":0}]}})";
+  write(good);
+  auto r = run(roceNode());
+  ASSERT_EQ(r.samples, 6u);
+  EXPECT_TRUE(r.unread.empty());
+  const std::string fw = R"({device="mlx5_1",pci_address="0000:17:00.1",devlink_port="",reporter="fw"})";
+  // The firmware reporter's answer is out of its domain this time: its findings must not end as a
+  // reporter that left, so its series are unread; the one that answered well is not.
+  write(R"({"health":{"pci/0000:17:00.1":[{"reporter":"fw","state":"broken","error":2,"recover":1},
+                                          {"reporter":"tx","state":"healthy","error":0,"recover":0}]}})");
+  r = run(roceNode());
+  EXPECT_EQ(r.errors, 1u);
+  EXPECT_EQ(r.samples, 3u);
+  EXPECT_EQ(r.unread, (std::set<std::string>{"fabricmon_nic_health_reporter_errors_total" + fw,
+                                             "fabricmon_nic_health_reporter_recoveries_total" + fw,
+                                             "fabricmon_nic_health_reporter_healthy" + fw}));
+  // Still rejected on the next run: still unread (the watchdog bounds how long it holds them).
+  r = run(roceNode());
+  EXPECT_EQ(r.unread.size(), 3u);
+  // A reporter rejected on a function the topology no longer watches is not held.
+  Topology without = roceNode(2);
+  without.devices.pop_back();
+  r = run(without);
+  EXPECT_TRUE(r.unread.empty());
+  write(good);
+  r = run(roceNode(3));
+  EXPECT_EQ(r.samples, 6u);
+  EXPECT_TRUE(r.unread.empty());
 }
 
 TEST(DevlinkHealthConfig, TheFileKeyIsTheCollectorsOwn) {

@@ -10,6 +10,9 @@
 #include <linux/netlink.h>
 
 #include <cstring>
+#include <set>
+#include <string>
+#include <utility>
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/ethtool_dialects/dialect.hpp"
@@ -273,6 +276,44 @@ TEST(FecCollector, ExportsBlocksLanesModeAndCode) {
   // 100G over 4 lanes is 25G NRZ: Clause 91's RS(528,514).
   EXPECT_EQ(valueOf(samples, R"k(fabricmon_fec_info{interface="eth1",mode="rs",code="RS(528,514)"})k"), 1);
   EXPECT_EQ(valueOf(samples, R"(fabricmon_fec_uncorrectable_blocks_total{interface="eth1"})"), -1);
+}
+
+TEST(FecCollector, AnInterfaceThatCannotBeReadHasItsSeriesUnread) {
+  testing::TempDir dir;
+  const std::string good = "mode: rs\nspeed_mbps: 400000\nlanes: 4\ncorrected_blocks: [10, 4, 6]\n";
+  dir.write("eth0", good);
+  dir.write("eth1", "corrected_blocks: 1\n");
+  Sources sources;
+  sources.fec = makeFecFileSource(dir.path());
+  auto c = makeCollector("fec", sources, Config{});
+  Topology topo;
+  for (const char* n : {"eth0", "eth1"}) topo.netdevs.push_back(Netdev{n, "", "", 0});
+  ErrorTracker errors("fec");
+  auto run = [&] {
+    Batch batch;
+    CollectOutput out(batch, errors);
+    EXPECT_EQ(c->collect(topo, out), CollectStatus::kOk);
+    std::set<std::string> given, unread;
+    for (const Sample& s : batch.samples) given.insert(s.series->key);
+    for (const SeriesPtr& s : batch.unread) unread.insert(s->key);
+    return std::pair{given, unread};
+  };
+  const auto [first, none] = run();
+  EXPECT_TRUE(none.empty());
+  std::set<std::string> eth0;
+  for (const std::string& key : first) {
+    if (key.find(R"(interface="eth0")") != std::string::npos) eth0.insert(key);
+  }
+  ASSERT_EQ(eth0.size(), 6u);  // total, 2 lanes, lanes, speed, info
+  dir.write("eth0", "lanes: [\n");
+  const auto [given, unread] = run();
+  // Not read is not gone: every series of eth0's last good read, its info series included.
+  EXPECT_EQ(unread, eth0);
+  for (const std::string& key : given) EXPECT_EQ(key.find(R"(interface="eth0")"), std::string::npos) << key;
+  dir.write("eth0", good);
+  const auto [again, after] = run();
+  EXPECT_TRUE(after.empty());
+  for (const std::string& key : eth0) EXPECT_EQ(again.count(key), 1u) << key;
 }
 
 TEST(FecCode, FromModeAndLaneSpeed) {

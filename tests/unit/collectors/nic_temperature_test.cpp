@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "collectors/error_tracker.hpp"
@@ -200,9 +202,40 @@ TEST_F(NicTemperatureTest, GarbageOrAnImpossibleValueIsAnErrorOfThatFileOnly) {
   EXPECT_EQ(r.byKey.count(mlx5("highest", "temp1", "asic")), 1u) << "the channel's other files still report";
   EXPECT_EQ(r.byKey.count(bnxt("threshold", "crit")), 1u);
   EXPECT_EQ(r.samples, 2u * 3 + 5 - 3);
+  // Not read is not gone: the watchdog holds what those three series told it (Batch::unread).
+  EXPECT_EQ(r.unread, (std::set<std::string>{mlx5("input", "temp1", "asic"), mlx5("input", "temp2", "sensor64"),
+                                             bnxt("threshold", "emergency")}));
   write(mlx5_ + "/hwmon/hwmon2/temp1_input", "-61000");  // below the range too
   r = collect();
   EXPECT_EQ(r.byKey.count(mlx5("input", "temp1", "asic")), 0u);
+  EXPECT_EQ(r.unread.count(mlx5("input", "temp1", "asic")), 1u);
+  write(mlx5_ + "/hwmon/hwmon2/temp1_input", "56000");
+  write(mlx5_ + "/hwmon/hwmon2/temp2_input", "41000");
+  write(bnxt_ + "/hwmon/hwmon5/temp1_emergency", "105000");
+  r = collect();
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_TRUE(r.unread.empty());
+}
+
+TEST_F(NicTemperatureTest, AFunctionWhoseFirmwareStopsAnsweringKeepsItsSeriesUnread) {
+  ASSERT_EQ(collect().errors, 0u);
+  // A wedged mlx5 fails every hwmon read of its function (the firmware command behind it times
+  // out, EIO); here every value file of it stops making sense, which the collector reads the same way.
+  for (const char* sensor : {"temp1", "temp2"}) {
+    for (const char* file : {"_input", "_highest", "_crit"}) {
+      write(mlx5_ + "/hwmon/hwmon2/" + sensor + file, "-");
+    }
+  }
+  auto r = collect();
+  EXPECT_EQ(r.status, CollectStatus::kOk);
+  EXPECT_EQ(r.errors, 6u);
+  for (const char* family : {"input", "highest"}) {
+    EXPECT_EQ(r.unread.count(mlx5(family, "temp1", "asic")), 1u) << family;
+    EXPECT_EQ(r.unread.count(mlx5(family, "temp2", "sensor64")), 1u) << family;
+  }
+  EXPECT_EQ(r.unread.count(mlx5("threshold", "temp1", "asic", "crit")), 1u);
+  EXPECT_EQ(r.unread.size(), 6u) << "the bnxt_en function still reads";
+  EXPECT_EQ(r.samples, 5u);
 }
 
 TEST_F(NicTemperatureTest, AZeroLimitIsNoLimit) {

@@ -40,6 +40,7 @@ class FakeMadSource final : public MadSource {
   std::map<std::string, FakePort> local;       ///< "ca/port" → our port
   std::map<std::string, FakePort> neighbours;  ///< "ca/port" → the port at the other end
   std::set<std::string> dead;                  ///< "ca/port" whose MADs time out
+  std::set<std::string> deadPma;               ///< "ca/port" whose PMA MADs (only) time out
   std::map<std::string, unsigned> sentTo;      ///< MADs per "ca/port"
   unsigned reopens = 0;
 
@@ -76,7 +77,7 @@ class FakeMadSource final : public MadSource {
     const std::string k = key(from);
     ++sent_;
     ++sentTo[k];
-    if (dead.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
+    if (dead.count(k) != 0 || deadPma.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
     const FakePort* target = nullptr;
     if (neighbours.count(k) != 0 && neighbours.at(k).lid == lid) target = &neighbours.at(k);
     if (local.at(k).lid == lid) target = &local.at(k);
@@ -155,6 +156,7 @@ std::shared_ptr<FakeMadSource> oneCable() {
 /// One collector run: the samples by series key, and the number of per-file errors.
 struct PollResult {
   std::map<std::string, double> values;
+  std::set<std::string> unread;  ///< Batch::unread, by series key
   uint64_t errors = 0;
   CollectStatus status{};
   bool has(std::string_view prefix) const {
@@ -179,6 +181,7 @@ class PeerPortCollectorTest : public ::testing::Test {
     PollResult r;
     r.status = c.collect(topology, out);
     for (const Sample& s : samples) r.values[s.series->key] = s.value;
+    for (const SeriesPtr& s : batch.unread) r.unread.insert(s->key);
     r.errors = out.errorCount();
     return r;
   }
@@ -332,7 +335,74 @@ TEST_F(PeerPortCollectorTest, ATimedOutPortIsAnErrorOfThatPortOnlyAndIsReopenedA
   src->dead.clear();
   const PollResult back = run(*c);
   EXPECT_EQ(back.errors, 0u);
+  EXPECT_TRUE(back.unread.empty());
   EXPECT_EQ(back.value("fabricmon_peer_port_symbol_errors_total{" + kPort + "}"), 7.0);
+}
+
+// A MAD that times out is a dead or busy peer, not a port that left: what the port's reads gave
+// before and not this time is unread (Batch::unread), so the watchdog keeps its history and the
+// findings it holds up.
+TEST_F(PeerPortCollectorTest, WhatATimedOutReadDidNotGiveIsUnreadNotGone) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  const PollResult good = run(*c);
+  ASSERT_EQ(good.errors, 0u);
+  EXPECT_TRUE(good.unread.empty());
+  const std::string downs = "fabricmon_port_link_down_observed_total{" + kPort + "}";
+  const std::string peerDowns = "fabricmon_peer_port_link_down_observed_total{" + kPort + "}";
+
+  // The switch's PMA stops answering while its SMA still does: its counters are unread, the rest
+  // of the port is read.
+  src->deadPma.insert("mlx5_0/1");
+  PollResult r = run(*c);
+  EXPECT_GE(r.errors, 1u);
+  EXPECT_TRUE(r.has("fabricmon_peer_port_info{"));
+  EXPECT_EQ(r.unread.count("fabricmon_peer_port_symbol_errors_total{" + kPort + "}"), 1u);
+  EXPECT_EQ(r.unread.count("fabricmon_port_symbol_errors_total{" + kPort + "}"), 1u) << "ours over MADs too";
+  for (const std::string& key : r.unread) {
+    EXPECT_EQ(good.values.count(key), 1u) << "only what the last good read gave: " << key;
+    EXPECT_EQ(r.values.count(key), 0u) << "given and unread: " << key;
+  }
+  for (const auto& [key, value] : good.values) {
+    EXPECT_EQ(r.values.count(key) + r.unread.count(key), 1u) << "neither given nor unread: " << key;
+  }
+
+  // Every MAD of the port times out: all of it is unread but the down counts, which are ours.
+  src->deadPma.clear();
+  src->dead.insert("mlx5_0/1");
+  r = run(*c);
+  EXPECT_EQ(r.values.size(), 2u);
+  EXPECT_EQ(r.values.count(downs) + r.values.count(peerDowns), 2u);
+  EXPECT_EQ(r.unread.size() + 2, good.values.size());
+  EXPECT_EQ(r.unread.count(R"(fabricmon_peer_port_info{device="mlx5_0",port="1",peer_guid="0x0002c90300a1b2c3",)"
+                           R"(peer_port="17",peer_description="leaf-3 ?MF0?",peer_type="switch"})"),
+            1u);
+
+  // Once sysfs shows the device, its own series are rdma_port's and pma_counters': peer_port no
+  // longer reports them, even unread (one series, one source).
+  Topology sysfs;
+  sysfs.devices.push_back(RdmaDevice{"mlx5_0", "0000:17:00.0", 1, {RdmaPort{1, "InfiniBand", {"ib0"}}}});
+  r = run(*c, sysfs);
+  EXPECT_EQ(r.unread.count("fabricmon_port_symbol_errors_total{" + kPort + "}"), 0u);
+  EXPECT_EQ(r.unread.count("fabricmon_port_rate_bytes_per_second{" + kPort + "}"), 0u);
+  for (const std::string& key : r.unread) EXPECT_EQ(key.find("fabricmon_port_info{"), std::string::npos) << key;
+  EXPECT_EQ(r.unread.count("fabricmon_peer_port_symbol_errors_total{" + kPort + "}"), 1u);
+  EXPECT_EQ(r.unread.count("fabricmon_port_lane_speed_active_bytes_per_second{" + kPort + "}"), 1u)
+      << "the port's MAD-only quantities stay peer_port's";
+}
+
+// A port whose link is down is read fine: its neighbour is not there to be read, and its series
+// leave rather than being held.
+TEST_F(PeerPortCollectorTest, ALinkDownIsNotAnUnreadNeighbour) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  ASSERT_TRUE(run(*c).has("fabricmon_peer_port_info{"));
+  src->local["mlx5_0/1"].state = 1;
+  src->local["mlx5_0/1"].physState = 3;
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_TRUE(r.unread.empty());
+  EXPECT_FALSE(r.has("fabricmon_peer_port_info{"));
 }
 
 TEST_F(PeerPortCollectorTest, LosingTheNeighbourCountsADownOnItsSide) {

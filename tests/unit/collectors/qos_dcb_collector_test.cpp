@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "collectors/error_tracker.hpp"
 #include "collectors/registry.hpp"
@@ -23,6 +25,7 @@ struct RunResult {
   SeriesRosterPtr roster;  ///< keeps the samples' series alive
   CollectStatus status;
   uint64_t errors;
+  std::set<std::string> unread;  ///< Batch::unread, by Series::key
 };
 
 class DcbCollectorTest : public ::testing::Test {
@@ -44,6 +47,7 @@ class DcbCollectorTest : public ::testing::Test {
     r.errors = out.errorCount();
     r.roster = out.finish();
     r.samples = batch.samples;
+    for (const SeriesPtr& series : batch.unread) r.unread.insert(series->key);
     return r;
   }
 
@@ -228,16 +232,28 @@ TEST_F(DcbCollectorTest, InterfaceLeavingTheTopologyFreesItsSeries) {
 TEST_F(DcbCollectorTest, BrokenFileAfterAGoodOneIsAnErrorNotTheOldValue) {
   TempDir dir;
   const auto file = dir.path() / "eth0";
-  writeFile(file, "pfc_enabled: [3]\n");
+  writeFile(file, "pfc_enabled: [3]\ntrust: dscp\ndscp_to_priority: {26: 3}\n");
+  writeFile(dir.path() / "eth1", "pfc_enabled: [3]\n");
   auto c = make(dir.path());
-  ASSERT_EQ(run(*c, {"eth0"}).errors, 0u);
+  const RunResult good = run(*c, {"eth0", "eth1"});
+  ASSERT_EQ(good.errors, 0u);
+  EXPECT_TRUE(good.unread.empty());
   writeFile(file, "pfc_enabled: [3]\ntrust: vlan\n");
-  const RunResult broken = run(*c, {"eth0"});
+  const RunResult broken = run(*c, {"eth0", "eth1"});
   EXPECT_EQ(broken.errors, 1u);
-  EXPECT_EQ(countFamily(broken.samples, "fabricmon_pfc_enabled"), 0u);
+  EXPECT_EQ(countFamily(broken.samples, "fabricmon_pfc_enabled"), 8u);  // eth1's
+  EXPECT_EQ(valueOf(broken.samples, "fabricmon_pfc_enabled{interface=\"eth0\",priority=\"3\"}"), std::nullopt);
+  // Not read is not gone: every series of eth0's last good read is unread, no other.
+  std::set<std::string> expected;
+  for (const Sample& s : good.samples) {
+    if (s.series->label("interface") == "eth0") expected.insert(s.series->key);
+  }
+  EXPECT_EQ(expected.size(), 10u);  // 8 priorities, trust, one DSCP
+  EXPECT_EQ(broken.unread, expected);
   writeFile(file, "pfc_enabled: [3]\n");
-  const RunResult fixed = run(*c, {"eth0"});
+  const RunResult fixed = run(*c, {"eth0", "eth1"});
   EXPECT_EQ(fixed.errors, 0u);
+  EXPECT_TRUE(fixed.unread.empty());
   EXPECT_EQ(valueOf(fixed.samples, "fabricmon_pfc_enabled{interface=\"eth0\",priority=\"3\"}"), 1);
 }
 
