@@ -208,10 +208,13 @@ std::string_view pciFromPrefix(std::string_view m) {
   // dev_printk(): "<driver> <device name>: "; netdev_printk(): "<driver> <device name> <if>: ".
   const size_t space = m.find(' ');
   if (space == std::string_view::npos || space == 0 || space > 32) return {};
-  const std::string_view addr = m.substr(space + 1, 12);
-  if (!isPciAddress(addr) || m.size() <= space + 13) return {};
-  const char after = m[space + 13];
-  return after == ':' || after == ' ' ? addr : std::string_view{};
+  for (size_t length = kPciAddressMinLength; length <= kPciAddressMaxLength; ++length) {
+    if (m.size() <= space + 1 + length) return {};
+    const std::string_view addr = m.substr(space + 1, length);
+    const char after = m[space + 1 + length];
+    if ((after == ':' || after == ' ') && isPciAddress(addr)) return addr;
+  }
+  return {};
 }
 
 std::optional<DriverMatch> DriverLogMatcher::match(const KmsgRecord& record) {

@@ -16,12 +16,18 @@ bool isHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 }  // namespace
 
 bool isPciAddress(std::string_view t) {
-  // drivers/pci/probe.c names functions "%04x:%02x:%02x.%d" (dev_set_name in pci_setup_device).
-  if (t.size() != 12) return false;
-  for (size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u}) {
+  // drivers/pci/probe.c names functions "%04x:%02x:%02x.%d" (dev_set_name in pci_setup_device):
+  // the domain is at least 4 hex digits, and more behind a VMD controller, whose domains start at
+  // 0x10000 (drivers/pci/controller/vmd.c, vmd_find_free_domain), up to the 8 of an int.
+  if (t.size() < kPciAddressMinLength || t.size() > kPciAddressMaxLength) return false;
+  const size_t d = t.size() - 8;  // the domain's digits; then ":bb:ss.f"
+  for (size_t i = 0; i < d; ++i) {
     if (!isHex(t[i])) return false;
   }
-  return t[4] == ':' && t[7] == ':' && t[10] == '.' && t[11] >= '0' && t[11] <= '7';
+  for (size_t i : {d + 1, d + 2, d + 4, d + 5}) {
+    if (!isHex(t[i])) return false;
+  }
+  return t[d] == ':' && t[d + 3] == ':' && t[d + 6] == '.' && t[d + 7] >= '0' && t[d + 7] <= '7';
 }
 
 std::string_view KmsgRecord::pciDevice() const {

@@ -38,7 +38,10 @@ inline constexpr size_t kKmsgReadBuffer = 16384;
 /// SEQ or TS_USEC that is not a decimal number in range, no ';', or PRI above 1023.
 std::optional<KmsgRecord> parseKmsgRecord(std::string_view bytes);
 
-/// Whether `text` is a PCI address in the kernel's form: dddd:bb:dd.f (lower-case hex).
+/// The lengths of a PCI address in the kernel's form: dddd:bb:dd.f, and up to 8 domain digits.
+inline constexpr size_t kPciAddressMinLength = 12, kPciAddressMaxLength = 16;
+/// Whether `text` is a PCI address in the kernel's form: dddd:bb:dd.f (lower-case hex), the domain
+/// 4 to 8 digits (5 behind a VMD controller: 10000:01:00.0).
 bool isPciAddress(std::string_view text);
 
 }  // namespace fabricmon

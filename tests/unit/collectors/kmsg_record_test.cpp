@@ -93,6 +93,16 @@ TEST(KmsgRecord, PciAddressForm) {
   EXPECT_FALSE(isPciAddress("0000:3b:00.0 "));
   EXPECT_FALSE(isPciAddress("0000-3b:00.0"));
   EXPECT_FALSE(isPciAddress("00003b:00.0"));
+  // Behind a VMD controller the domain has more than 4 digits (vmd.c numbers them from 0x10000).
+  EXPECT_TRUE(isPciAddress("10000:e1:00.0"));
+  EXPECT_TRUE(isPciAddress("ffffffff:01:00.1"));
+  EXPECT_FALSE(isPciAddress("100000000:01:00.0")) << "more than an int's 8 digits";
+  EXPECT_FALSE(isPciAddress("000:3b:00.0")) << "fewer than the 4 digits of %04x";
+  EXPECT_FALSE(isPciAddress("1000g:e1:00.0"));
+  EXPECT_FALSE(isPciAddress("10000:e1:00.8"));
+  const auto r = parseKmsgRecord("3,1,2,-;m\n DEVICE=+pci:10000:e1:00.0\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->pciDevice(), "10000:e1:00.0");
 }
 
 TEST(KmsgText, SplitsRecordsWithTheirDictionaries) {

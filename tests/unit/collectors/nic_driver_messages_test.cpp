@@ -214,6 +214,11 @@ TEST(DriverMessages, PciPrefixForms) {
   EXPECT_EQ(pciFromPrefix("mlx5_core 0000:3b:00.0x"), "");
   EXPECT_EQ(pciFromPrefix("0000:3b:00.0: x"), "");
   EXPECT_EQ(pciFromPrefix(""), "");
+  // A NIC behind a VMD controller: a 5-digit domain.
+  EXPECT_EQ(pciFromPrefix("mlx5_core 10000:e1:00.0: x"), "10000:e1:00.0");
+  EXPECT_EQ(pciFromPrefix("ice 10000:e1:00.1 ens2f1: x"), "10000:e1:00.1");
+  EXPECT_EQ(pciFromPrefix("mlx5_core 10000:e1:00.0"), "");
+  EXPECT_EQ(pciFromPrefix("mlx5_core 100000000:e1:00.0: x"), "");
 }
 
 }  // namespace
