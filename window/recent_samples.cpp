@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 
 #include "model/families/dcb.hpp"
@@ -201,35 +202,18 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
         const double gap = double(t - prevT) / 1e9;
         if (gap > 0) pollSeconds_ = pollSeconds_ == 0 ? gap : std::min(pollSeconds_ * 0.9 + gap * 0.1, gap * 10);
       }
-      // A series is in every batch of its collector since it appeared (it is dropped the first
-      // time it is not), so its chunks are contiguous and its last one is current or the one before.
-      bool first = false;
-      if (s.chunks.empty() || s.firstChunk + s.chunks.size() - 1 < current) {
-        if (!s.chunks.empty()) s.chunks.back().bits.shrink();
-        if (s.chunks.empty()) {
-          s.firstChunk = current;
-          s.firstOffset = tc.count - 1;
-        }
-        s.chunks.emplace_back();
-        first = true;
-      }
-      xorAppend(s.chunks.back().bits, s.state, sample.value, first);
-      ++s.samples;
-      ++samples_;
-      s.seenEpoch = epoch;
-      ++tl.seen;
-      size_t drop = 0;
-      while (s.firstChunk + drop < keepFrom && drop + 1 < s.chunks.size()) {
-        const size_t n = tl.chunks[s.firstChunk + drop - tl.firstChunk].count - (drop == 0 ? s.firstOffset : 0);
-        s.samples -= n;
-        samples_ -= n;
-        ++drop;
-      }
-      if (drop > 0) {
-        s.chunks.erase(s.chunks.begin(), s.chunks.begin() + ptrdiff_t(drop));
-        s.firstChunk += drop;
-        s.firstOffset = 0;
-      }
+      append(s, tl, epoch, keepFrom, sample.value);
+    }
+    // A series its collector could not read this run is not gone (docs/architecture.md, "An
+    // unread series is not a vanished one"): it keeps its place with kUnread, which no answer
+    // counts, so its window still reaches back past the failed read.
+    for (const SeriesPtr& series : batch->unread) {
+      if (!series) continue;
+      const auto it = series_.find(series->id);
+      if (it == series_.end()) continue;
+      Stored& s = it->second;
+      if (s.timeline != &tl || s.seenEpoch == epoch) continue;
+      append(s, tl, epoch, keepFrom, kUnread);
     }
     if (keepFrom > tl.firstChunk) {
       tl.chunks.erase(tl.chunks.begin(), tl.chunks.begin() + ptrdiff_t(keepFrom - tl.firstChunk));
@@ -256,6 +240,40 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
     });
   }
   std::erase_if(timelines_, [](const auto& kv) { return !kv.second->alive; });
+}
+
+void RecentSamples::append(Stored& s, Timeline& tl, uint32_t epoch, uint64_t keepFrom, double value) {
+  const uint64_t current = tl.current();
+  // A series is in every batch of its collector since it appeared, with a value or as kUnread (it
+  // is dropped the first time it is neither), so its chunks are contiguous and its last one is
+  // current or the one before.
+  bool first = false;
+  if (s.chunks.empty() || s.firstChunk + s.chunks.size() - 1 < current) {
+    if (!s.chunks.empty()) s.chunks.back().bits.shrink();
+    if (s.chunks.empty()) {
+      s.firstChunk = current;
+      s.firstOffset = tl.chunks.back().count - 1;
+    }
+    s.chunks.emplace_back();
+    first = true;
+  }
+  xorAppend(s.chunks.back().bits, s.state, value, first);
+  ++s.samples;
+  ++samples_;
+  s.seenEpoch = epoch;
+  ++tl.seen;
+  size_t drop = 0;
+  while (s.firstChunk + drop < keepFrom && drop + 1 < s.chunks.size()) {
+    const size_t n = tl.chunks[s.firstChunk + drop - tl.firstChunk].count - (drop == 0 ? s.firstOffset : 0);
+    s.samples -= n;
+    samples_ -= n;
+    ++drop;
+  }
+  if (drop > 0) {
+    s.chunks.erase(s.chunks.begin(), s.chunks.begin() + ptrdiff_t(drop));
+    s.firstChunk += drop;
+    s.firstOffset = 0;
+  }
 }
 
 std::vector<std::vector<int64_t>> RecentSamples::decodeTimes(const Timeline& tl) const {
@@ -328,6 +346,8 @@ std::vector<RecentSamples::SeriesWindow> RecentSamples::window(const Query& q) c
     auto tit = times.find(stored.timeline);
     if (tit == times.end()) tit = times.emplace(stored.timeline, decodeTimes(*stored.timeline)).first;
     decode(stored, tit->second, from, ring);
+    // The runs that could not read it: no value, and no point (the next value's increase spans them).
+    std::erase_if(ring, [](const Raw& r) { return std::isnan(r.v); });
     if (ring.empty()) continue;
     const bool counter = stored.counter;
     // The base is the newest point at or before the window start, so the increase covers the

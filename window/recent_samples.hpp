@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -141,6 +142,12 @@ class RecentSamples {
     XorState state;
     size_t samples = 0;
   };
+  /// The value stored for a run that could not read the series (Batch::unread): a NaN, which no
+  /// collector exports, so it cannot be mistaken for a reading.
+  static constexpr double kUnread = std::numeric_limits<double>::quiet_NaN();
+  /// Appends `value` to `s` for its timeline's latest batch (`epoch`), and lets its chunks before
+  /// `keepFrom` go.
+  void append(Stored& s, Timeline& tl, uint32_t epoch, uint64_t keepFrom, double value);
   /// One decoded point (steady ns, value).
   struct Raw {
     int64_t t;

@@ -5,6 +5,7 @@
 // dropped for age), with the same summary arithmetic.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -48,6 +49,13 @@ class PlainWindow {
         ring.points.push_back({t, s.value});
         ring.seenEpoch = epoch;
       }
+      // A series its collector could not read keeps its place, with no value.
+      for (const SeriesPtr& series : batch->unread) {
+        auto it = rings_.find(series->id);
+        if (it == rings_.end() || it->second.collector != collector || it->second.seenEpoch == epoch) continue;
+        it->second.points.push_back({t, std::numeric_limits<double>::quiet_NaN()});
+        it->second.seenEpoch = epoch;
+      }
     }
     std::erase_if(rings_, [&](const auto& kv) {
       const Ring& r = kv.second;
@@ -62,8 +70,11 @@ class PlainWindow {
     const int64_t from = now - int64_t(q.window.count()) * 1'000'000'000;
     const double offset = double(wallOffsetNs_);
     for (const auto& [key, ring] : rings_) {
-      const auto& pts = ring.points;
-      if (pts.empty() || pts.back().t < from) continue;
+      std::vector<Raw> pts;  // the values: a run that could not read the series has none
+      for (const Raw& p : ring.points) {
+        if (!std::isnan(p.v)) pts.push_back(p);
+      }
+      if (pts.empty() || ring.points.back().t < from) continue;
       size_t first = 0;
       while (first + 1 < pts.size() && pts[first + 1].t <= from) ++first;
       RecentSamples::SeriesWindow w;
@@ -184,7 +195,8 @@ void expectSame(const std::vector<RecentSamples::SeriesWindow>& got,
 // A recorded run, made by a seeded generator: a fast collector every 250 ms (with scheduler jitter)
 // and a slow one every second, counters that move by irregular steps, one that latches every fourth
 // poll, byte counters in the 10^12 range, a counter reset, a stall of the fast collector (a gap in
-// sampling), a series that misses one batch (dropped, then new), the slow collector leaving the
+// sampling), a series that misses one batch (dropped, then new) and one its collector could not read
+// for a second (kept, with no values there), the slow collector leaving the
 // snapshot for a while, and gauges that flip.
 class RecordedRun {
  public:
@@ -258,8 +270,12 @@ class RecordedRun {
     }
     testing::addSample(*b, up0_, (t > 250 && t < 253) ? 0.0 : 1.0);
     testing::addSample(*b, notKept_, t);
-    // eth1 misses one run at 500 s (a failed read): its series are dropped, then start anew.
-    if (!(t > 500 && t < 500.25)) {
+    // eth1 misses one run at 500 s (gone from the batch): its series are dropped, then start anew.
+    // Around 450 s its reads fail for a second: its series are unread (Batch::unread), and kept.
+    if (t > 450 && t < 451) {
+      b->unread.push_back(up1_);
+      b->unread.push_back(pause1_);
+    } else if (!(t > 500 && t < 500.25)) {
       testing::addSample(*b, up1_, 1.0);
       testing::addSample(*b, pause1_, std::floor(t * 10));
     }

@@ -63,6 +63,44 @@ TEST_F(RecentSamplesTest, PeakRateIsJudgedBetweenValueChanges) {
   EXPECT_EQ(s->samples, 41u);
 }
 
+// A read that failed is not a series that left: its window still reaches back past the gap, the
+// gap has no point, and the next value's increase spans it. A series missing from a batch without
+// being listed unread has left, and its window starts again.
+TEST_F(RecentSamplesTest, AnUnreadSeriesKeepsItsWindowAMissingOneDoesNot) {
+  publish(5s, {{pause_, 10}, {up_, 1}});
+  publish(4s, {{pause_, 12}, {up_, 1}});
+  {
+    auto b = std::make_shared<Batch>();
+    b->collector = "c";
+    b->monotonic = now_ - 3s;
+    b->wall = std::chrono::system_clock::now() - 3s;
+    testing::writeSamples(*b, {{up_, 1}});
+    b->unread.push_back(pause_);
+    snapshot_.batches["c"] = b;
+    recent_.ingest(snapshot_);
+  }
+  publish(2s, {{pause_, 20}, {up_, 1}});
+  RecentSamples::Query q;
+  q.window = 60s;
+  q.points = true;
+  auto w = recent_.window(q);
+  const auto* s = find(w, pause_);
+  ASSERT_NE(s, nullptr) << "kept through the unread run";
+  EXPECT_EQ(s->samples, 3u) << "the unread run holds no value";
+  EXPECT_DOUBLE_EQ(s->increase, 10);
+  EXPECT_DOUBLE_EQ(s->seconds, 3);
+  ASSERT_EQ(s->points.size(), 2u);
+  EXPECT_DOUBLE_EQ(s->points[1].v, 8.0 / 2) << "the increase after the gap spans it";
+  EXPECT_EQ(recent_.usage().series, 2u);
+
+  publish(1s, {{up_, 1}});  // pause_ neither given nor unread: gone
+  publish(0s, {{pause_, 21}, {up_, 1}});
+  w = recent_.window(q);
+  s = find(w, pause_);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->samples, 1u) << "a series that left starts anew";
+}
+
 TEST_F(RecentSamplesTest, AResetCountsTheNewValueAsTheIncrease) {
   publish(3s, {{pause_, 100}});
   publish(2s, {{pause_, 102}});
