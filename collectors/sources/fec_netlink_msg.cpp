@@ -105,10 +105,12 @@ Result<Message> findMessage(std::span<const uint8_t> buf, uint32_t expectedSeq, 
 }
 
 bool statArray(std::span<const uint8_t> p, FecCounter& out) {
-  // [total, lane 0, ...]: at least the total, at most ETHTOOL_MAX_LANES lanes, whole u64s.
-  if (p.empty() || p.size() % sizeof(uint64_t) != 0 || p.size() / sizeof(uint64_t) > 1 + kMaxLanes) {
-    return false;
-  }
+  // [total, lane 0, ...]: at most ETHTOOL_MAX_LANES lanes, whole u64s. net/ethtool/fec.c
+  // (fec_put_stats) puts all three groups whatever the driver filled, a group it left unset with an
+  // empty payload (ice has no corrected bits, ionic no FEC statistics at all): not reported, not
+  // malformed (ethtool's netlink/fec.c skips them the same way).
+  if (p.empty()) return true;
+  if (p.size() % sizeof(uint64_t) != 0 || p.size() / sizeof(uint64_t) > 1 + kMaxLanes) return false;
   const size_t n = p.size() / sizeof(uint64_t);
   for (size_t i = 0; i < n; ++i) {
     uint64_t v;

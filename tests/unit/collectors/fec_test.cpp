@@ -145,6 +145,37 @@ TEST(EthtoolNetlink, FecReplyWithPerLaneStats) {
   EXPECT_FALSE(reply->info.correctedBits.total);  // the driver does not report it
 }
 
+// net/ethtool/fec.c puts all three statistics whatever the driver filled: a group it left unset
+// comes with an empty payload (ice fills no corrected bits; ionic no statistics at all).
+TEST(EthtoolNetlink, AGroupTheDriverLeftUnsetIsNotReportedNotMalformed) {
+  Reply r(27, ETHTOOL_MSG_FEC_GET_REPLY, 9);
+  r.add<uint32_t>(ETHTOOL_A_FEC_ACTIVE, ETHTOOL_LINK_MODE_FEC_RS_BIT);
+  std::vector<uint8_t> stats;
+  ethnl::putAttr(stats, ETHTOOL_A_FEC_STAT_CORRECTED, u64s({30}));
+  ethnl::putAttr(stats, ETHTOOL_A_FEC_STAT_UNCORR, u64s({2}));
+  ethnl::putAttr(stats, ETHTOOL_A_FEC_STAT_CORR_BITS, {});
+  r.nest(ETHTOOL_A_FEC_STATS, stats);
+  auto reply = ethnl::parseFecReply(r.done(), 9, 27);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(*reply->info.mode, "rs");
+  EXPECT_EQ(*reply->info.corrected.total, 30u);
+  EXPECT_EQ(*reply->info.uncorrectable.total, 2u);
+  EXPECT_FALSE(reply->info.correctedBits.total);
+
+  Reply none(27, ETHTOOL_MSG_FEC_GET_REPLY, 10);
+  none.add<uint32_t>(ETHTOOL_A_FEC_ACTIVE, ETHTOOL_LINK_MODE_FEC_RS_BIT);
+  std::vector<uint8_t> empty;
+  for (uint16_t type : {ETHTOOL_A_FEC_STAT_CORRECTED, ETHTOOL_A_FEC_STAT_UNCORR, ETHTOOL_A_FEC_STAT_CORR_BITS}) {
+    ethnl::putAttr(empty, type, {});
+  }
+  none.nest(ETHTOOL_A_FEC_STATS, empty);
+  reply = ethnl::parseFecReply(none.done(), 10, 27);
+  ASSERT_TRUE(reply) << reply.error().message;
+  EXPECT_EQ(*reply->info.mode, "rs") << "the mode is still known";
+  EXPECT_FALSE(reply->info.corrected.total);
+  EXPECT_FALSE(reply->info.uncorrectable.total);
+}
+
 TEST(EthtoolNetlink, KernelRefusalIsAnErrnoNotAnError) {
   std::vector<uint8_t> b(NLMSG_HDRLEN + sizeof(nlmsgerr), 0);
   nlmsghdr h{};
