@@ -16,6 +16,9 @@ using namespace families::netdev;
 // b2d3bcfa26a7 "net: core: Expose number of link up/down transitions").
 constexpr SysfsFileRow kRows[] = {
     {"operstate", &kUp, SlotParse::kIsUp},
+    // Tells a lost link from a port taken down on purpose: RoCE drivers report both as physical
+    // state Disabled (mlx5_query_port_roce, bnxt_re_query_port, irdma_query_port).
+    {"flags", &kAdminUp, SlotParse::kAdminUp, 1.0, true},
     {"carrier_changes", &kCarrierChanges},
     {"carrier_up_count", &kCarrierUp, SlotParse::kCounter, 1.0, true},
     {"carrier_down_count", &kCarrierDown, SlotParse::kCounter, 1.0, true},
@@ -23,7 +26,8 @@ constexpr SysfsFileRow kRows[] = {
 
 const SysfsTable kTable{SysfsScope::kNetdev, kRows, families::netdev::all()};
 
-/// fabricmon_netdev_up and the carrier change counters of every interface in the topology.
+/// fabricmon_netdev_up, fabricmon_netdev_admin_up and the carrier change counters of every
+/// interface in the topology.
 std::unique_ptr<Collector> makeNetdevLinkCollector(const Sources& sources, const Config& /*config*/) {
   return makeSysfsTableCollector(kTable, sources.sysfs, sources.demand);
 }

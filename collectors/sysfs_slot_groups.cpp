@@ -60,6 +60,8 @@ Result<double> parseSlotText(SlotParse parse, std::string_view text) {
       return parseRateBytesPerSecond(text);
     case SlotParse::kIsUp:
       return parseOperstateUp(text);
+    case SlotParse::kAdminUp:
+      return parseNetdevFlagsUp(text);
   }
   return Error{"unknown parse kind", EINVAL};
 }

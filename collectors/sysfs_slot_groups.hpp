@@ -29,6 +29,7 @@ enum class SlotParse {
   kPhysState,  ///< "5: LinkUp", a known physical state (parsePhysState)
   kRate,       ///< "400 Gb/sec (4X NDR)" in bytes per second, checked (parseRateBytesPerSecond)
   kIsUp,       ///< operstate: 1 for "up", 0 for the other RFC 2863 states, else an error
+  kAdminUp,    ///< flags: 1 when IFF_UP is set (parseNetdevFlagsUp)
 };
 
 /// Parses a slot's text by its kind; an Error for anything outside the value's domain.

@@ -60,8 +60,9 @@ struct PortModel {
   std::string vendor;
   bool linkUp = true;
   std::string lldpChassis;  ///< the switch this Ethernet port is cabled to ("su1-leaf3"); "" = none
-  /// While the link is down: taken down on purpose (physical state Disabled) rather than lost
-  /// (Polling: the port keeps trying to train, as with a pulled cable or a dead peer).
+  /// While the link is down: taken down on purpose (InfiniBand: physical state Disabled; RoCE: the
+  /// netdev without IFF_UP) rather than lost (InfiniBand: Polling, the port keeps trying to train,
+  /// as with a pulled cable or a dead peer; RoCE: Disabled with the netdev still up).
   bool adminDisabled = false;
   /// The RDMA device is gone from sysfs (driver unloaded, PCIe link lost): class/infiniband/<dev>
   /// and the device directory are removed; the netdev stays.

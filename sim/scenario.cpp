@@ -124,7 +124,7 @@ const std::array<ScenarioDef, 30> kScenarios{{
      }},
     {.scenario = Scenario::kPortDown,
      .name = "port-down",
-     .summary = "the link goes down 3 s after the onset and stays down (physical state Polling: cable, optic or peer)",
+     .summary = "the link goes down 3 s after the onset and stays down (cable, optic or peer: Polling on InfiniBand, Disabled with the interface up on RoCE)",
      .firstEvent = kPortEventAt,
      .event = [](ScenarioNode& node, unsigned) {
        linkDown(node.affected());
@@ -132,7 +132,7 @@ const std::array<ScenarioDef, 30> kScenarios{{
      }},
     {.scenario = Scenario::kPortDisabled,
      .name = "port-disabled",
-     .summary = "look-alike of port-down: the port is taken down on purpose 3 s after the onset (physical state Disabled)",
+     .summary = "look-alike of port-down: the port is taken down on purpose 3 s after the onset (Disabled on InfiniBand, the interface down on RoCE)",
      .firstEvent = kPortEventAt,
      .event = [](ScenarioNode& node, unsigned) {
        node.affected().adminDisabled = true;

@@ -539,7 +539,10 @@ Status Simulator::State::renderPort(const PortModel& p) {
   files.emplace_back(dev / "node_desc", line(std::string(kHostName) + " " + p.device));
 
   files.emplace_back(pd / "state", p.linkUp ? "4: ACTIVE\n" : "1: DOWN\n");
-  files.emplace_back(pd / "phys_state", p.linkUp ? "5: LinkUp\n" : p.adminDisabled ? "3: Disabled\n" : "2: Polling\n");
+  // A RoCE driver reports Disabled whenever its netdev has no carrier, whatever the cause
+  // (mlx5_query_port_roce); only InfiniBand keeps Polling while it tries to train.
+  files.emplace_back(pd / "phys_state",
+                     p.linkUp ? "5: LinkUp\n" : p.adminDisabled || p.roce ? "3: Disabled\n" : "2: Polling\n");
   files.emplace_back(pd / "rate", line(p.rateText));
   files.emplace_back(pd / "link_layer", p.roce ? "Ethernet\n" : "InfiniBand\n");
   files.emplace_back(pd / "lid", line(hex(p.lid)));
@@ -587,7 +590,9 @@ Status Simulator::State::renderPort(const PortModel& p) {
   // The kernel prints SPEED_UNKNOWN as -1 while there is no link.
   files.emplace_back(net / "speed", p.linkUp ? num(p.rateGbps * 1000ull) : "-1\n");
   files.emplace_back(net / "duplex", p.linkUp ? "full\n" : "unknown\n");
-  files.emplace_back(net / "flags", "0x1003\n");
+  // IFF_UP cleared by `ip link set down` (a RoCE port taken down on purpose); IPoIB stays up when
+  // ibportstate disables the port.
+  files.emplace_back(net / "flags", p.adminDisabled && p.roce ? "0x1002\n" : "0x1003\n");
   files.emplace_back(net / "tx_queue_len", "1000\n");
   if (p.roce) {
     files.emplace_back(net / "type", "1\n");

@@ -112,6 +112,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::nic::kTemperatureThreshold, {"pci_address", "chip", "sensor", "level"}, 0},
     {&families::nic::kHealthReporterHealthy, {"pci_address", "devlink_port", "reporter"}, 0},
     {&families::nic::kHealthReporterErrors, {"pci_address", "devlink_port", "reporter"}, 0},
+    {&families::netdev::kAdminUp, {"interface", "", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

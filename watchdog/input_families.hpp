@@ -111,6 +111,7 @@ enum class Fam : uint8_t {
   // The NIC driver's devlink health reporters (devlink_health): 0/1, and the errors reported to each.
   kNicHealthReporterHealthy,  // {pci_address,devlink_port,reporter}
   kNicHealthReporterErrors,   // {pci_address,devlink_port,reporter}
+  kNetdevAdminUp,       // {interface} IFF_UP: up on purpose (port_down tells a lost RoCE link by it)
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -34,6 +34,9 @@ Result<uint64_t> parsePortState(std::string_view text);
 Result<uint64_t> parsePhysState(std::string_view text);
 /// `class/net/<if>/operstate`: one of the RFC 2863 names net/core/net-sysfs.c prints; 1 for "up".
 Result<double> parseOperstateUp(std::string_view text);
+/// `class/net/<if>/flags`: the interface's flags as net-sysfs prints them ("0x1003"); 1 when IFF_UP
+/// (0x1, include/uapi/linux/if.h) is set: administratively up.
+Result<double> parseNetdevFlagsUp(std::string_view text);
 /// A 0/1 switch (`ecn/roce_np/enable/<p>`): exactly "0" or "1".
 Result<double> parseSwitch(std::string_view text);
 

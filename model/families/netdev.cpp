@@ -11,6 +11,11 @@ const FamilyDef kUp{
     "1 when class/net/<interface>/operstate is \"up\", else 0 (down, lowerlayerdown, "
     "dormant, unknown, ...).",
     kGauge, "0/1", "interface"};
+const FamilyDef kAdminUp{
+    "fabricmon_netdev_admin_up",
+    "1 when the interface is administratively up (IFF_UP in class/net/<interface>/flags: `ip link "
+    "set up`), else 0. Up with operstate down is a lost link; down is a port taken down on purpose.",
+    kGauge, "0/1", "interface"};
 const FamilyDef kCarrierChanges{"fabricmon_netdev_carrier_changes_total",
                                 "Times the interface's carrier changed, up or down, from "
                                 "class/net/<interface>/carrier_changes.",
@@ -24,7 +29,7 @@ const FamilyDef kCarrierDown{"fabricmon_netdev_carrier_down_changes_total",
                              "class/net/<interface>/carrier_down_count.",
                              kCounter, "events", "interface"};
 
-const std::array<const FamilyDef*, 4> kAll{&kUp, &kCarrierChanges, &kCarrierUp, &kCarrierDown};
+const std::array<const FamilyDef*, 5> kAll{&kUp, &kAdminUp, &kCarrierChanges, &kCarrierUp, &kCarrierDown};
 
 std::span<const FamilyDef* const> all() { return kAll; }
 

@@ -10,6 +10,7 @@
 namespace fabricmon::families::netdev {
 
 extern const FamilyDef kUp;              // fabricmon_netdev_up
+extern const FamilyDef kAdminUp;         // fabricmon_netdev_admin_up
 extern const FamilyDef kCarrierChanges;  // fabricmon_netdev_carrier_changes_total
 extern const FamilyDef kCarrierUp;       // fabricmon_netdev_carrier_up_changes_total
 extern const FamilyDef kCarrierDown;     // fabricmon_netdev_carrier_down_changes_total

@@ -2,9 +2,14 @@
 // not been ACTIVE for `hold` is critical; on a rail-optimised GPU node one dead port is one GPU's
 // share of the fabric gone. link_flap only counts repeated downs and port_degraded only judges
 // ports whose physical link is up, so a port that goes down once and stays down is this rule's.
-// Ports never ACTIVE since start (an unused auxiliary port, a cable never plugged), ports whose
-// physical state is Disabled (taken down on purpose: `ip link set down`, ibportstate disable) and
-// excluded ports are not judged; they are listed in fabricmon_watchdog_port_ignored_info instead.
+// Ports never ACTIVE since start (an unused auxiliary port, a cable never plugged), ports taken down
+// on purpose and excluded ports are not judged; they are listed in
+// fabricmon_watchdog_port_ignored_info instead. On InfiniBand a port taken down on purpose
+// (ibportstate disable) is the one whose physical state is Disabled; one that went down by itself
+// keeps Polling. A RoCE driver has no physical state of its own: it reports Disabled whenever the
+// netdev has no carrier (mlx5_query_port_roce, bnxt_re_query_port, irdma_query_port), so there a
+// port taken down on purpose is one whose interface is administratively down (no IFF_UP), and a
+// Disabled port whose interface is up has lost its link.
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -42,7 +47,8 @@ const FamilyDef kPortIgnoredFamily{"fabricmon_watchdog_port_ignored_info",
                                    "1 for each RDMA port the port_down rule does not judge, and "
                                    "why: never_active (not ACTIVE since "
                                    "fabricmon started and not in expected_ports), disabled "
-                                   "(physical state Disabled: down on purpose), "
+                                   "(down on purpose: physical state Disabled on InfiniBand, "
+                                   "the interface administratively down on RoCE), "
                                    "excluded (port_down.exclude).",
                                    MetricType::kGauge, "1", "device,port,why"};
 const FamilyDef* const kPortDownFamilies[] = {&kPortIgnoredFamily};
@@ -88,6 +94,15 @@ std::string_view physName(double v) {
 }
 
 
+/// A RoCE port reported Disabled whose interface is administratively up: its link was lost (a
+/// pulled cable, a dead optic or peer), not taken down. Without the interface's flags it stays a
+/// port taken down on purpose, as before they were read.
+bool lostWhileUp(const PortRef& p) {
+  if (!p.roce()) return false;
+  const Tracked* adminUp = p.ifaceIn(Fam::kNetdevAdminUp);
+  return adminUp != nullptr && adminUp->raw == 1;
+}
+
 void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
   const auto& rule = ctx.settings<PortDownRule>();
   const Nanos hold = toNanos(rule.hold);
@@ -109,7 +124,7 @@ void evaluatePortDown(RuleContext& ctx, const PortDownRule& /*rule*/) {
       mem.ignored = "excluded";
     } else if (!mem.everActive && !listed(rule.expectedPorts, key)) {
       mem.ignored = "never_active";
-    } else if (!active && phys != nullptr && phys->raw == kPhysDisabled) {
+    } else if (!active && phys != nullptr && phys->raw == kPhysDisabled && !lostWhileUp(p)) {
       mem.ignored = "disabled";
     }
     if (mem.ignored.empty()) {

@@ -91,6 +91,16 @@ TEST(ParseDomain, OperstateIsAnRfc2863NameAndSwitchesAreZeroOrOne) {
   for (const char* s : {"-5", "2", "01", "1.0", "", "yes"}) EXPECT_FALSE(parseSwitch(s).ok()) << s;
 }
 
+TEST(ParseDomain, InterfaceFlagsGiveIffUp) {
+  EXPECT_EQ(parseNetdevFlagsUp("0x1003\n").value(), 1.0);  // IFF_UP|IFF_BROADCAST|IFF_MULTICAST
+  EXPECT_EQ(parseNetdevFlagsUp("0x1002").value(), 0.0);    // ip link set down
+  EXPECT_EQ(parseNetdevFlagsUp("0x9").value(), 1.0);       // lo
+  EXPECT_EQ(parseNetdevFlagsUp("0xffffffff").value(), 1.0);
+  for (const char* s : {"", "0x", "1003", "0x1g03", "0x100000000", "-0x1", "0x 1"}) {
+    EXPECT_FALSE(parseNetdevFlagsUp(s).ok()) << s;
+  }
+}
+
 // ---- collectors over the bad_input fixture ----
 
 class RdmaHardening : public ::testing::Test {

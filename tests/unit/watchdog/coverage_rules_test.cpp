@@ -132,13 +132,56 @@ TEST(PortDown, PortNeverActiveSinceStartIsListedNotJudged) {
 TEST(PortDown, PortTakenDownOnPurposeIsListedNotJudged) {
   TestNode n;
   healthyRoce(n);
+  n.set("netdev_link", "fabricmon_netdev_admin_up", {{"interface", "eth0"}}, 1);
   for (int i = 0; i < 5; ++i) n.tick();
-  portState(n, 1, 3);  // DOWN, Disabled: ip link set down / ibportstate disable
+  // ip link set eth0 down: no IFF_UP, and the RoCE driver reports DOWN, Disabled.
+  n.set("netdev_link", "fabricmon_netdev_admin_up", {{"interface", "eth0"}}, 0);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  portState(n, 1, 3);
   for (int i = 0; i < 200; ++i) n.tick();
   EXPECT_TRUE(rulesOnly(n.findings(), "port_down").empty());
   const auto ignored = samplesOf(n, "fabricmon_watchdog_port_ignored_info");
   ASSERT_EQ(ignored.size(), 1u);
   EXPECT_EQ(ignored[0].back(), (std::pair<std::string, std::string>{"why", "disabled"}));
+}
+
+// A RoCE driver has no physical state of its own: it reports DOWN, Disabled whenever the netdev
+// has no carrier (mlx5_query_port_roce, bnxt_re_query_port, irdma_query_port). With the interface
+// still administratively up, that is a lost link (a pulled cable, a dead optic or peer), not a port
+// taken down on purpose.
+TEST(PortDown, ARoceLinkLostWithItsInterfaceUpIsCriticalThoughDisabled) {
+  TestNode n;
+  healthyRoce(n);
+  n.set("netdev_link", "fabricmon_netdev_admin_up", {{"interface", "eth0"}}, 1);
+  for (int i = 0; i < 5; ++i) n.tick();
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  portState(n, 1, 3);
+  for (int i = 0; i < 60; ++i) n.tick();
+  EXPECT_TRUE(rulesOnly(n.findings(), "port_down").empty()) << "before the 60 s hold";
+  n.tick();
+  EXPECT_EQ(rulesOnly(n.findings(), "port_down"), Strings{"port_down//mlx5_0/1/eth0"});
+  EXPECT_TRUE(samplesOf(n, "fabricmon_watchdog_port_ignored_info").empty());
+  // Then someone takes the interface down: on purpose now, and the finding clears.
+  n.set("netdev_link", "fabricmon_netdev_admin_up", {{"interface", "eth0"}}, 0);
+  n.tick();
+  EXPECT_TRUE(rulesOnly(n.findings(), "port_down").empty());
+}
+
+// InfiniBand keeps Polling while a port tries to train: Disabled there is ibportstate's, whatever
+// IPoIB's interface says (it stays up when the port is disabled).
+TEST(PortDown, AnInfinibandPortDisabledIsOnPurposeWhateverItsInterface) {
+  TestNode n;
+  n.set("rdma_port", "fabricmon_port_info",
+        {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "ib0"}, {"link_layer", "InfiniBand"}, {"rate", "400"}}, 1);
+  portState(n, 4, 5);
+  n.set("netdev_link", "fabricmon_netdev_admin_up", {{"interface", "ib0"}}, 1);
+  for (int i = 0; i < 5; ++i) n.tick();
+  portState(n, 1, 3);
+  for (int i = 0; i < 200; ++i) n.tick();
+  EXPECT_TRUE(rulesOnly(n.findings(), "port_down").empty());
+  portState(n, 1, 2);  // Polling: lost
+  for (int i = 0; i < 62; ++i) n.tick();
+  EXPECT_EQ(rulesOnly(n.findings(), "port_down"), Strings{"port_down//mlx5_0/1/ib0"});
 }
 
 TEST(PortDown, ExpectedPortDownFromStartIsCritical) {
