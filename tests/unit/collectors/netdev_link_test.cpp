@@ -49,7 +49,23 @@ TEST_F(NetdevLink, ProcfsEth0Capture) {
   EXPECT_EQ(p.value("fabricmon_netdev_carrier_changes_total{interface=\"eth0\"}"), 2.0);
   EXPECT_EQ(p.value("fabricmon_netdev_carrier_up_changes_total{interface=\"eth0\"}"), 1.0);
   EXPECT_EQ(p.value("fabricmon_netdev_carrier_down_changes_total{interface=\"eth0\"}"), 1.0);
-  EXPECT_EQ(p.samples.size(), 4u);
+  EXPECT_EQ(p.value("fabricmon_netdev_admin_up{interface=\"eth0\"}"), 1.0);  // flags 0x1003
+  EXPECT_EQ(p.samples.size(), 5u);
+}
+
+// IFF_UP tells a port taken down on purpose from a lost link, which RoCE drivers report alike.
+TEST_F(NetdevLink, AdministrativeStateFromTheInterfaceFlags) {
+  load("realdata/procfs_fixtures_sys_class_net_eth0_incl_ecn.ttar", {"eth.*"});
+  auto c = makeCollector("netdev_link", sources_, config_);
+  run(*c);
+  std::ofstream(tree_.root() / "class/net/eth0/flags", std::ios::trunc) << "0x1002\n";  // ip link set down
+  Poll p = run(*c);
+  EXPECT_EQ(p.value("fabricmon_netdev_admin_up{interface=\"eth0\"}"), 0.0);
+  std::ofstream(tree_.root() / "class/net/eth0/flags", std::ios::trunc) << "up\n";
+  p = run(*c);
+  EXPECT_FALSE(p.has("fabricmon_netdev_admin_up{interface=\"eth0\"}")) << "not flags: an error, not a value";
+  EXPECT_EQ(p.errors, 1u);
+  EXPECT_EQ(p.unread.count("fabricmon_netdev_admin_up{interface=\"eth0\"}"), 1u);
 }
 
 TEST_F(NetdevLink, InterfacesBehindRdmaPortsAndIncludedOnes) {

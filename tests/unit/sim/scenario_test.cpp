@@ -238,7 +238,9 @@ const ScenarioCase kCases[] = {
      [](const Window& w, const fs::path& sys) {
        const fs::path port = sys / "class/infiniband" / w.dev / "ports/1";
        EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
-       EXPECT_EQ(readTrimmed(port / "phys_state"), "2: Polling") << "lost, trying to train";
+       // A RoCE port without carrier is Disabled (mlx5_query_port_roce); lost, as its interface is up.
+       EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled");
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "flags"), "0x1003") << "lost: still administratively up";
        EXPECT_EQ(w.net("carrier_down_count"), 1) << "down once, at 3 s, and stays down";
        EXPECT_EQ(w.net("carrier_up_count"), 0);
        EXPECT_EQ(w.pma("link_downed"), 1);
@@ -248,14 +250,15 @@ const ScenarioCase kCases[] = {
      [](const Window& w, const fs::path& sys) {
        const fs::path port = sys / "class/infiniband" / w.dev / "ports/1";
        EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
-       EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled") << "taken down on purpose";
+       EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled");
+       EXPECT_EQ(readTrimmed(sys / "class/net" / w.ifc / "flags"), "0x1002") << "taken down on purpose: no IFF_UP";
        EXPECT_EQ(w.net("carrier_down_count"), 1);
      }},
     {"unused-port",
      [](const Window& w, const fs::path& sys) {
        const fs::path port = sys / "class/infiniband" / w.dev / "ports/1";
        EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
-       EXPECT_EQ(readTrimmed(port / "phys_state"), "2: Polling");
+       EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled");
        EXPECT_EQ(w.net("carrier_changes"), 0) << "never came up, so never went down";
        EXPECT_EQ(w.pma("port_xmit_data"), 0);
      }},
@@ -446,7 +449,10 @@ TEST(LinkFlap, DownStateLooksLikeAnMlx5PortWithoutCarrier) {
   EXPECT_EQ(readTrimmed(net / "carrier"), "0");
   EXPECT_EQ(readTrimmed(net / "speed"), "-1");
   EXPECT_EQ(readTrimmed(port / "state"), "1: DOWN");
-  EXPECT_EQ(readTrimmed(port / "phys_state"), "2: Polling");  // lost, not taken down on purpose
+  // mlx5_query_port_roce: Disabled whenever the netdev has no carrier; lost, not taken down on
+  // purpose, as the interface is still administratively up.
+  EXPECT_EQ(readTrimmed(port / "phys_state"), "3: Disabled");
+  EXPECT_EQ(readTrimmed(net / "flags"), "0x1003");
   const auto downA = snapshot(sim);
   ASSERT_TRUE(sim.tick(1s).ok());  // t = 5.5, still down: nothing moves on that port
   const auto downB = snapshot(sim);
