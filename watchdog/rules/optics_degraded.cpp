@@ -132,11 +132,20 @@ bool lightFlag(const Tracked& flag) {
 }
 
 /// Per interface: whether a light flag was set when its alarm flags were last judged with the link
-/// up, the one cause a down link's alarm_flag finding holds on.
+/// up, the one cause a down link's alarm_flag finding holds on; and whether the latest flag reading
+/// covers a time the port was dark.
 struct OpticsMemory : RuleState {
   struct Light {
     bool set = false;
     uint64_t pass = 0;  ///< the evaluation that last saw the interface
+    /// SFF-8636 and CMIS flags latch until read (SFF-8636 bytes 9-14, CMIS page 11h bytes 139-152):
+    /// the first reading after the link was down holds the alarms the dark time latched. `dark`:
+    /// the link was down (or its carrier dropped) since the latest reading; `staleReading`: the
+    /// latest reading was taken after such a time, so its light flags are not judged.
+    bool dark = false;
+    bool staleReading = false;
+    Nanos flagsT = kNever;    ///< sample time of the latest flag reading
+    double carrierDowns = -1;  ///< the interface's carrier-down count at the last evaluation
   };
   std::map<std::string, Light, std::less<>> lightAlarm;
   uint64_t pass = 0;
@@ -144,12 +153,12 @@ struct OpticsMemory : RuleState {
 };
 
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
-// previous read. While the link is down the light flags are not judged, as the power and bias
-// values are not: the other flags (temperature, supply voltage) still fire and clear, and a finding
-// a light flag raised (`lightHolds`: one was set at the last judgement with the link up) keeps its
-// state until the link is back (docs/rules.md, "optics_degraded"). With the link up, `lightSet`
-// gets whether a light flag is set.
-Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags, bool down,
+// previous read. While the link is down, and for the first reading after it was (`skipLight`), the
+// light flags are not judged, as the power and bias values are not while it is down: the other
+// flags (temperature, supply voltage) still fire and clear, and a finding a light flag raised
+// (`lightHolds`: one was set at the last judgement of them) keeps its state until they are judged
+// again (docs/rules.md, "optics_degraded"). When they are judged, `lightSet` gets whether one is set.
+Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags, bool skipLight,
                        bool lightHolds, bool& lightSet) {
   Judged j;
   j.severity = Severity::kCritical;
@@ -159,7 +168,7 @@ Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> f
   for (const Tracked* s : flags) {
     if (s->samples == 0) continue;  // a latched flag is judged from its first reading
     if (lightFlag(*s)) {
-      if (down) {
+      if (skipLight) {
         held = held || lightHolds;
         continue;
       }
@@ -226,10 +235,29 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
            values);
     auto light = memory.lightAlarm.find(iface);
     if (light == memory.lightAlarm.end()) light = memory.lightAlarm.emplace(std::string(iface), OpticsMemory::Light{}).first;
-    light->second.pass = memory.pass;
+    OpticsMemory::Light& l = light->second;
+    l.pass = memory.pass;
+    // A flap shorter than a poll shows only in the carrier-down count.
+    const Tracked* carrier = in.in(Fam::kCarrierDownChanges);
+    if (carrier == nullptr) carrier = in.in(Fam::kCarrierChanges);
+    if (carrier != nullptr) {
+      if (l.carrierDowns >= 0 && carrier->raw != l.carrierDowns) l.dark = true;
+      l.carrierDowns = carrier->raw;
+    }
+    if (down) l.dark = true;
+    Nanos flagsT = kNever;
+    for (const Tracked* s : alarms) {
+      if (s->samples > 0 && lightFlag(*s)) flagsT = std::max(flagsT, s->t);
+    }
+    if (flagsT != l.flagsT) {  // a new reading: it covers the time since the one before
+      l.staleReading = l.dark;
+      l.dark = down;
+      l.flagsT = flagsT;
+    }
+    const bool skipLight = down || l.staleReading;
     bool lightSet = false;
-    report("alarm_flag", judgeAlarmFlags(subject, alarms, down, light->second.set, lightSet), flags);
-    if (!down) light->second.set = lightSet;
+    report("alarm_flag", judgeAlarmFlags(subject, alarms, skipLight, l.set, lightSet), flags);
+    if (!skipLight) l.set = lightSet;
   }
   std::erase_if(memory.lightAlarm, [&](const auto& kv) { return kv.second.pass != memory.pass; });
 }

@@ -265,6 +265,35 @@ TEST(OpticsDegraded, AnAlarmFlagFindingHoldsWhileTheLinkIsDown) {
   EXPECT_EQ(finding(n.findings(), "alarm_flag"), nullptr);
 }
 
+// SFF-8636 and CMIS flags latch until read: the first reading after the link came back holds the
+// Rx alarm the dark time latched, and the reading after it shows what is true now. Neither a port
+// that was down for a while nor a flap shorter than a poll (seen only in the carrier-down count)
+// pages for it; an alarm that is still set at the next reading does.
+TEST(OpticsDegraded, TheFirstReadingAfterADarkTimeDoesNotJudgeItsLightFlags) {
+  TestNode n;
+  module(n);
+  const Labels carrier{{"interface", "eth0"}};
+  n.set("netdev_link", "fabricmon_netdev_carrier_down_changes_total", carrier, 3);
+  run(n, 2);
+  // Down for two readings (a peer reboot), then up: the reading at the return has the latch.
+  n.set("netdev_link", "fabricmon_netdev_up", carrier, 0);
+  n.set("netdev_link", "fabricmon_netdev_carrier_down_changes_total", carrier, 4);
+  setFlag(n, "eth0", "rx_power", "low_alarm", "2", 1);
+  run(n, 2);
+  n.set("netdev_link", "fabricmon_netdev_up", carrier, 1);
+  EXPECT_TRUE(run(n, 1).empty()) << "the latch of the dark time";
+  setFlag(n, "eth0", "rx_power", "low_alarm", "2", 0);  // read: cleared
+  EXPECT_TRUE(run(n, 3).empty());
+  // A flap between two polls: only the carrier-down count moved.
+  n.set("netdev_link", "fabricmon_netdev_carrier_down_changes_total", carrier, 5);
+  setFlag(n, "eth0", "rx_power", "low_alarm", "2", 1);
+  EXPECT_TRUE(run(n, 1).empty()) << "the latch of a flap";
+  // Still set at the next reading, with light on the lane: the module means it.
+  const auto now = run(n, 1);
+  ASSERT_NE(finding(n.findings(), "alarm_flag"), nullptr) << ::testing::PrintToString(now);
+  EXPECT_EQ(finding(n.findings(), "alarm_flag")->severity, Severity::kCritical);
+}
+
 TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
   TestNode n;
   n.set("port_topology", "fabricmon_port_topology_info",
