@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -31,9 +32,19 @@ struct Tally {
   SeriesPtr countSeries, timeSeries;
 };
 
-double wallFromKernel(uint64_t tsUsec) {
-  // printk timestamps are the kernel's local clock, which runs with CLOCK_MONOTONIC (both count
-  // from boot and stop during suspend): wall = now - (monotonic now - record).
+double nowWall() {
+  timespec real{};
+  clock_gettime(CLOCK_REALTIME, &real);
+  return double(real.tv_sec) + double(real.tv_nsec) / 1e9;
+}
+
+/// The wall time of a record from its kernel timestamp: now - (monotonic now - record). printk
+/// stamps records with local_clock() (kernel/printk/printk.c), which counts from boot like
+/// CLOCK_MONOTONIC but is not slewed by NTP, so the two part by tens of ppm: minutes after months
+/// of uptime. `after`: the wall time of the previous read of the log (0 for the first): a record
+/// read since was logged after it, so that bounds the estimate, and only records from before the
+/// daemon's first read rely on the conversion alone.
+double wallFromKernel(uint64_t tsUsec, double after) {
   timespec mono{}, real{};
   clock_gettime(CLOCK_MONOTONIC, &mono);
   clock_gettime(CLOCK_REALTIME, &real);
@@ -41,7 +52,7 @@ double wallFromKernel(uint64_t tsUsec) {
   const double realNow = double(real.tv_sec) + double(real.tv_nsec) / 1e9;
   const double at = double(tsUsec) / 1e6;
   if (tsUsec == 0 || at > monoNow) return realNow;  // no timestamp, or one from the future
-  return realNow - (monoNow - at);
+  return std::max(realNow - (monoNow - at), after);
 }
 
 }  // namespace
@@ -56,6 +67,7 @@ struct NicDriverLogState {
   bool denied = false;
   bool absent = false;  ///< no kernel log device (a container), said once
   KernelLogRead read;  ///< reused between runs
+  double lastReadWall = 0;  ///< wall time of the latest good read (0: none yet): see wallFromKernel()
 };
 
 std::shared_ptr<NicDriverLogState> makeNicDriverLogState(std::unique_ptr<KernelLogSource> source) {
@@ -79,7 +91,9 @@ using namespace families::nic;
 struct Watched {
   std::map<std::string, Place, std::less<>> byPci;
   std::map<std::string, std::string, std::less<>> pciOfRdma, pciOfNetdev;
-  std::multimap<std::string, std::string, std::less<>> pciOfDriver;  ///< netdev driver -> functions
+  /// PCI driver -> functions: each RDMA device's, and each watched netdev's (an EFA function or an
+  /// InfiniBand HCA without IPoIB has no netdev to show it).
+  std::multimap<std::string, std::string, std::less<>> pciOfDriver;
 
   void build(const Topology& t) {
     byPci.clear();
@@ -98,6 +112,7 @@ struct Watched {
       }
       byPci.emplace(d.pciAddress, p);
       pciOfRdma.emplace(d.name, d.pciAddress);
+      if (!d.driver.empty()) pciOfDriver.emplace(d.driver, d.pciAddress);
     }
     for (const Netdev& n : t.netdevs) {
       if (n.pciAddress.empty()) continue;
@@ -133,6 +148,7 @@ class NicDriverLogCollector final : public Collector {
     s.read.lost = 0;
     s.read.malformed = 0;
     s.read.accessDenied = false;
+    const double readWall = nowWall();  // records read now were logged after the previous read
     const Status st = s.source->read(s.read, kMaxKernelRecordsPerRun);
     s.lost += double(s.read.lost);
     CollectStatus status = CollectStatus::kOk;
@@ -162,6 +178,7 @@ class NicDriverLogCollector final : public Collector {
       s.absent = false;
     }
     for (const KmsgRecord& r : s.read.records) ingest(s, r);
+    if (st) s.lastReadWall = readWall;
     if (status == CollectStatus::kFailed) return status;
     emit(s, out);
     return status;
@@ -177,7 +194,7 @@ class NicDriverLogCollector final : public Collector {
     }
     auto m = s.matcher.match(r);
     if (!m) return;
-    const double wall = wallFromKernel(r.timestampUsec);
+    const double wall = wallFromKernel(r.timestampUsec, s.lastReadWall);
     if (m->row->attribution == Attribution::kTrace) {
       // Every watched function of the driver the trace names.
       std::string_view netDriver;

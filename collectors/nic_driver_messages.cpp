@@ -11,8 +11,8 @@ using enum Attribution;
 // Severity classes (docs/rules.md, "nic_driver_error"): fatal = the function stopped answering or
 // reset itself (firmware fatal, health lost, a command or transmit timeout); recoverable = an error
 // the driver handles, worth a warning while it lasts; info = what a healthy probe or reload logs.
-// Order matters where anchors overlap ("non-fatal firmware reset event" before "fatal firmware
-// reset event").
+// Order matters where anchors overlap (the AER severities). An anchor lists the wordings of older
+// and newer kernels separated by '|'; matching is case-sensitive, as the kernel prints.
 const DriverMessage kMessages[] = {
     // mlx5_core (drivers/net/ethernet/mellanox/mlx5/core/). mlx5_core_err() prefixes
     // "<func>:<line>:(pid N): ", so the anchors avoid the start of the message.
@@ -25,9 +25,14 @@ const DriverMessage kMessages[] = {
     {"mlx5_internal_error", "mlx5_core", kFatal, "mlx5_enter_error_state", "): start",
      "the driver put the function into its internal error state (every command fails from now)",
      "mlx5/core/health.c, mlx5_enter_error_state()"},
-    {"mlx5_health_recovery_failed", "mlx5_core", kFatal, "health recovery flow aborted", "",
+    {"mlx5_health_recovery_failed", "mlx5_core", kFatal, "health recovery flow aborted|health recovery failed", "",
      "recovery after a fatal error gave up (PCI reads still failing): the NIC stays down",
-     "mlx5/core/health.c, mlx5_health_try_recover()"},
+     "mlx5/core/health.c, mlx5_health_try_recover() (\"health recovery flow aborted\"), "
+     "mlx5_fw_fatal_reporter_err_work() (\"health recovery failed\")"},
+    {"mlx5_error_state_unload", "mlx5_core", kFatal, "Driver is in error state. Unloading", "",
+     "a fatal error came within the grace period of the last recovery, so none was tried: the driver unloads "
+     "the function, which stays down until it is reloaded",
+     "mlx5/core/health.c, mlx5_fw_fatal_reporter_err_work()"},
     {"mlx5_cmd_no_completion", "mlx5_core", kFatal, "No done completion", "",
      "a firmware command got no completion: the firmware no longer answers its command interface",
      "mlx5/core/cmd.c, wait_func_handle_exec_timeout()"},
@@ -49,8 +54,10 @@ const DriverMessage kMessages[] = {
      "mlx5/core/main.c, mlx5_function_setup()"},
     {"mlx5_module_event", "mlx5_core", kInfo, "Port module event: module", "",
      "a cable or transceiver was plugged or unplugged", "mlx5/core/events.c, port_module_event()"},
-    // mlx5_ib (drivers/infiniband/hw/mlx5/): mlx5_ib_warn() prefixes "<ibdev>:<func>:<line>:(pid N): ".
-    {"mlx5_ib_error_cqe", "mlx5_ib", kRecoverable, "dump error cqe", "",
+    // mlx5_ib (drivers/infiniband/hw/mlx5/): mlx5_ib_warn()/mlx5_ib_log() print through the ib
+    // device, "infiniband <ibdev>: <func>:<line>:(pid N): " ("<ibdev>:<func>:..." in older kernels).
+    // "WC error: 12, Message: transport retry counter exceeded" since 6.2; "dump error cqe" before.
+    {"mlx5_ib_error_cqe", "mlx5_ib", kRecoverable, "WC error: |dump error cqe", "dump_cqe",
      "a completion with error (a QP went to error: remote access, retry exceeded, ...)",
      "infiniband/hw/mlx5/cq.c, dump_cqe()", kRdmaName},
     // ib_core (drivers/infiniband/core/): dev_warn() on the ib device prints "infiniband <ibdev>: ".
@@ -60,9 +67,11 @@ const DriverMessage kMessages[] = {
     // bnxt_en (drivers/net/ethernet/broadcom/bnxt/).
     {"bnxt_tx_timeout", "bnxt_en", kFatal, "TX timeout detected, starting reset task", "",
      "a send queue timed out; the driver resets the function", "bnxt/bnxt.c, bnxt_tx_timeout()"},
-    {"bnxt_fw_reset_nonfatal", "bnxt_en", kRecoverable, "non-fatal firmware reset event", "",
-     "the firmware announced a reset it will recover from", "bnxt/bnxt.c, bnxt_async_event_process()"},
-    {"bnxt_fw_reset_fatal", "bnxt_en", kFatal, "fatal firmware reset event", "",
+    // "%s firmware reset event" with "Fatal", "Non-fatal" or "Solicited" (5.12 on); "Firmware %s reset
+    // event" with "fatal" or "non-fatal" before.
+    {"bnxt_fw_reset_nonfatal", "bnxt_en", kRecoverable, "Non-fatal firmware reset event|Firmware non-fatal reset event",
+     "", "the firmware announced a reset it will recover from", "bnxt/bnxt.c, bnxt_async_event_process()"},
+    {"bnxt_fw_reset_fatal", "bnxt_en", kFatal, "Fatal firmware reset event|Firmware fatal reset event", "",
      "the firmware hit a fatal error and resets", "bnxt/bnxt.c, bnxt_async_event_process()"},
     {"bnxt_hwrm_timeout", "bnxt_en", kFatal, "Error (timeout: ", "",
      "a firmware (HWRM) command timed out: the firmware does not answer",
@@ -87,6 +96,14 @@ const DriverMessage kMessages[] = {
     {"ice_ddp_loaded", "ice", kInfo, "The DDP package was successfully loaded", "",
      "the function was probed and its packet-processing package loaded (every load or reload)",
      "intel/ice/ice_main.c, ice_log_pkg_init()"},
+    // ionic (drivers/net/ethernet/pensando/ionic/): the firmware's heartbeat register, read by the
+    // driver's watchdog; logged once per stall, at info level.
+    {"ionic_fw_heartbeat_stalled", "ionic", kFatal, "FW heartbeat stalled at", "",
+     "the firmware's heartbeat stopped moving: the firmware hangs, and the driver resets the function when it "
+     "comes back",
+     "pensando/ionic/ionic_dev.c, ionic_heartbeat_check()"},
+    {"ionic_fw_heartbeat_restored", "ionic", kInfo, "FW heartbeat restored at", "",
+     "the firmware's heartbeat moves again after a stall", "pensando/ionic/ionic_dev.c, ionic_heartbeat_check()"},
     // irdma (drivers/infiniband/hw/irdma/).
     {"irdma_cqp_timeout", "irdma", kFatal, "error cqp command", "timed out",
      "a control QP command to the RDMA firmware timed out; the driver requests a reset",
@@ -129,11 +146,18 @@ const DriverMessage kMessages[] = {
 
 const NicModule kModules[] = {
     {"mlx5_core", "mlx5_core"}, {"mlx5_ib", "mlx5_core"}, {"bnxt_en", "bnxt_en"}, {"bnxt_re", "bnxt_en"},
-    {"ice", "ice"},             {"irdma", "ice"},         {"efa", "efa"},
+    {"ice", "ice"},             {"irdma", "ice"},         {"efa", "efa"},           {"ionic", "ionic"},
+    {"ionic_rdma", "ionic"},
 };
 
 bool contains(std::string_view text, std::string_view anchor) {
-  return anchor.empty() || text.find(anchor) != std::string_view::npos;
+  if (anchor.empty()) return true;
+  for (size_t start = 0;;) {
+    const size_t bar = anchor.find('|', start);
+    if (text.find(anchor.substr(start, bar - start)) != std::string_view::npos) return true;
+    if (bar == std::string_view::npos) return false;
+    start = bar + 1;
+  }
 }
 
 bool isNameChar(char c) {

@@ -29,8 +29,10 @@ struct DriverMessage {
   std::string_view name;    ///< stable pattern name: the `pattern` label
   std::string_view driver;  ///< the driver (module) that logs it; "kernel" for the kernel's own
   DriverSeverity severity;
-  std::string_view anchor;   ///< must occur in the message
-  std::string_view anchor2;  ///< and so must this ("" = no second anchor)
+  /// Must occur in the message; '|' separates the texts of kernels that word it differently (one
+  /// of them must occur).
+  std::string_view anchor;
+  std::string_view anchor2;  ///< and so must this ("" = no second anchor; '|' as for `anchor`)
   std::string_view meaning;
   std::string_view source;  ///< kernel source file and function (or a public report)
   Attribution attribution = Attribution::kPci;

@@ -20,6 +20,9 @@ struct RdmaDevice {
   std::string pciAddress;  ///< basename of the `device` link ("0000:17:00.0"); "" if none
   uint64_t identity = 0;   ///< changes when the device is re-created (inode of its directory)
   std::vector<RdmaPort> ports;
+  /// Basename of class/infiniband/<dev>/device/driver ("mlx5_core", "efa"); "" if none. The
+  /// function's driver also where no netdev shows it (EFA, an InfiniBand HCA without IPoIB).
+  std::string driver{};
 };
 
 struct Netdev {

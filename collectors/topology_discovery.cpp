@@ -40,7 +40,7 @@ bool samePort(const RdmaPort& a, const RdmaPort& b) {
 }
 
 bool sameDevice(const RdmaDevice& a, const RdmaDevice& b) {
-  return a.name == b.name && a.pciAddress == b.pciAddress && a.identity == b.identity &&
+  return a.name == b.name && a.pciAddress == b.pciAddress && a.identity == b.identity && a.driver == b.driver &&
          std::equal(a.ports.begin(), a.ports.end(), b.ports.begin(), b.ports.end(), samePort);
 }
 
@@ -69,6 +69,9 @@ RdmaDevice TopologyDiscovery::scanDevice(const std::string& name) const {
   device.name = name;
   const std::string dir = std::string(kInfiniband) + "/" + name;
   if (auto pci = sysfs_->linkBasename(dir + "/device")) device.pciAddress = std::move(*pci);
+  if (!device.pciAddress.empty()) {
+    if (auto drv = sysfs_->linkBasename(dir + "/device/driver")) device.driver = std::move(*drv);
+  }
   if (auto id = sysfsIdentity(*sysfs_, dir)) device.identity = *id;
 
   auto ports = sysfs_->listDir(dir + "/ports");

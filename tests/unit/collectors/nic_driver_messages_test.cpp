@@ -29,6 +29,9 @@ const std::map<std::string, Line> kLines = {
      {"mlx5_core 0000:3b:00.0: mlx5_health_try_recover:343:(pid 87): health recovery flow aborted, PCI reads "
       "still not working",
       "0000:3b:00.0"}},
+    {"mlx5_error_state_unload",
+     {"mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:704:(pid 87): Driver is in error state. Unloading",
+      "0000:3b:00.0"}},
     {"mlx5_cmd_no_completion",
      {"mlx5_core 0000:63:00.0: cmd_work_handler:877:(pid 1): cmd[0]: CREATE_MKEY(0x200) No done completion",
       "0000:63:00.0"}},
@@ -50,17 +53,19 @@ const std::map<std::string, Line> kLines = {
       "0000:3b:00.0"}},
     {"mlx5_probe", {"mlx5_core 0000:3b:00.0: firmware version: 28.39.1002", "0000:3b:00.0"}},
     {"mlx5_module_event", {"mlx5_core 0000:3b:00.0: Port module event: module 0, Cable plugged", "0000:3b:00.0"}},
-    {"mlx5_ib_error_cqe", {"mlx5_0:dump_cqe:272:(pid 0): dump error cqe", "", "mlx5_0"}},
+    {"mlx5_ib_error_cqe",
+     {"infiniband mlx5_0: dump_cqe:279:(pid 0): WC error: 12, Message: transport retry counter exceeded", "",
+      "mlx5_0"}},
     {"ib_core_cache_setup_failed",
      {"infiniband mlx5_2: Couldn't set up InfiniBand P_Key/GID cache", "", "mlx5_2"}},
     {"bnxt_tx_timeout",
      {"bnxt_en 0000:41:00.0 enp65s0f0np0: TX timeout detected, starting reset task!", "0000:41:00.0"}},
     {"bnxt_fw_reset_nonfatal",
-     {"bnxt_en 0000:41:00.0 enp65s0f0np0: non-fatal firmware reset event, data1: 0x200, data2: 0x0, min wait "
-      "0 ms, max wait 4000 ms",
+     {"bnxt_en 0000:41:00.0 enp65s0f0np0: Non-fatal firmware reset event, data1: 0x200, data2: 0x80000001, min "
+      "wait 0 ms, max wait 4000 ms",
       "0000:41:00.0"}},
     {"bnxt_fw_reset_fatal",
-     {"bnxt_en 0000:41:00.0 enp65s0f0np0: fatal firmware reset event, data1: 0x20200, data2: 0x0, min wait "
+     {"bnxt_en 0000:41:00.0 enp65s0f0np0: Fatal firmware reset event, data1: 0x20200, data2: 0x0, min wait "
       "1000 ms, max wait 4000 ms",
       "0000:41:00.0"}},
     {"bnxt_hwrm_timeout",
@@ -81,6 +86,8 @@ const std::map<std::string, Line> kLines = {
     {"ice_ddp_loaded",
      {"ice 0000:17:00.0: The DDP package was successfully loaded: ICE OS Default Package version 1.3.30.0",
       "0000:17:00.0"}},
+    {"ionic_fw_heartbeat_stalled", {"ionic 0000:24:00.0: FW heartbeat stalled at 2952797608", "0000:24:00.0"}},
+    {"ionic_fw_heartbeat_restored", {"ionic 0000:24:00.0: FW heartbeat restored at 2952797650", "0000:24:00.0"}},
     {"irdma_cqp_timeout",
      {"irdma 0000:17:00.0 irdma0: error cqp command 0x3 timed out", "0000:17:00.0"}},
     {"efa_admin_no_completion",
@@ -139,8 +146,32 @@ TEST(DriverMessages, RowsAreWellFormed) {
   for (const auto& [name, line] : kLines) EXPECT_NE(findDriverMessage(name), nullptr) << name;
 }
 
+// The same event as other kernels word it.
+TEST(DriverMessages, OlderKernelsWordingsMatchTheirRow) {
+  const std::pair<const char*, const char*> lines[] = {
+      {"bnxt_en 0000:41:00.0 enp65s0f0np0: Firmware non-fatal reset event, data1: 0x200, data2: 0x0, min wait 0 "
+       "ms, max wait 4000 ms",
+       "bnxt_fw_reset_nonfatal"},
+      {"bnxt_en 0000:41:00.0 enp65s0f0np0: Firmware fatal reset event, data1: 0x20200, data2: 0x0, min wait 1000 "
+       "ms, max wait 4000 ms",
+       "bnxt_fw_reset_fatal"},
+      {"mlx5_0:dump_cqe:272:(pid 0): dump error cqe", "mlx5_ib_error_cqe"},
+      {"mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:692:(pid 87): health recovery failed",
+       "mlx5_health_recovery_failed"},
+  };
+  for (const auto& [line, name] : lines) {
+    const DriverMessage* row = matchDriverMessage(line);
+    ASSERT_NE(row, nullptr) << line;
+    EXPECT_EQ(row->name, name) << line;
+  }
+  // A solicited reset (devlink reload, a firmware update) is neither; a "WC error" of another
+  // driver's function is not mlx5's.
+  EXPECT_EQ(matchDriverMessage("bnxt_en 0000:41:00.0 x: Solicited firmware reset event, data1: 0x1"), nullptr);
+  EXPECT_EQ(matchDriverMessage("rxe0: WC error: 12, Message: transport retry counter exceeded"), nullptr);
+}
+
 TEST(DriverMessages, OrderKeepsOverlappingAnchorsApart) {
-  EXPECT_EQ(matchDriverMessage("bnxt_en 0000:41:00.0 x: non-fatal firmware reset event, data1: 0x1")->name,
+  EXPECT_EQ(matchDriverMessage("bnxt_en 0000:41:00.0 x: Non-fatal firmware reset event, data1: 0x1")->name,
             "bnxt_fw_reset_nonfatal");
   EXPECT_EQ(matchDriverMessage("x 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=x")->name,
             "pcie_aer_nonfatal");

@@ -1,6 +1,8 @@
 // nic_driver_error end to end below the daemon: kernel log records from a scripted source go
 // through the real nic_driver_log collector (matching, attribution, tallies, notes) into batches
 // the real watchdog judges. Time is the batches' timestamps: no sleeps.
+#include <time.h>
+
 #include <deque>
 
 #include <gtest/gtest.h>
@@ -311,6 +313,28 @@ TEST_F(NicDriverErrorTest, AnOldRecordIsNotRaisedAgainWhenItsFunctionComesBack) 
   EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 2);
 }
 
+// printk's clock is not slewed by NTP: after months of uptime a record's converted time can lag
+// the wall clock by minutes, enough to make a fresh fatal record look older than the quiet period.
+// A record read after an earlier read was logged after it, which bounds the lag.
+TEST_F(NicDriverErrorTest, AFreshRecordIsNotAgedByPrintksClockLaggingTheWallClock) {
+  wall_ = std::chrono::system_clock::now();
+  poll();
+  const double previousRead = double(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count()) /
+                              1e3;
+  timespec mono{};
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  if (mono.tv_sec < 21 * 60) GTEST_SKIP() << "the machine booted less than 21 minutes ago: no 20-minute lag to fake";
+  KmsgRecord r = rec(kFatal);
+  r.timestampUsec = uint64_t(mono.tv_sec - 20 * 60) * 1000000;  // 20 minutes behind
+  log_->pending.push_back(r);
+  const BatchPtr b = poll();
+  EXPECT_GE(value(b, families::nic::kDriverLastRecord, "mlx5_fw_fatal"), previousRead - 1);
+  ASSERT_EQ(findings().size(), 1u) << "a fresh fatal record pages";
+  EXPECT_EQ(label(findings()[0], "reason"), "mlx5_fw_fatal");
+}
+
 TEST_F(NicDriverErrorTest, HungTaskInTheDriverIsCriticalOnEveryFunctionOfThatDriver) {
   log_->pending.push_back(rec("INFO: task kworker/u258:1:1234 blocked for more than 122 seconds.", 0, ""));
   log_->pending.push_back(rec(" mlx5_cmd_exec+0x2f/0x50 [mlx5_core]", 0, ""));
@@ -319,6 +343,22 @@ TEST_F(NicDriverErrorTest, HungTaskInTheDriverIsCriticalOnEveryFunctionOfThatDri
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(label(f[0], "reason"), "hung_task_in_nic_driver");
   EXPECT_EQ(f[0].severity, Severity::kCritical);
+}
+
+// An EFA function (and an InfiniBand HCA without IPoIB) has no netdev: the trace's module is
+// joined to the function by the RDMA device's own PCI driver.
+TEST_F(NicDriverErrorTest, AHungTaskInADriverWithoutANetdevIsOnItsRdmaFunctions) {
+  topology_.devices = {RdmaDevice{"efa_0", "0000:00:06.0", 1, {RdmaPort{1, "Unspecified", {}}}, "efa"}};
+  topology_.netdevs.clear();
+  topology_.generation = 2;
+  log_->pending.push_back(rec("INFO: task python3:4711 blocked for more than 122 seconds.", 0, ""));
+  log_->pending.push_back(rec(" efa_com_cmd_exec+0x9c/0x1c0 [efa]", 0, ""));
+  poll();
+  const auto f = findings();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(label(f[0], "reason"), "hung_task_in_nic_driver");
+  EXPECT_EQ(f[0].severity, Severity::kCritical);
+  EXPECT_EQ(label(f[0], "device"), "efa_0");
 }
 
 TEST(FindingText, EscapesAndTruncates) {
