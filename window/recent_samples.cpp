@@ -206,13 +206,14 @@ void RecentSamples::ingest(const Snapshot& snapshot) {
     }
     // A series its collector could not read this run is not gone (docs/architecture.md, "An
     // unread series is not a vanished one"): it keeps its place with kUnread, which no answer
-    // counts, so its window still reaches back past the failed read.
+    // counts, so its window still reaches back past the failed read. One without a value for
+    // longer than the length has nothing left to answer with, and leaves as a vanished one does.
     for (const SeriesPtr& series : batch->unread) {
       if (!series) continue;
       const auto it = series_.find(series->id);
       if (it == series_.end()) continue;
       Stored& s = it->second;
-      if (s.timeline != &tl || s.seenEpoch == epoch) continue;
+      if (s.timeline != &tl || s.seenEpoch == epoch || t - s.lastValueT > length_.count()) continue;
       append(s, tl, epoch, keepFrom, kUnread);
     }
     if (keepFrom > tl.firstChunk) {
@@ -258,6 +259,7 @@ void RecentSamples::append(Stored& s, Timeline& tl, uint32_t epoch, uint64_t kee
     first = true;
   }
   xorAppend(s.chunks.back().bits, s.state, value, first);
+  if (!std::isnan(value)) s.lastValueT = tl.last;
   ++s.samples;
   ++samples_;
   s.seenEpoch = epoch;
@@ -290,9 +292,9 @@ std::vector<std::vector<int64_t>> RecentSamples::decodeTimes(const Timeline& tl)
 
 void RecentSamples::decode(const Stored& s, const std::vector<std::vector<int64_t>>& times, int64_t from,
                            std::vector<Raw>& out) const {
-  out.clear();
   const uint64_t base = s.firstChunk - s.timeline->firstChunk;  // index into times
   // Skip the chunks before the one holding the newest sample at or before `from`.
+  out.clear();
   size_t j = 0;
   while (j + 1 < s.chunks.size() && times[base + j + 1][0] <= from) ++j;
   for (; j < s.chunks.size(); ++j) {
@@ -346,14 +348,20 @@ std::vector<RecentSamples::SeriesWindow> RecentSamples::window(const Query& q) c
     auto tit = times.find(stored.timeline);
     if (tit == times.end()) tit = times.emplace(stored.timeline, decodeTimes(*stored.timeline)).first;
     decode(stored, tit->second, from, ring);
-    // The runs that could not read it: no value, and no point (the next value's increase spans them).
-    std::erase_if(ring, [](const Raw& r) { return std::isnan(r.v); });
-    if (ring.empty()) continue;
-    const bool counter = stored.counter;
     // The base is the newest point at or before the window start, so the increase covers the
-    // whole window when the history reaches that far.
+    // whole window when the history reaches that far. The runs that could not read the series
+    // (kUnread) have no value and no point: the next value's increase spans them, and a window
+    // whose base is one starts at the first value after it.
     size_t first = 0;
     while (first + 1 < ring.size() && ring[first + 1].t <= from) ++first;
+    const auto unread = [](const Raw& r) { return std::isnan(r.v); };
+    if (std::any_of(ring.begin() + ptrdiff_t(first), ring.end(), unread)) {  // rare: a failed read
+      ring.erase(ring.begin(), ring.begin() + ptrdiff_t(first));
+      std::erase_if(ring, unread);
+      first = 0;
+    }
+    if (ring.empty()) continue;
+    const bool counter = stored.counter;
     SeriesWindow w;
     w.series = stored.series;
     w.counter = counter;

@@ -141,6 +141,7 @@ class RecentSamples {
     std::vector<ValueChunk> chunks;  // contiguous chunk indices up to the timeline's current one
     XorState state;
     size_t samples = 0;
+    int64_t lastValueT = 0;  ///< steady ns of its newest value (not kUnread)
   };
   /// The value stored for a run that could not read the series (Batch::unread): a NaN, which no
   /// collector exports, so it cannot be mistaken for a reading.

@@ -23,6 +23,7 @@ using namespace std::chrono_literals;
 
 class PlainWindow {
  public:
+  explicit PlainWindow(std::chrono::nanoseconds length) : length_(length.count()) {}
   void ingest(const Snapshot& snapshot) {
     for (const auto& [collector, batch] : snapshot.batches) {
       auto& last = lastBatch_[collector];
@@ -49,10 +50,16 @@ class PlainWindow {
         ring.points.push_back({t, s.value});
         ring.seenEpoch = epoch;
       }
-      // A series its collector could not read keeps its place, with no value.
+      // A series its collector could not read keeps its place, with no value, until it has had no
+      // value for longer than the length.
       for (const SeriesPtr& series : batch->unread) {
         auto it = rings_.find(series->id);
         if (it == rings_.end() || it->second.collector != collector || it->second.seenEpoch == epoch) continue;
+        int64_t lastValue = 0;
+        for (const Raw& p : it->second.points) {
+          if (!std::isnan(p.v)) lastValue = p.t;
+        }
+        if (t - lastValue > length_) continue;
         it->second.points.push_back({t, std::numeric_limits<double>::quiet_NaN()});
         it->second.seenEpoch = epoch;
       }
@@ -70,11 +77,17 @@ class PlainWindow {
     const int64_t from = now - int64_t(q.window.count()) * 1'000'000'000;
     const double offset = double(wallOffsetNs_);
     for (const auto& [key, ring] : rings_) {
-      std::vector<Raw> pts;  // the values: a run that could not read the series has none
-      for (const Raw& p : ring.points) {
-        if (!std::isnan(p.v)) pts.push_back(p);
+      const auto& all = ring.points;
+      if (all.empty() || all.back().t < from) continue;
+      // From the newest point at or before the start, the values: a run that could not read the
+      // series has none, and a window whose base is such a run starts at the value after it.
+      size_t start = 0;
+      while (start + 1 < all.size() && all[start + 1].t <= from) ++start;
+      std::vector<Raw> pts;
+      for (size_t i = start; i < all.size(); ++i) {
+        if (!std::isnan(all[i].v)) pts.push_back(all[i]);
       }
-      if (pts.empty() || ring.points.back().t < from) continue;
+      if (pts.empty()) continue;
       size_t first = 0;
       while (first + 1 < pts.size() && pts[first + 1].t <= from) ++first;
       RecentSamples::SeriesWindow w;
@@ -158,6 +171,7 @@ class PlainWindow {
     std::vector<Raw> points;
     uint32_t seenEpoch = 0;
   };
+  int64_t length_;
   std::map<uint64_t, Ring> rings_;
   std::map<std::string, BatchPtr> lastBatch_;
   std::map<std::string, uint32_t> epochs_;
@@ -195,8 +209,8 @@ void expectSame(const std::vector<RecentSamples::SeriesWindow>& got,
 // A recorded run, made by a seeded generator: a fast collector every 250 ms (with scheduler jitter)
 // and a slow one every second, counters that move by irregular steps, one that latches every fourth
 // poll, byte counters in the 10^12 range, a counter reset, a stall of the fast collector (a gap in
-// sampling), a series that misses one batch (dropped, then new) and one its collector could not read
-// for a second (kept, with no values there), the slow collector leaving the
+// sampling), a series that misses one batch (dropped, then new), series their collector could not
+// read for 40 s (kept, with no values there) and for longer than the length (let go), the slow collector leaving the
 // snapshot for a while, and gauges that flip.
 class RecordedRun {
  public:
@@ -271,9 +285,15 @@ class RecordedRun {
     testing::addSample(*b, up0_, (t > 250 && t < 253) ? 0.0 : 1.0);
     testing::addSample(*b, notKept_, t);
     // eth1 misses one run at 500 s (gone from the batch): its series are dropped, then start anew.
-    // Around 450 s its reads fail for a second: its series are unread (Batch::unread), and kept.
-    if (t > 450 && t < 451) {
+    // From 440 to 480 s its reads fail: its series are unread (Batch::unread) and kept, across
+    // chunk boundaries and under windows that start inside the stretch. From 150 to 290 s eth1's
+    // pause counter alone fails, longer than the length: it is let go, then starts anew.
+    const bool pauseUnread = t > 150 && t < 290;
+    if (t > 440 && t < 480) {
       b->unread.push_back(up1_);
+      b->unread.push_back(pause1_);
+    } else if (pauseUnread) {
+      testing::addSample(*b, up1_, 1.0);
       b->unread.push_back(pause1_);
     } else if (!(t > 500 && t < 500.25)) {
       testing::addSample(*b, up1_, 1.0);
@@ -303,7 +323,7 @@ class RecordedRun {
 TEST(RecentSamplesReference, TheCompactStoreAnswersAsThePlainOneOverARecordedRun) {
   constexpr auto kLength = 120s;
   RecentSamples compact(kLength);
-  PlainWindow plain;
+  PlainWindow plain(kLength);
   RecordedRun run(20261125);
   Snapshot snapshot;
   std::mt19937 rng(7);
