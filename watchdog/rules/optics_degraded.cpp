@@ -139,14 +139,18 @@ struct OpticsMemory : RuleState {
     bool set = false;
     uint64_t pass = 0;  ///< the evaluation that last saw the interface
     /// SFF-8636 and CMIS flags latch until read (SFF-8636 bytes 9-14, CMIS page 11h bytes 139-152):
-    /// the first reading after the link was down holds the alarms the dark time latched. `dark`:
-    /// the link was down (or its carrier dropped) since the latest reading; `staleReading`: the
-    /// latest reading was taken after such a time, so its light flags are not judged.
-    bool dark = false;
+    /// a reading whose interval (the reading before it, its own time] reaches into a dark time
+    /// holds the alarms the dark time latched, so its light flags are not judged (`staleReading`).
+    /// `darkUntil`: the sample time at which the latest dark time was seen over (the first
+    /// observation of the link up again, or the carrier-down count's sample that showed a flap
+    /// between two polls); kDarkNow while the link is down; kNever: never seen dark. Sample times,
+    /// not the order of evaluation: a reading taken while dark may be judged after the link is up.
+    Nanos darkUntil = kNever;
     bool staleReading = false;
-    Nanos flagsT = kNever;    ///< sample time of the latest flag reading
+    Nanos flagsT = kNever;     ///< sample time of the latest flag reading
     double carrierDowns = -1;  ///< the interface's carrier-down count at the last evaluation
   };
+  static constexpr Nanos kDarkNow = INT64_MAX;
   std::map<std::string, Light, std::less<>> lightAlarm;
   uint64_t pass = 0;
   void disabled() override { lightAlarm.clear(); }
@@ -192,26 +196,55 @@ Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> f
   return j;
 }
 
+/// Keeps `l.darkUntil` (OpticsMemory::Light) from the interface's link state and carrier count.
+void trackDarkness(const IfaceRef& in, bool down, OpticsMemory::Light& l) {
+  // When the link was seen: the interface's operstate sample, else its port's state.
+  const Tracked* seen = in.in(Fam::kNetdevUp);
+  if (seen == nullptr && in.port != nullptr) seen = in.port->in(Fam::kPortState);
+  if (down) {
+    l.darkUntil = OpticsMemory::kDarkNow;
+  } else if (l.darkUntil == OpticsMemory::kDarkNow) {
+    // Without a sample time to go by, the next reading is the first after the dark time.
+    l.darkUntil = seen != nullptr ? seen->t : std::max<Nanos>(l.flagsT, 0) + 1;
+  }
+  // A flap between two polls shows only in the carrier-down count, at its sample's time.
+  const Tracked* carrier = in.in(Fam::kCarrierDownChanges);
+  if (carrier == nullptr) carrier = in.in(Fam::kCarrierChanges);
+  if (carrier != nullptr) {
+    if (l.carrierDowns >= 0 && carrier->raw != l.carrierDowns && l.darkUntil != OpticsMemory::kDarkNow) {
+      l.darkUntil = std::max(l.darkUntil, carrier->t);
+    }
+    l.carrierDowns = carrier->raw;
+  }
+}
+
 void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
   const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
   auto& memory = ctx.remembered<OpticsMemory>();
   ++memory.pass;
   for (const IfaceRef& in : ctx.subjects.interfaces()) {
+    const std::string_view iface = in.name;
+    // A link that is down receives no light by definition: port_down and link_flap say so; the
+    // power findings, and an alarm_flag finding a light flag holds, keep their state until the
+    // link is back.
+    const bool down = RuleContext::interfaceDown(in);
+    // The dark times of every interface, optics or not yet: a module swapped in while the link is
+    // down latches its power-up alarms too.
+    auto light = memory.lightAlarm.find(iface);
+    if (light == memory.lightAlarm.end()) light = memory.lightAlarm.emplace(std::string(iface), OpticsMemory::Light{}).first;
+    OpticsMemory::Light& l = light->second;
+    l.pass = memory.pass;
+    trackDarkness(in, down, l);
     const auto rx = in.inputs.all(Fam::kXcvrRxPower), tx = in.inputs.all(Fam::kXcvrTxPower),
                bias = in.inputs.all(Fam::kXcvrTxBias), temperature = in.inputs.all(Fam::kXcvrTemperature),
                alarms = in.inputs.all(Fam::kXcvrFlag);
     if (rx.empty() && tx.empty() && bias.empty() && temperature.empty() && alarms.empty()) continue;
-    const std::string_view iface = in.name;
     const PortRef* port = in.port;
     const Subject subject{port ? std::string_view(port->device) : std::string_view{},
                           port ? std::string_view(port->port) : std::string_view{},
                           iface,
                           {}};
-    // A link that is down receives no light by definition: port_down and link_flap say so; the
-    // power findings, and an alarm_flag finding a light flag holds, keep their state until the
-    // link is back.
-    const bool down = RuleContext::interfaceDown(in);
     // Always observed, judged or not: an unjudged verdict holds an active finding (a subject not
     // observed at all would count as vanished and clear it).
     auto report = [&](std::string_view reason, Judged j, const Policy& policy) {
@@ -233,25 +266,12 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
            judgeRange(ctx, in, subject, temperature, Fam::kXcvrTemperatureThreshold,
                       "module temperature", "°C", 1),
            values);
-    auto light = memory.lightAlarm.find(iface);
-    if (light == memory.lightAlarm.end()) light = memory.lightAlarm.emplace(std::string(iface), OpticsMemory::Light{}).first;
-    OpticsMemory::Light& l = light->second;
-    l.pass = memory.pass;
-    // A flap shorter than a poll shows only in the carrier-down count.
-    const Tracked* carrier = in.in(Fam::kCarrierDownChanges);
-    if (carrier == nullptr) carrier = in.in(Fam::kCarrierChanges);
-    if (carrier != nullptr) {
-      if (l.carrierDowns >= 0 && carrier->raw != l.carrierDowns) l.dark = true;
-      l.carrierDowns = carrier->raw;
-    }
-    if (down) l.dark = true;
     Nanos flagsT = kNever;
     for (const Tracked* s : alarms) {
       if (s->samples > 0 && lightFlag(*s)) flagsT = std::max(flagsT, s->t);
     }
-    if (flagsT != l.flagsT) {  // a new reading: it covers the time since the one before
-      l.staleReading = l.dark;
-      l.dark = down;
+    if (flagsT != l.flagsT) {  // a new reading: it covers (the reading before, flagsT]
+      l.staleReading = l.darkUntil != kNever && l.darkUntil > l.flagsT;
       l.flagsT = flagsT;
     }
     const bool skipLight = down || l.staleReading;

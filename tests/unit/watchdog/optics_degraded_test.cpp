@@ -294,6 +294,44 @@ TEST(OpticsDegraded, TheFirstReadingAfterADarkTimeDoesNotJudgeItsLightFlags) {
   EXPECT_EQ(finding(n.findings(), "alarm_flag")->severity, Severity::kCritical);
 }
 
+// Which reading covers the dark time goes by sample times, not by the order batches arrive in: a
+// module read while the port was still dark (a slow I2C read, published after the link was seen up
+// again) is followed by a reading that still holds what latched before the light came back.
+TEST(OpticsDegraded, AReadingTakenInTheDarkAndPublishedAfterTheLinkIsUpIsNotTheLastStaleOne) {
+  TestNode n;
+  module(n);
+  const Labels eth0{{"interface", "eth0"}};
+  run(n, 2);
+  n.set("netdev_link", "fabricmon_netdev_up", eth0, 0);
+  run(n, 2);
+  setFlag(n, "eth0", "rx_power", "low_alarm", "2", 1);
+  n.set("netdev_link", "fabricmon_netdev_up", eth0, 1);
+  n.tickOne(1, "netdev_link");              // the link is seen up at T
+  n.tickOne(1, "transceiver", 1.5);         // a module read that began at T - 0.5 s, in the dark
+  EXPECT_TRUE(describe(n.findings()).empty());
+  n.tick(60);  // the next reading: it still holds what latched until T
+  EXPECT_TRUE(describe(n.findings()).empty()) << "latched before the light came back";
+  setFlag(n, "eth0", "rx_power", "low_alarm", "2", 0);
+  EXPECT_TRUE(run(n, 3).empty());
+}
+
+// A module swapped in while the port is down: its first reading holds the power-up alarms it
+// latched in the dark, whatever the interface's history of optics.
+TEST(OpticsDegraded, ANewModulesFirstReadingAfterTheSwapIsNotJudgedForLight) {
+  TestNode n;
+  module(n);
+  const Labels eth0{{"interface", "eth0"}};
+  run(n, 2);
+  n.set("netdev_link", "fabricmon_netdev_up", eth0, 0);
+  n.drop("transceiver", "interface", "eth0");  // the old module is pulled
+  run(n, 3);
+  module(n);  // the new one, and the link with it
+  for (int lane = 1; lane <= 4; ++lane) setFlag(n, "eth0", "rx_power", "low_alarm", std::to_string(lane), 1);
+  EXPECT_TRUE(run(n, 1).empty()) << "power-up latches";
+  for (int lane = 1; lane <= 4; ++lane) setFlag(n, "eth0", "rx_power", "low_alarm", std::to_string(lane), 0);
+  EXPECT_TRUE(run(n, 3).empty());
+}
+
 TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
   TestNode n;
   n.set("port_topology", "fabricmon_port_topology_info",

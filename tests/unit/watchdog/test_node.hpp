@@ -86,23 +86,19 @@ class TestNode {
   void tick(double seconds = 1.0) {
     now_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     wall_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(seconds));
-    for (const auto& [name, samples] : collectors_) {
-      auto batch = std::make_shared<Batch>();
-      batch->collector = name;
-      batch->monotonic = now_;
-      batch->wall = wall_;
-      SampleWriter out(*batch);
-      const auto unread = unread_.find(name);
-      for (const auto& [key, sample] : samples) {
-        if (unread != unread_.end() && unread->second.count(key) != 0) {
-          batch->unread.push_back(sample.series);
-        } else {
-          out.add(sample.series, sample.value);
-        }
-      }
-      out.finish();
-      snapshot_.batches[name] = std::move(batch);
-    }
+    for (const auto& [name, samples] : collectors_) publishBatch(name, now_, wall_);
+    ++snapshot_.generation;
+    watchdog_.evaluate(snapshot_, now_, wall_);
+  }
+  /// Advances time by `seconds` and publishes only `collector`'s batch, stamped `runSeconds` earlier
+  /// (a slow run that started before another collector's faster one finished), then evaluates; the
+  /// other collectors' latest batches stay.
+  void tickOne(double seconds, const std::string& collector, double runSeconds = 0) {
+    now_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    wall_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(seconds));
+    const auto back = std::chrono::duration<double>(runSeconds);
+    publishBatch(collector, now_ - std::chrono::duration_cast<Clock::duration>(back),
+                 wall_ - std::chrono::duration_cast<std::chrono::system_clock::duration>(back));
     ++snapshot_.generation;
     watchdog_.evaluate(snapshot_, now_, wall_);
   }
@@ -119,6 +115,27 @@ class TestNode {
   }
 
   Watchdog& watchdog() { return watchdog_; }
+
+ private:
+  void publishBatch(const std::string& name, Clock::time_point monotonic, std::chrono::system_clock::time_point wall) {
+    auto batch = std::make_shared<Batch>();
+    batch->collector = name;
+    batch->monotonic = monotonic;
+    batch->wall = wall;
+    SampleWriter out(*batch);
+    const auto unread = unread_.find(name);
+    for (const auto& [key, sample] : collectors_[name]) {
+      if (unread != unread_.end() && unread->second.count(key) != 0) {
+        batch->unread.push_back(sample.series);
+      } else {
+        out.add(sample.series, sample.value);
+      }
+    }
+    out.finish();
+    snapshot_.batches[name] = std::move(batch);
+  }
+
+ public:
   std::vector<Finding> findings() const { return watchdog_.activeFindings(); }
   Clock::time_point now() const { return now_; }
   std::chrono::system_clock::time_point wall() const { return wall_; }
