@@ -178,7 +178,9 @@ class NicDriverLogCollector final : public Collector {
       s.absent = false;
     }
     for (const KmsgRecord& r : s.read.records) ingest(s, r);
-    if (st) s.lastReadWall = readWall;
+    // A read that stopped at the cap left records logged before it started: the bound holds only
+    // after a read that drained the log.
+    if (st && s.read.records.size() < kMaxKernelRecordsPerRun) s.lastReadWall = readWall;
     if (status == CollectStatus::kFailed) return status;
     emit(s, out);
     return status;

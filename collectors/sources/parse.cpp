@@ -111,6 +111,7 @@ Result<double> parseOperstateUp(std::string_view text) {
 Result<double> parseNetdevFlagsUp(std::string_view text) {
   // net/core/net-sysfs.c: NETDEVICE_SHOW_RW(flags, fmt_hex), "%#x" of an unsigned int.
   const std::string_view t = trim(text);
+  if (t == "0") return 0.0;  // "%#x" prints zero without the prefix
   if (t.size() < 3 || t.size() > 10 || t.substr(0, 2) != "0x") return parseError("not interface flags", t);
   uint32_t flags = 0;
   const auto [end, ec] = std::from_chars(t.data() + 2, t.data() + t.size(), flags, 16);

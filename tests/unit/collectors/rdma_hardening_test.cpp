@@ -96,6 +96,7 @@ TEST(ParseDomain, InterfaceFlagsGiveIffUp) {
   EXPECT_EQ(parseNetdevFlagsUp("0x1002").value(), 0.0);    // ip link set down
   EXPECT_EQ(parseNetdevFlagsUp("0x9").value(), 1.0);       // lo
   EXPECT_EQ(parseNetdevFlagsUp("0xffffffff").value(), 1.0);
+  EXPECT_EQ(parseNetdevFlagsUp("0").value(), 0.0);  // "%#x" of zero
   for (const char* s : {"", "0x", "1003", "0x1g03", "0x100000000", "-0x1", "0x 1"}) {
     EXPECT_FALSE(parseNetdevFlagsUp(s).ok()) << s;
   }
