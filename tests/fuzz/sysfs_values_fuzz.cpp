@@ -1,4 +1,4 @@
-// The sysfs value parsers (collectors/sources/parse.hpp, parsePcieSpeed, parsePcieWidth, isPciAddress, the hwmon
+// The sysfs value parsers (collectors/sources/parse.hpp, parseNetdevFlagsUp, parsePcieSpeed, parsePcieWidth, isPciAddress, the hwmon
 // temperature and label parsers of collectors/sources/hwmon_source.hpp): the first byte picks the parser, the rest is
 // the file's text.
 #include <cmath>
@@ -51,6 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 7: {
       auto r = parseSwitch(text);
       if (r) FUZZ_CHECK(*r == 0 || *r == 1);
+      auto flags = parseNetdevFlagsUp(text);
+      if (flags) FUZZ_CHECK(*flags == 0 || *flags == 1);
       break;
     }
     case 8: {
@@ -59,7 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 9:
-      if (isPciAddress(text)) FUZZ_CHECK(text.size() == 12);
+      if (isPciAddress(text)) {
+        // dddd:bb:dd.f with 4 to 8 domain digits (VMD domains have 5).
+        const size_t n = text.size();
+        FUZZ_CHECK(n >= kPciAddressMinLength && n <= kPciAddressMaxLength);
+        FUZZ_CHECK(text[n - 8] == ':' && text[n - 5] == ':' && text[n - 2] == '.');
+      }
       break;
     case 10: {
       auto r = parsePcieWidth(text);
