@@ -232,8 +232,9 @@ struct HealthCheckConfig {
   /// Rules whose findings make the node unfit for jobs: a port that is down or gone, a storm that
   /// stops a lossless class, a flapping link, and the physical-layer and NIC-health rules
   /// (docs/deployment.md argues each). Names of rules this build does not have never match.
-  std::vector<std::string> drainRules{"port_down",       "device_missing", "pause_storm",      "link_flap",
-                                      "link_ber",        "optics_degraded", "nic_driver_error", "pcie_errors"};
+  std::vector<std::string> drainRules{"port_down",        "device_missing",  "pause_storm",      "link_flap",
+                                      "link_ber",         "optics_degraded", "nic_driver_error", "nic_unresponsive",
+                                      "pcie_errors"};
   /// Severities of those rules that count (info, warning, critical).
   std::vector<std::string> drainSeverities{"critical"};
   /// Characters of the one-line verdict at most: node-problem-detector's custom plugin monitor cuts

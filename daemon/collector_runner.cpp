@@ -26,6 +26,8 @@ struct CollectorRunner::State {
 
   mutable std::mutex healthMutex;
   CollectorHealth health;
+  /// The read this collector's thread is in (written by that thread, read by health()).
+  ReadWatch watch;
 
   State(std::unique_ptr<Collector> c, Duration i, std::shared_ptr<Store> s,
         std::shared_ptr<const TopologyHolder> t, std::function<void()> p)
@@ -42,6 +44,7 @@ struct CollectorRunner::State {
 
   void runOnce() {
     const auto started = std::chrono::steady_clock::now();
+    setCurrentReadWatch(&watch);
     auto batch = std::make_shared<Batch>();
     batch->collector = name;
     batch->monotonic = started;
@@ -135,6 +138,9 @@ CollectorHealth CollectorRunner::health() const {
     if (std::chrono::steady_clock::now() - h.runningSince > limit) {
       h.stuck = true;
       h.up = false;
+    }
+    if (auto w = state_->watch.waiting(); w && std::chrono::steady_clock::now() - w->since >= kReadWaitReported) {
+      h.waiting = std::move(w);
     }
   }
   return h;

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "collectors/collector.hpp"
+#include "collectors/sources/read_watch.hpp"
 #include "daemon/periodic_task.hpp"
 #include "model/store.hpp"
 
@@ -39,7 +41,14 @@ struct CollectorHealth {
   /// later (the task clears runningSince only after the publish has woken the pipeline).
   std::chrono::steady_clock::time_point lastFinished{};
   Duration interval{};
+  /// The read the run in progress has waited for at least kReadWaitReported: a NIC's firmware or
+  /// driver that stopped answering (collectors/sources/read_watch.hpp). nullopt: none.
+  std::optional<ReadWatch::Waiting> waiting;
 };
+
+/// A read that has not returned after this long is reported (CollectorHealth::waiting): a healthy
+/// NIC answers a firmware command in microseconds to milliseconds.
+inline constexpr Duration kReadWaitReported = std::chrono::seconds(1);
 
 class CollectorRunner {
  public:

@@ -188,6 +188,14 @@ void Pipeline::runPass() {
     }
   }
 
+  // Reads stuck in a NIC: the collector that waits cannot say so itself (daemon/read_waits.hpp).
+  {
+    static const Topology kNone;
+    const TopologyPtr topology = topology_ ? topology_->get() : nullptr;
+    fresh.batches.emplace(std::string(ReadWaits::kCollector),
+                          readWaits_.batch(health, topology ? *topology : kNone, now));
+  }
+
   // Forget pruned copies of batches that are no longer the latest of their collector.
   std::erase_if(pruned_, [&](const auto& entry) {
     for (const auto& [name, batch] : snapshot->batches) {

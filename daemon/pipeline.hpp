@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "daemon/collector_runner.hpp"
+#include "daemon/read_waits.hpp"
 #include "daemon/self_metrics.hpp"
 #include "daemon/series_guard.hpp"
 #include "exporters/payload.hpp"
@@ -84,6 +85,7 @@ class Pipeline {
   std::shared_ptr<Store> store_;
   std::shared_ptr<Watchdog> watchdog_;
   SelfMetrics self_;
+  ReadWaits readWaits_;
   SeriesGuard seriesGuard_ = SeriesGuard::fromEnvironment();
   HealthSource healthSource_;
   std::shared_ptr<const TopologyHolder> topology_;

@@ -112,6 +112,9 @@ enum class Fam : uint8_t {
   kNicHealthReporterHealthy,  // {pci_address,devlink_port,reporter}
   kNicHealthReporterErrors,   // {pci_address,devlink_port,reporter}
   kNetdevAdminUp,       // {interface} IFF_UP: up on purpose (port_down tells a lost RoCE link by it)
+  // A read of a NIC's kernel interface that has not returned (the pipeline, daemon/read_waits.hpp),
+  // with "<kind> <target>" as the series' note.
+  kNicReadWait,         // {collector,device,port,interface} seconds
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

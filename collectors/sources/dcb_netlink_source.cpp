@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "collectors/sources/dcb_netlink_msg.hpp"
+#include "collectors/sources/read_watch.hpp"
 #include "collectors/sources/dcb_source.hpp"
 #include "collectors/sources/netlink_socket.hpp"
 
@@ -62,6 +63,7 @@ class DcbNetlinkSource final : public DcbSource {
   Result<dcbnl::DcbReply> request(uint8_t cmd, const std::string& ifname) {
     const uint32_t seq = socket_.nextSeq();
     const auto msg = dcbnl::buildGetRequest(cmd, ifname, seq);
+    const WatchedRead watched("dcb netlink", "class/net/", ifname);
     auto datagram = socket_.exchange(msg, seq, "dcbnl " + ifname);
     if (!datagram) return datagram.error();
     auto reply = dcbnl::parseReply(*datagram, seq, cmd);

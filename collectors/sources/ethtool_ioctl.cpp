@@ -1,4 +1,5 @@
 #include "collectors/sources/ethtool_ioctl.hpp"
+#include "collectors/sources/read_watch.hpp"
 
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -49,6 +50,7 @@ class SystemEthtoolIoctl final : public EthtoolIoctlInterface {
     if (ifname.size() >= sizeof(ifr.ifr_name)) return EINVAL;
     std::memcpy(ifr.ifr_name, ifname.data(), ifname.size());
     ifr.ifr_data = static_cast<char*>(data);
+    const WatchedRead watched("ethtool ioctl", "class/net/", ifname);
     return ::ioctl(fd, SIOCETHTOOL, &ifr) == 0 ? 0 : errno;
   }
 

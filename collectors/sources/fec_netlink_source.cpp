@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "collectors/sources/fec_netlink_msg.hpp"
+#include "collectors/sources/read_watch.hpp"
 #include "collectors/sources/fec_source.hpp"
 #include "collectors/sources/netlink_socket.hpp"
 
@@ -52,6 +53,7 @@ class FecNetlinkSource final : public FecSource {
   using Parser = Result<ethnl::GetReply> (*)(std::span<const uint8_t>, uint32_t, uint16_t);
   Result<ethnl::GetReply> request(uint8_t cmd, const std::string& ifname, uint32_t flags, Parser parse) {
     const uint32_t seq = socket_.nextSeq();
+    const WatchedRead watched("ethtool netlink", "class/net/", ifname);
     auto datagram =
         socket_.exchange(ethnl::buildGetRequest(family_, cmd, ifname, flags, seq), seq, "ethtool netlink " + ifname);
     if (!datagram) return datagram.error();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collectors/sources/module_eeprom_source.hpp"
+#include "collectors/sources/read_watch.hpp"
 
 namespace fabricmon {
 
@@ -73,6 +74,7 @@ class ModuleEepromIoctlSource final : public ModuleEepromSource {
     ifreq ifr{};
     std::memcpy(ifr.ifr_name, ifname.data(), ifname.size());
     ifr.ifr_data = static_cast<char*>(data);
+    const WatchedRead watched("module eeprom ioctl", "class/net/", ifname);
     return ::ioctl(fd_, SIOCETHTOOL, &ifr) == 0 ? 0 : errno;
   }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collectors/sources/module_eeprom_source.hpp"
+#include "collectors/sources/read_watch.hpp"
 #include "collectors/sources/netlink_socket.hpp"
 
 namespace fabricmon {
@@ -112,6 +113,7 @@ class ModuleEepromNetlinkSource final : public ModuleEepromSource {
     m.attr(ETHTOOL_A_MODULE_EEPROM_BANK, &request.bank, 1);
     m.attr(ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, &request.i2cAddress, 1);
     bool got = false;
+    const WatchedRead watched("module eeprom netlink", "class/net/", ifname);
     const Status st =
         exchange(m.finish(), seq, "module eeprom " + ifname, [&](std::span<const uint8_t> attrs) {
           forEachAttr(attrs, [&](uint16_t type, std::span<const uint8_t> payload) {

@@ -13,6 +13,7 @@
 
 #include "collectors/sources/dir_handles.hpp"
 #include "collectors/sources/parse.hpp"
+#include "collectors/sources/read_watch.hpp"
 
 namespace fabricmon {
 
@@ -22,6 +23,7 @@ namespace {
 constexpr size_t kMaxTextFile = 64 * 1024;
 
 Result<std::string> readAll(int fd, const std::string& path) {
+  const WatchedRead watched("read", path);
   std::string out;
   std::array<char, 4096> chunk;
   for (;;) {
@@ -178,6 +180,8 @@ bool yieldsSlot(uint32_t now, uint32_t interval) {
 }
 
 Result<size_t> preadOnce(int fd, char* buf, size_t size, const std::string& path) {
+  // A kernfs read runs the driver's show(), which may wait for the NIC's firmware (read_watch.hpp).
+  const WatchedRead watched("read", path);
   ssize_t n;
   do {
     n = ::pread(fd, buf, size, 0);
@@ -334,6 +338,7 @@ Result<std::optional<std::string>> readWholeFile(const std::string& absPath, siz
   }
   std::string text(maxBytes + 1, '\0');
   size_t got = 0;
+  const WatchedRead watched("read", absPath);
   for (;;) {
     const ssize_t n = ::pread(*fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;

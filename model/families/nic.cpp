@@ -95,14 +95,23 @@ const FamilyDef kHealthReporterAutoRecover{
     "`devlink health recover`; absent for reporters that cannot recover.",
     kGauge, "0/1", kReporterLabels};
 
-const std::array<const FamilyDef*, 12> kAll{&kDriverRecords,        &kDriverLastRecord,          &kKernelLogLost,
+const FamilyDef kReadWait{
+    "fabricmon_nic_read_wait_seconds",
+    "How long a collector's read of this NIC's kernel interface (a sysfs attribute, an ethtool or "
+    "netlink call) has been waiting for an answer: a firmware that stopped answering commands. Appears "
+    "once a read waited 1 s, 0 after it returned, gone an hour later.",
+    kGauge, "seconds", "collector,device,port,interface,pci_address"};
+
+const std::array<const FamilyDef*, 13> kAll{&kDriverRecords,        &kDriverLastRecord,          &kKernelLogLost,
                                             &kKernelLogRefused,     &kKernelLogAccessFailures,   &kTemperature,
                                             &kTemperatureHighest,   &kTemperatureThreshold,      &kHealthReporterErrors,
-                                            &kHealthReporterRecoveries, &kHealthReporterHealthy, &kHealthReporterAutoRecover};
+                                            &kHealthReporterRecoveries, &kHealthReporterHealthy, &kHealthReporterAutoRecover,
+                                            &kReadWait};
 
 std::span<const FamilyDef* const> all() { return kAll; }
 std::span<const FamilyDef* const> driverLog() { return std::span(kAll).first(5); }
 std::span<const FamilyDef* const> temperature() { return std::span(kAll).subspan(5, 3); }
-std::span<const FamilyDef* const> healthReporters() { return std::span(kAll).subspan(8); }
+std::span<const FamilyDef* const> healthReporters() { return std::span(kAll).subspan(8, 4); }
+std::span<const FamilyDef* const> readWaits() { return std::span(kAll).subspan(12); }
 
 }  // namespace fabricmon::families::nic

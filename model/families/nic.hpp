@@ -3,7 +3,8 @@
 // the health of the NIC itself: its driver's records in the kernel log (nic_driver_log; labels are
 // the driver message table's names, collectors/nic_driver_messages.cpp, never message text, so
 // cardinality is bounded by functions x patterns), its own temperature sensors (nic_temperature,
-// from hwmon) and its driver's devlink health reporters (devlink_health). docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks the two agree.
+// from hwmon), its driver's devlink health reporters (devlink_health) and the reads of its
+// kernel interface that wait for it (the pipeline, daemon/read_waits.hpp). docs/metrics.md documents each; tests/unit/daemon/docs_test.cpp checks the two agree.
 
 #include <span>
 
@@ -23,6 +24,7 @@ extern const FamilyDef kHealthReporterErrors;      // fabricmon_nic_health_repor
 extern const FamilyDef kHealthReporterRecoveries;  // fabricmon_nic_health_reporter_recoveries_total
 extern const FamilyDef kHealthReporterHealthy;     // fabricmon_nic_health_reporter_healthy
 extern const FamilyDef kHealthReporterAutoRecover; // fabricmon_nic_health_reporter_auto_recover
+extern const FamilyDef kReadWait;                  // fabricmon_nic_read_wait_seconds
 
 /// Every family above.
 std::span<const FamilyDef* const> all();
@@ -31,5 +33,7 @@ std::span<const FamilyDef* const> all();
 std::span<const FamilyDef* const> driverLog();
 std::span<const FamilyDef* const> temperature();
 std::span<const FamilyDef* const> healthReporters();
+/// The pipeline's reads that wait for a NIC (daemon/read_waits.hpp).
+std::span<const FamilyDef* const> readWaits();
 
 }  // namespace fabricmon::families::nic

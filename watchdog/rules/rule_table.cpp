@@ -14,6 +14,7 @@
 #include "watchdog/rules/nic_driver_error.hpp"
 #include "watchdog/rules/nic_health_reporter.hpp"
 #include "watchdog/rules/nic_overheating.hpp"
+#include "watchdog/rules/nic_unresponsive.hpp"
 #include "watchdog/rules/optics_degraded.hpp"
 #include "watchdog/rules/pause_storm.hpp"
 #include "watchdog/rules/pcie_errors.hpp"
@@ -45,6 +46,7 @@ const RuleDef* const kRuleTable[] = {
     &kOpticsDegradedRule,
     &kNicOverheatingRule,
     &kNicHealthReporterRule,
+    &kNicUnresponsiveRule,
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collectors/registry.hpp"
+#include "daemon/read_waits.hpp"
 #include "daemon/self_metrics.hpp"
 #include "exporters/alertmanager_pusher.hpp"
 #include "watchdog/rules/rule.hpp"
@@ -57,7 +58,7 @@ std::vector<const FamilyDef*> codeFamilies() {
     for (const FamilyDef* f : collector->families()) families.push_back(f);
   }
   for (auto group : {SelfMetrics::families(), Watchdog::families(), AlertmanagerPusher::families(),
-                     RecentSamples::families()}) {
+                     RecentSamples::families(), ReadWaits::families()}) {
     families.insert(families.end(), group.begin(), group.end());
   }
   return families;

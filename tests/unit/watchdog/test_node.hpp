@@ -60,6 +60,10 @@ class TestNode {
       it->second.value += increment;
     }
   }
+  /// Attaches `text` to the series (Batch::notes) in `collector`'s next batches.
+  void note(const std::string& collector, std::string_view fam, Labels labels, std::string text) {
+    notes_[collector][makeSeries(family(fam), std::move(labels))->key] = std::move(text);
+  }
   /// Removes every series of `collector` whose labels contain label=value (a device vanishing).
   void drop(const std::string& collector, std::string_view label, std::string_view value) {
     auto& c = collectors_[collector];
@@ -129,6 +133,9 @@ class TestNode {
         batch->unread.push_back(sample.series);
       } else {
         out.add(sample.series, sample.value);
+        if (auto n = notes_.find(name); n != notes_.end()) {
+          if (auto t = n->second.find(key); t != n->second.end()) batch->notes.push_back(Note{sample.series, t->second});
+        }
       }
     }
     out.finish();
@@ -144,6 +151,7 @@ class TestNode {
   Watchdog watchdog_;
   std::map<std::string, std::map<std::string, testing::OwnedSample>> collectors_;
   std::map<std::string, std::set<std::string>> unread_;  ///< keys of series unread, by collector
+  std::map<std::string, std::map<std::string, std::string>> notes_;  ///< notes by collector and series key
   Snapshot snapshot_;
   Clock::time_point now_{std::chrono::seconds(100000)};
   std::chrono::system_clock::time_point wall_{std::chrono::seconds(1700000000)};
