@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 
 namespace fabricmon {
 
@@ -14,29 +15,33 @@ void setCurrentReadWatch(ReadWatch* watch) { tCurrent = watch; }
 
 void ReadWatch::begin(const char* kind, std::string_view prefix, std::string_view name) {
   // The end of a long target is what names the file: keep it.
-  size_t cut = 0;
   if (prefix.size() + name.size() > kMaxTarget) {
-    cut = prefix.size() + name.size() - kMaxTarget;
+    const size_t cut = prefix.size() + name.size() - kMaxTarget;
     const size_t fromPrefix = std::min(cut, prefix.size());
     prefix.remove_prefix(fromPrefix);
     name.remove_prefix(cut - fromPrefix);
   }
   const size_t length = prefix.size() + name.size();
+  // Assembled first, then stored a word at a time: this runs at every counter read.
+  alignas(8) char bytes[kWords * 8];
+  std::memcpy(bytes, prefix.data(), prefix.size());
+  std::memcpy(bytes + prefix.size(), name.data(), name.size());
+  // The coarse clock costs a fraction of the precise one and is late by at most a tick (a few
+  // ms): nothing here is judged below a second.
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+  const int64_t since = int64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+
   const uint32_t s = seq_.load(std::memory_order_relaxed);
   seq_.store(s + 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  size_t at = 0;
   for (size_t w = 0; w * 8 < length; ++w) {
-    char bytes[8] = {};
-    for (size_t i = 0; i < 8 && at < length; ++i, ++at) {
-      bytes[i] = at < prefix.size() ? prefix[at] : name[at - prefix.size()];
-    }
     uint64_t word;
-    std::memcpy(&word, bytes, 8);
+    std::memcpy(&word, bytes + w * 8, 8);
     text_[w].store(word, std::memory_order_relaxed);
   }
   length_.store(static_cast<uint32_t>(length), std::memory_order_relaxed);
-  since_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  since_.store(since, std::memory_order_relaxed);
   kind_.store(kind, std::memory_order_relaxed);
   seq_.store(s + 2, std::memory_order_release);
 }

@@ -30,7 +30,7 @@ class ReadWatch {
   struct Waiting {
     std::string_view kind;  ///< "read", "ethtool ioctl", ... (a string literal)
     std::string target;     ///< a sysfs path, or class/net/<interface> for an interface's calls
-    Clock::time_point since;
+    Clock::time_point since;  ///< CLOCK_MONOTONIC_COARSE: up to a tick (a few ms) early
   };
 
   /// Marks the start of a read; `kind` must be a string literal (it is kept by pointer).
