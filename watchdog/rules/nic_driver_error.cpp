@@ -88,18 +88,8 @@ void evaluateNicDriverError(RuleContext& ctx, const NicDriverErrorRule& rule) {
     } else {
       continue;  // info: what a healthy probe or a clean reload logs
     }
-    const std::string_view device = s->label("device"), port = s->label("port");
-    if (!device.empty() && port.empty()) {
-      // A function with several ports: its record concerns each of them.
-      bool any = false;
-      for (const PortRef& p : ctx.subjects.ports()) {
-        if (p.device != device) continue;
-        any = true;
-        judge(ctx, *s, Subject{device, p.port, p.interface, {}}, severity, quiet);
-      }
-      if (any) continue;
-    }
-    judge(ctx, *s, Subject{device, port, s->label("interface"), {}}, severity, quiet);
+    // A function with several ports: its record concerns each of them.
+    ctx.forEachNicSubject(*s, [&](const Subject& subject) { judge(ctx, *s, subject, severity, quiet); });
   }
 }
 

@@ -45,18 +45,8 @@ void evaluateNicUnresponsive(RuleContext& ctx, const NicUnresponsiveRule& rule) 
   Policy policy;
   policy.clearAfter = toNanos(rule.clearAfter);
   for (const Tracked* s : ctx.history.family(Fam::kNicReadWait)) {
-    const std::string_view device = s->label("device"), port = s->label("port");
-    if (!device.empty() && port.empty()) {
-      // A device-wide read of a function with several ports: each of them waits with it.
-      bool any = false;
-      for (const PortRef& p : ctx.subjects.ports()) {
-        if (p.device != device) continue;
-        any = true;
-        judge(ctx, *s, Subject{device, p.port, p.interface, {}}, limit, policy);
-      }
-      if (any) continue;
-    }
-    judge(ctx, *s, Subject{device, port, s->label("interface"), {}}, limit, policy);
+    // A device-wide read (hwmon) of a function with several ports: each of them waits with it.
+    ctx.forEachNicSubject(*s, [&](const Subject& subject) { judge(ctx, *s, subject, limit, policy); });
   }
 }
 

@@ -68,6 +68,24 @@ struct RuleContext {
   static bool portDown(const PortRef& port);
   /// The interface is known to be down (operstate, or its RDMA port).
   static bool interfaceDown(const IfaceRef& iface);
+  /// The subjects of a series about a NIC, from its device, port and interface labels: a series of
+  /// a device without a port (a whole PCI function's) is about each port of that device the
+  /// subjects know; otherwise, or when they know none, it is about what its labels name. Calls
+  /// `judge(subject)` for each.
+  template <class F>
+  void forEachNicSubject(const Tracked& s, F&& judge) const {
+    const std::string_view device = s.label("device"), port = s.label("port");
+    if (!device.empty() && port.empty()) {
+      bool any = false;
+      for (const PortRef& p : subjects.ports()) {
+        if (p.device != device) continue;
+        any = true;
+        judge(Subject{device, p.port, p.interface, {}});
+      }
+      if (any) return;
+    }
+    judge(Subject{device, port, s.label("interface"), {}});
+  }
 };
 
 /// The RuleDef of a rule whose settings struct is S (with defaults, `bool enabled` and
