@@ -52,14 +52,17 @@ void fromInterface(const Topology& topology, ReadSubject& s) {
 
 ReadSubject readSubject(const Topology& topology, std::string_view target) {
   ReadSubject s;
-  if (auto rest = after(target, "class/infiniband/")) {
-    s.device = std::string(component(*rest));
-    if (component(*rest) == "ports") s.port = std::string(component(*rest));
+  // The marker nearest the end names the file: a sysfs root of a test tree may hold either.
+  auto rdma = after(target, "class/infiniband/");
+  auto net = after(target, "class/net/");
+  if (rdma && (!net || rdma->size() < net->size())) {
+    s.device = std::string(component(*rdma));
+    if (component(*rdma) == "ports") s.port = std::string(component(*rdma));
     fromDevice(topology, s);
     return s;
   }
-  if (auto rest = after(target, "class/net/")) {
-    s.interface = std::string(component(*rest));
+  if (net) {
+    s.interface = std::string(component(*net));
     fromInterface(topology, s);
     return s;
   }
@@ -95,16 +98,15 @@ BatchPtr ReadWaits::batch(std::span<const CollectorHealth> health, const Topolog
   for (auto& [key, entry] : entries_) entry.seconds = 0;  // a read still waiting sets it again below
   for (const CollectorHealth& h : health) {
     if (!h.waiting) continue;
-    Key key{h.name, readSubject(topology, h.waiting->target)};
-    auto [it, inserted] = entries_.try_emplace(std::move(key));
+    ReadSubject subject = readSubject(topology, h.waiting->target);
+    auto [it, inserted] = entries_.try_emplace(Key{h.name, subject.device, subject.port, subject.interface});
     Entry& e = it->second;
     if (inserted) {
-      const auto& [collector, subject] = it->first;
-      e.series = makeSeries(families::nic::kReadWait, {{"collector", collector},
-                                                        {"device", subject.device},
-                                                        {"port", subject.port},
-                                                        {"interface", subject.interface},
-                                                        {"pci_address", subject.pciAddress}});
+      e.series = makeSeries(families::nic::kReadWait, {{"collector", h.name},
+                                                        {"device", std::move(subject.device)},
+                                                        {"port", std::move(subject.port)},
+                                                        {"interface", std::move(subject.interface)},
+                                                        {"pci_address", std::move(subject.pciAddress)}});
     }
     e.seconds = std::max(0.0, std::chrono::duration<double>(now - h.waiting->since).count());
     e.note = fmt::format("{} {}", h.waiting->kind, h.waiting->target);

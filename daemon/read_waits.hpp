@@ -33,6 +33,7 @@ class ReadWaits {
  public:
   using Clock = std::chrono::steady_clock;
   /// How long a series stays, at 0, after its read returned: a finding's clear_after must see it.
+  /// (nic_unresponsive's clear_after is at most this.)
   static constexpr auto kHold = std::chrono::hours(1);
   static constexpr std::string_view kCollector = "nic_read_wait";
   /// fabricmon_nic_read_wait_seconds.
@@ -43,7 +44,9 @@ class ReadWaits {
   BatchPtr batch(std::span<const CollectorHealth> health, const Topology& topology, Clock::time_point now);
 
  private:
-  using Key = std::tuple<std::string, ReadSubject>;  ///< collector, subject
+  /// Collector, device, port, interface: what the watchdog keys the series by. The PCI address is
+  /// the first wait's (two functions that name no device or interface are one series).
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
   struct Entry {
     SeriesPtr series;
     double seconds = 0;

@@ -85,6 +85,8 @@ class DcbNetlinkSource final : public DcbSource {
     ifr.ifr_data = reinterpret_cast<char*>(req.data());
     auto fd = socket_.fd();
     if (!fd) return fd.error();
+    // mlx5 answers from the firmware (mlx5_query_port_stall_watermark).
+    const WatchedRead watched("ethtool ioctl", "class/net/", ifname);
     if (::ioctl(*fd, SIOCETHTOOL, &ifr) != 0) {
       const int err = errno;
       // EOPNOTSUPP: the driver has no get_tunable or not this one; EINVAL: a kernel older than the

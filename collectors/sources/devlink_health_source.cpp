@@ -3,6 +3,7 @@
 // layout), the socket loop of the dump, and the file of `devlink -j -s health show` output.
 
 #include "collectors/sources/devlink_health_source.hpp"
+#include "collectors/sources/read_watch.hpp"
 
 #include <linux/devlink.h>
 #include <linux/genetlink.h>
@@ -314,6 +315,9 @@ class DevlinkHealthNetlinkSource final : public DevlinkHealthSource {
     if (!*family) return absent("the kernel has no devlink netlink family");
     const uint16_t id = **family;
     const uint32_t seq = socket_.nextSeq();
+    // The dump takes each devlink instance's lock, which a driver holds through a reload or a
+    // firmware recovery (net/devlink/health.c): a wedged one stops the dump. It names no NIC.
+    const WatchedRead watched("devlink health dump", "");
     auto datagram =
         socket_.exchange(devlink::buildHealthReporterDumpRequest(id, seq), seq, "devlink health");
     if (!datagram) return datagram.error();

@@ -24,8 +24,9 @@ void ReadWatch::begin(const char* kind, std::string_view prefix, std::string_vie
   const size_t length = prefix.size() + name.size();
   // Assembled first, then stored a word at a time: this runs at every counter read.
   alignas(8) char bytes[kWords * 8];
-  std::memcpy(bytes, prefix.data(), prefix.size());
-  std::memcpy(bytes + prefix.size(), name.data(), name.size());
+  if (length > 0) std::memset(bytes + (length - 1) / 8 * 8, 0, 8);  // the last word's tail
+  if (!prefix.empty()) std::memcpy(bytes, prefix.data(), prefix.size());
+  if (!name.empty()) std::memcpy(bytes + prefix.size(), name.data(), name.size());
   // The coarse clock costs a fraction of the precise one and is late by at most a tick (a few
   // ms): nothing here is judged below a second.
   timespec now{};

@@ -56,7 +56,7 @@ def main():
     def announce():
         # FUSE() blocks once mounted: report from a thread when the mount shows.
         parent = os.stat(os.path.dirname(os.path.abspath(mountpoint))).st_dev
-        for _ in range(200):
+        for _ in range(600):  # 30 s: a loaded machine mounts slowly
             if os.stat(mountpoint).st_dev != parent:
                 print("ready", flush=True)
                 return

@@ -39,7 +39,7 @@ class WedgedNicTest : public DaemonTest {
     fs_ = std::make_unique<ChildProcess>(std::vector<std::string>{
         kPython, std::string(FABRICMON_SOURCE_DIR) + "/tests/integration/stall_fs.py", backing_.string(),
         counters_.string(), flag_.string()});
-    if (!fs_->waitForOutput("ready", 10s)) GTEST_SKIP() << "cannot mount FUSE here: " << fs_->output();
+    if (!fs_->waitForOutput("ready", 30s)) GTEST_SKIP() << "cannot mount FUSE here: " << fs_->output();
     mounted_ = true;
     writeFile(dir_ / "wedged.yaml",
               "poll:\n  interval: 1s\n"

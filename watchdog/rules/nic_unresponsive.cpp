@@ -7,6 +7,9 @@
 // port; it clears `clear_after` after the last wait beyond the limit.
 #include <fmt/format.h>
 
+#include <map>
+#include <tuple>
+
 #include "watchdog/rules/nic_driver_error.hpp"
 #include "watchdog/rules/nic_unresponsive.hpp"
 #include "watchdog/rules/rules.hpp"
@@ -44,10 +47,21 @@ void evaluateNicUnresponsive(RuleContext& ctx, const NicUnresponsiveRule& rule) 
   const double limit = std::chrono::duration<double>(rule.waitLimit).count();
   Policy policy;
   policy.clearAfter = toNanos(rule.clearAfter);
+  // One verdict per collector and subject, from its longest wait: a device-wide read (hwmon) of a
+  // function with several ports is about each of them, and may meet a port's own series held at 0.
+  struct Worst {
+    const Tracked* s;
+    Subject subject;
+  };
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>, Worst> worst;
   for (const Tracked* s : ctx.history.family(Fam::kNicReadWait)) {
-    // A device-wide read (hwmon) of a function with several ports: each of them waits with it.
-    ctx.forEachNicSubject(*s, [&](const Subject& subject) { judge(ctx, *s, subject, limit, policy); });
+    ctx.forEachNicSubject(*s, [&](const Subject& subject) {
+      auto [it, inserted] = worst.try_emplace({s->label("collector"), subject.device, subject.port, subject.interface},
+                                              Worst{s, subject});
+      if (!inserted && s->raw > it->second.s->raw) it->second = Worst{s, subject};
+    });
   }
+  for (const auto& [key, w] : worst) judge(ctx, *w.s, w.subject, limit, policy);
 }
 
 void planNicUnresponsive(const NicUnresponsiveRule& /*rule*/, EnginePlan& /*plan*/) {}

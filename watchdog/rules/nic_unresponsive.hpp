@@ -21,7 +21,8 @@ struct NicUnresponsiveRule {
     b.flag("enabled", enabled);
     // Reads are reported once they waited kReadWaitReported (1 s): a lower limit could not act.
     b.durationBetween("wait_limit", waitLimit, std::chrono::seconds(1), Duration::max(), false);
-    b.duration("clear_after", clearAfter);
+    // The pipeline keeps a returned read's series an hour (daemon/read_waits.hpp, kHold).
+    b.durationBetween("clear_after", clearAfter, std::chrono::seconds(1), std::chrono::hours(1), false);
   }
 
   bool operator==(const NicUnresponsiveRule&) const = default;

@@ -1,7 +1,7 @@
 // ReadWatch (collectors/sources/read_watch.hpp): what a collector thread waits for, read from
 // another thread without a lock. The concurrent test is the one that matters: a reader must never
 // see a torn target (half of one path, half of the next) while the writer marks reads as fast as
-// it can; the TSan build runs it too.
+// it can.
 #include "collectors/sources/read_watch.hpp"
 
 #include <gtest/gtest.h>
@@ -83,18 +83,18 @@ TEST(ReadWatch, AReaderNeverSeesATornTarget) {
     setCurrentReadWatch(nullptr);
   });
   size_t seen = 0;
+  std::string torn;  // the first torn reading, if any (checked once the writer has stopped)
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (int i = 0; seen < 20000 && std::chrono::steady_clock::now() < deadline; ++i) {
+  while (seen < 20000 && torn.empty() && std::chrono::steady_clock::now() < deadline) {
     const auto w = watch.waiting();
     if (!w) continue;
     ++seen;
-    ASSERT_FALSE(w->target.empty());
-    const char c = w->target.front();
-    ASSERT_EQ(w->target, targets[c - 'a']) << "torn at attempt " << i;
-    ASSERT_EQ(w->kind, "read");
+    const char c = w->target.empty() ? 0 : w->target.front();
+    if (c < 'a' || c > 'd' || w->target != targets[c - 'a'] || w->kind != "read") torn = w->target;
   }
   stop = true;
   writer.join();
+  EXPECT_EQ(torn, "") << "a torn target";
   EXPECT_EQ(seen, 20000u) << "the reader caught too few reads in progress to tell";
 }
 

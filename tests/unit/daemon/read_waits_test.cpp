@@ -65,6 +65,14 @@ TEST(ReadSubject, AFileBelowAFunctionIsThatFunctionsDevice) {
             subject("", "", "", "0000:99:00.0"));
 }
 
+TEST(ReadSubject, TheMarkerNearestTheEndNamesTheFile) {
+  // A test tree's root may itself hold either marker.
+  EXPECT_EQ(readSubject(node(), "/srv/class/infiniband/mlx5_1/tree/sys/class/net/eth0/speed"),
+            subject("mlx5_0", "1", "eth0", "0000:17:00.0"));
+  EXPECT_EQ(readSubject(node(), "/srv/class/net/eth9/tree/sys/class/infiniband/mlx5_0/ports/1/state"),
+            subject("mlx5_0", "1", "eth0", "0000:17:00.0"));
+}
+
 TEST(ReadSubject, WhatNamesNothingKnownIsNobodys) {
   EXPECT_EQ(readSubject(node(), "/etc/fabricmon/ethtool/eth0.txt"), ReadSubject{});
   EXPECT_EQ(readSubject(node(), ""), ReadSubject{});
@@ -124,6 +132,21 @@ TEST(ReadWaits, AWaitIsASeriesWithItsTargetAsNoteZeroOnceItReturnedGoneAfterTheH
   EXPECT_TRUE(waits.batch({}, topo, t0 + 13s + ReadWaits::kHold + 1s)->samples.empty()) << "an hour later: gone";
 }
 
+TEST(ReadWaits, OneCollectorsWaitsThatNameTheSameLabelsAreOneSeries) {
+  // Two functions without an RDMA device or a netdev differ only in their PCI address, which the
+  // watchdog does not key by: one series (the first one's labels), the wait now.
+  ReadWaits waits;
+  const auto t0 = ReadWatch::Clock::now();
+  waits.batch(std::vector<CollectorHealth>{waitingHealth("pcie_aer", "/sys/devices/pci0000:00/0000:99:00.0/x", t0)},
+              node(), t0 + 2s);
+  auto b = waits.batch(
+      std::vector<CollectorHealth>{waitingHealth("pcie_aer", "/sys/devices/pci0000:00/0000:98:00.0/x", t0 + 2s)},
+      node(), t0 + 5s);
+  ASSERT_EQ(b->samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(b->samples[0].value, 3);
+  EXPECT_EQ(b->notes[0].text, "read /sys/devices/pci0000:00/0000:98:00.0/x");
+}
+
 TEST(ReadWaits, TwoCollectorsWaitingOnOneNicAreTwoSeries) {
   ReadWaits waits;
   const auto t0 = ReadWatch::Clock::now();
@@ -169,16 +192,20 @@ TEST(ReadWaits, ARunnersHealthReportsTheReadItsRunIsBlockedIn) {
     auto guard = boost::asio::make_work_guard(io);
     io.run();
   });
+  bool entered = false;
   {
     std::unique_lock lock(gate->mu);
-    ASSERT_TRUE(gate->cv.wait_for(lock, 10s, [&] { return gate->entered; }));
+    entered = gate->cv.wait_for(lock, 10s, [&] { return gate->entered; });
   }
+  EXPECT_TRUE(entered) << "the run never began";
   std::this_thread::sleep_for(kReadWaitReported + 200ms);
   const CollectorHealth h = runner.health();
-  ASSERT_TRUE(h.waiting);
-  EXPECT_EQ(h.waiting->kind, "read");
-  EXPECT_EQ(h.waiting->target, "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer");
-  EXPECT_GE(ReadWatch::Clock::now() - h.waiting->since, kReadWaitReported);
+  EXPECT_TRUE(h.waiting);
+  if (h.waiting) {
+    EXPECT_EQ(h.waiting->kind, "read");
+    EXPECT_EQ(h.waiting->target, "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer");
+    EXPECT_GE(ReadWatch::Clock::now() - h.waiting->since, kReadWaitReported);
+  }
   {
     std::lock_guard lock(gate->mu);
     gate->open = true;

@@ -98,12 +98,40 @@ TEST_F(NicUnresponsiveTest, ADeviceWideReadIsAboutEachOfItsPorts) {
 }
 
 TEST_F(NicUnresponsiveTest, EachCollectorThatWaitsIsItsOwnReason) {
+  const Labels ioctl = waitLabels("ethtool_pfc", "mlx5_0", "1", "eth0");
   for (int s = 1; s <= 10; ++s) {
     wait(s);
-    n_.set("nic_read_wait", kWait, waitLabels("ethtool_pfc", "mlx5_1", "1", "eth1", "0000:18:00.0"), s / 2.0);
+    n_.set("nic_read_wait", kWait, ioctl, s / 2.0);
     n_.tick(1);
   }
   EXPECT_EQ(sorted(), Findings{"nic_unresponsive/hw_counters/mlx5_0/1/eth0"}) << "the ioctl waited 5 s only";
+  for (int s = 11; s <= 20; ++s) {
+    wait(s);
+    n_.set("nic_read_wait", kWait, ioctl, s / 2.0);
+    n_.tick(1);
+  }
+  EXPECT_EQ(sorted(), (Findings{"nic_unresponsive/ethtool_pfc/mlx5_0/1/eth0", "nic_unresponsive/hw_counters/mlx5_0/1/eth0"}));
+}
+
+TEST_F(NicUnresponsiveTest, ADeviceWideWaitIsNotHiddenByAPortsReturnedRead) {
+  // mlx5_1 has two ports; its port 1's own read returned (held at 0) while a read of the whole
+  // function (hwmon) hangs: both ports are judged by the longer wait.
+  n_.set("rdma_port", "fabricmon_port_info",
+         {{"device", "mlx5_1"}, {"port", "2"}, {"interface", "eth3"}, {"link_layer", "Ethernet"}, {"rate", "400"}}, 1);
+  n_.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_1"}, {"port", "2"}}, 4);
+  n_.set("nic_read_wait", kWait, waitLabels("nic_temperature", "mlx5_1", "1", "eth1", "0000:18:00.0"), 0);
+  n_.tick(1);  // the port's series is tracked first: the rule must not judge by the order it meets them
+  for (int s = 1; s <= 10; ++s) {
+    n_.set("nic_read_wait", kWait, waitLabels("nic_temperature", "mlx5_1", "", "", "0000:18:00.0"), s);
+    n_.tick(1);
+  }
+  const Findings both{"nic_unresponsive/nic_temperature/mlx5_1/1/eth1", "nic_unresponsive/nic_temperature/mlx5_1/2/eth3"};
+  EXPECT_EQ(sorted(), both);
+  for (int s = 11; s <= 400; ++s) {
+    n_.set("nic_read_wait", kWait, waitLabels("nic_temperature", "mlx5_1", "", "", "0000:18:00.0"), s);
+    n_.tick(1);
+  }
+  EXPECT_EQ(sorted(), both) << "still hanging past clear_after: still firing on both ports";
 }
 
 class NicUnresponsiveLimitTest : public NicUnresponsiveTest {
