@@ -114,6 +114,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::nic::kHealthReporterErrors, {"pci_address", "devlink_port", "reporter"}, 0},
     {&families::netdev::kAdminUp, {"interface", "", ""}, 0},
     {&families::nic::kReadWait, {"collector", "device", "port", "interface"}, 0},
+    {&families::nic::kKernelLogLost, {"", "", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

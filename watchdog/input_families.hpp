@@ -115,6 +115,7 @@ enum class Fam : uint8_t {
   // A read of a NIC's kernel interface that has not returned (the pipeline, daemon/read_waits.hpp),
   // with "<kind> <target>" as the series' note.
   kNicReadWait,         // {collector,device,port,interface} seconds
+  kKernelLogLost,       // {} records the kernel log ring overwrote before nic_driver_log read them
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -75,6 +75,28 @@ void judge(RuleContext& ctx, const Tracked& s, const Subject& subject, Severity 
   ctx.observe(s.label("pattern"), severity, subject, Policy{}, v);
 }
 
+// Records the ring overwrote before the collector read them: a fatal one among them was never
+// judged. Not about a NIC (the kernel log is the node's), so the finding names none.
+void judgeLostRecords(RuleContext& ctx, Nanos quiet) {
+  const auto lost = ctx.history.family(Fam::kKernelLogLost);
+  if (lost.empty() || !ctx.ready(lost.front())) return;
+  const Tracked& s = *lost.front();
+  Verdict v;
+  v.judged = true;
+  v.stamp = s.t;
+  v.fire = s.increasedWithin(quiet);
+  v.clear = !v.fire;
+  v.evidence.add("lost_records_total", s.raw);
+  v.evidence.add("quiet_period_seconds", double(quiet) / kSecond);
+  if (v.fire) {
+    v.summary = fmt::format(
+        "the kernel log overran: records were overwritten before fabricmon read them ({:.0f} since it started), "
+        "so a NIC driver error among them went unseen; read dmesg, and raise log_buf_len if it recurs",
+        s.raw);
+  }
+  ctx.observe(kKernelLogLostReason, Severity::kWarning, Subject{}, Policy{}, v);
+}
+
 void evaluateNicDriverError(RuleContext& ctx, const NicDriverErrorRule& rule) {
   const Nanos quiet = toNanos(rule.quietPeriod);
   for (const Tracked* s : ctx.history.family(Fam::kNicDriverLastRecord)) {
@@ -91,6 +113,7 @@ void evaluateNicDriverError(RuleContext& ctx, const NicDriverErrorRule& rule) {
     // A function with several ports: its record concerns each of them.
     ctx.forEachNicSubject(*s, [&](const Subject& subject) { judge(ctx, *s, subject, severity, quiet); });
   }
+  judgeLostRecords(ctx, quiet);
 }
 
 void planNicDriverError(const NicDriverErrorRule& /*rule*/, EnginePlan& /*plan*/) {}

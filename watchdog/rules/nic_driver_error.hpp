@@ -27,6 +27,8 @@ struct NicDriverErrorRule {
 
 namespace watchdog {
 extern const RuleDef kNicDriverErrorRule;
+/// The reason of the finding that the kernel log lost records (no device: the log is the node's).
+inline constexpr std::string_view kKernelLogLostReason = "kernel_log_lost";
 
 /// The record's text as a finding shows it: at most `limit` bytes, control and non-ASCII bytes as
 /// \xNN, quotes and backslashes escaped, cut on a whole escape.

@@ -206,6 +206,26 @@ TEST_F(NicDriverErrorTest, LostRecordsAreCounted) {
   EXPECT_EQ(value(b, families::nic::kKernelLogLost), 9);
 }
 
+TEST_F(NicDriverErrorTest, LostRecordsAreANodeWarningForTheQuietPeriod) {
+  log_->lost = 4;  // lost before the first read: the counter's starting point, not news
+  poll();
+  poll();
+  EXPECT_TRUE(findings().empty());
+  log_->lost = 3;
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  const Finding f = findings()[0];
+  EXPECT_EQ(label(f, "reason"), watchdog::kKernelLogLostReason);
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_EQ(label(f, "device"), "") << "the kernel log is the node's";
+  EXPECT_NE(f.summary.find("the kernel log overran"), std::string::npos) << f.summary;
+  EXPECT_NE(f.summary.find("(7 since it started)"), std::string::npos) << f.summary;
+  for (int i = 0; i < 14; ++i) poll(60);
+  EXPECT_EQ(findings().size(), 1u) << "within the 15 min quiet period";
+  poll(61);
+  EXPECT_TRUE(findings().empty());
+}
+
 TEST_F(NicDriverErrorTest, NoAccessIsCountedOnceAndTheCollectorGoesOn) {
   log_->failErrno = EPERM;
   log_->firstDenial = true;
