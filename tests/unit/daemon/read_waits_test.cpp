@@ -102,9 +102,10 @@ TEST(ReadWaits, AWaitIsASeriesWithItsTargetAsNoteZeroOnceItReturnedGoneAfterTheH
   EXPECT_TRUE(idle->samples.empty());
   EXPECT_EQ(waits.batch({}, topo, t0 + 1s), idle) << "nothing changed: the same batch";
 
+  CollectorHealth notWaiting;
+  notWaiting.name = "rdma_port";
   std::vector<CollectorHealth> health{
-      waitingHealth("hw_counters", "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent", t0),
-      CollectorHealth{.name = "rdma_port"}};
+      waitingHealth("hw_counters", "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent", t0), notWaiting};
   auto b = waits.batch(health, topo, t0 + 12s);
   ASSERT_EQ(b->samples.size(), 1u);
   const Series& s = *b->samples[0].series;
