@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "watchdog/day_baseline.hpp"
 #include "watchdog/rules/link_ber.hpp"
 #include "watchdog/rules/rules.hpp"
 
@@ -21,14 +22,7 @@ namespace {
 /// link_ber's memory of one interface: the pre-FEC BER baseline, kept in the state file (it takes
 /// a day to learn; docs/rules.md "link_ber").
 struct BerBaseline {
-  static constexpr size_t kParts = 24;
-  struct Part {
-    int64_t index = INT64_MIN;  ///< wall-clock seconds / part width: which part of the day
-    double errors = 0;          ///< corrected bits counted in it
-    double bits = 0;            ///< bits received in it
-  };
-  std::array<Part, kParts> parts{};
-  int64_t partSeconds = 0;      ///< the width the parts were cut with (a new width starts over)
+  DayBaseline parts;            ///< corrected bits over bits received, per part of the day
   double lastErrors = -1;       ///< running totals (Tracked::total) at the last evaluation
   double lastBits = -1;
   Nanos lastT = kNever;
@@ -167,8 +161,7 @@ Lane worstLane(const RuleContext& ctx, const IfaceRef& in, const Ber& total, dou
 // ---- the baseline: 24 parts of baseline_window, each a BER, dated by the wall clock ----
 
 int64_t partSeconds(const LinkBerRule& rule) {
-  return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(rule.baselineWindow).count() /
-                                  static_cast<int64_t>(BerBaseline::kParts));
+  return DayBaseline::partSecondsFor(std::chrono::duration_cast<std::chrono::seconds>(rule.baselineWindow));
 }
 
 int64_t wallSeconds(const RuleContext& ctx) {
@@ -177,11 +170,7 @@ int64_t wallSeconds(const RuleContext& ctx) {
 
 void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, const Tracked* errors,
            const Tracked* received, const Fec& fec) {
-  const int64_t width = partSeconds(rule);
-  if (m.partSeconds != width) {
-    m.parts = {};
-    m.partSeconds = width;
-  }
+  m.parts.cut(partSeconds(rule));
   if (errors == nullptr || errors->t == m.lastT) return;
   const double bitsTotal = received != nullptr && received->t == errors->t ? received->total * kBitsPerByte : -1;
   const double dErrors = errors->total - m.lastErrors;
@@ -201,28 +190,13 @@ void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, cons
   m.lastT = errors->t;
   // A series that was forgotten and seen again restarts its totals: that interval is not counted.
   if (!continuous) return;
-  const int64_t index = wallSeconds(ctx) / width;
-  auto& part = m.parts[static_cast<size_t>(((index % int64_t(BerBaseline::kParts)) + int64_t(BerBaseline::kParts)) %
-                                           int64_t(BerBaseline::kParts))];
-  if (part.index != index) part = BerBaseline::Part{index, 0, 0};
-  part.errors += dErrors;
-  part.bits += dBits;
+  m.parts.add(partSeconds(rule), wallSeconds(ctx), dErrors, dBits);
 }
 
 /// The median BER of the parts before the current one within the baseline window; < 0 while fewer
 /// than baseline_min_parts parts hold enough bits.
 double baselineOf(const BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule) {
-  if (m.partSeconds <= 0) return -1;
-  const int64_t current = wallSeconds(ctx) / m.partSeconds;
-  std::vector<double> bers;
-  for (const auto& p : m.parts) {
-    if (p.index >= current || p.index < current - int64_t(BerBaseline::kParts)) continue;
-    if (p.bits < rule.minBits) continue;
-    bers.push_back(p.errors / p.bits);
-  }
-  if (bers.size() < rule.baselineMinParts) return -1;
-  std::nth_element(bers.begin(), bers.begin() + bers.size() / 2, bers.end());
-  return bers[bers.size() / 2];
+  return m.parts.median(wallSeconds(ctx), rule.minBits, rule.baselineMinParts);
 }
 
 const FamilyDef* gaugeFamily(int which);
@@ -364,14 +338,7 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   }
   // A baseline whose every part is older than the window has nothing left to say.
   const int64_t now = wallSeconds(ctx);
-  std::erase_if(memory.berBaselines, [&](const auto& kv) {
-    const auto& m = kv.second;
-    if (m.live || m.partSeconds <= 0) return !m.live && m.partSeconds <= 0;
-    const int64_t current = now / m.partSeconds;
-    return std::none_of(m.parts.begin(), m.parts.end(), [&](const auto& p) {
-      return p.index >= current - int64_t(BerBaseline::kParts);
-    });
-  });
+  std::erase_if(memory.berBaselines, [&](const auto& kv) { return !kv.second.live && kv.second.parts.expired(now); });
 }
 
 void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
@@ -386,12 +353,10 @@ void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
 bool LinkBerMemory::save(nlohmann::json& out) const {
   out = nlohmann::json::object();
   for (const auto& [iface, m] : berBaselines) {
-    nlohmann::json parts = nlohmann::json::array();
-    for (const auto& p : m.parts) {
-      if (p.index != INT64_MIN) parts.push_back({p.index, p.errors, p.bits});
-    }
-    if (parts.empty()) continue;
-    out[iface] = {{"part_seconds", m.partSeconds}, {"parts", std::move(parts)}};
+    if (m.parts.empty()) continue;
+    nlohmann::json parts;
+    m.parts.save(parts);
+    out[iface] = {{"part_seconds", m.parts.partSeconds()}, {"parts", std::move(parts)}};
   }
   return true;
 }
@@ -400,21 +365,11 @@ void LinkBerMemory::restore(const nlohmann::json& in) {
   if (!in.is_object()) return;
   for (const auto& [iface, doc] : in.items()) {
     if (!doc.is_object() || !doc.contains("part_seconds") || !doc["part_seconds"].is_number_integer() ||
-        !doc.contains("parts") || !doc["parts"].is_array()) {
+        !doc.contains("parts")) {
       continue;
     }
     BerBaseline m;
-    m.partSeconds = doc["part_seconds"].get<int64_t>();
-    if (m.partSeconds <= 0) continue;
-    for (const auto& p : doc["parts"]) {
-      if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number() || !p[2].is_number()) continue;
-      BerBaseline::Part part{p[0].get<int64_t>(), p[1].get<double>(), p[2].get<double>()};
-      // Counts are never negative or not finite; a part that says so is not believed.
-      if (!std::isfinite(part.errors) || !std::isfinite(part.bits) || part.errors < 0 || part.bits < 0) continue;
-      const int64_t n = BerBaseline::kParts;
-      m.parts[static_cast<size_t>(((part.index % n) + n) % n)] = part;
-    }
-    berBaselines[iface] = std::move(m);
+    if (m.parts.restore(doc["part_seconds"].get<int64_t>(), doc["parts"])) berBaselines[iface] = std::move(m);
   }
 }
 

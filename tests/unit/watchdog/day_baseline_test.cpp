@@ -1,0 +1,61 @@
+// DayBaseline (watchdog/day_baseline.hpp): the median of the parts before the current one, within
+// the last 24, and what a state file may bring back.
+#include "watchdog/day_baseline.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace fabricmon::watchdog {
+namespace {
+
+constexpr int64_t kHour = 3600;
+
+TEST(DayBaseline, TheMedianOfThePartsBeforeTheCurrentOne) {
+  DayBaseline b;
+  // Parts 0..4 hold 1, 2, 100, 3, 4 (one bad hour); part 5, the current one, holds 1000.
+  const double values[] = {1, 2, 100, 3, 4, 1000};
+  for (int p = 0; p < 6; ++p) b.add(kHour, p * kHour + 10, values[p] * 2, 2);
+  EXPECT_DOUBLE_EQ(b.median(5 * kHour + 20, 1, 5), 3) << "the bad hour and the current part are not the median";
+  EXPECT_EQ(b.median(5 * kHour + 20, 1, 6), -1) << "five parts qualify, six are asked for";
+  EXPECT_EQ(b.median(5 * kHour + 20, 3, 1), -1) << "no part has the weight asked for";
+}
+
+TEST(DayBaseline, PartsOlderThanTheDayAreLeftOutAndThenExpire) {
+  DayBaseline b;
+  b.add(kHour, 0, 5, 1);
+  b.add(kHour, 30 * kHour, 7, 1);  // reuses the slot of part 6, not of part 0
+  EXPECT_DOUBLE_EQ(b.median(31 * kHour, 1, 1), 7) << "part 0 is more than 24 parts before part 31";
+  EXPECT_FALSE(b.expired(40 * kHour));
+  EXPECT_TRUE(b.expired(60 * kHour));
+}
+
+TEST(DayBaseline, AnotherPartWidthStartsOver) {
+  DayBaseline b;
+  b.add(kHour, 0, 5, 1);
+  b.cut(600);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.partSeconds(), 600);
+}
+
+TEST(DayBaseline, WhatASavedFileBringsBack) {
+  DayBaseline b;
+  for (int p = 0; p < 3; ++p) b.add(kHour, p * kHour, p + 1.0, 1);
+  nlohmann::json parts;
+  b.save(parts);
+  DayBaseline back;
+  ASSERT_TRUE(back.restore(kHour, parts));
+  EXPECT_DOUBLE_EQ(back.median(3 * kHour, 1, 3), b.median(3 * kHour, 1, 3));
+  // Sums and weights that cannot be are not believed; nor is a part of another shape.
+  const auto nan = std::numeric_limits<double>::quiet_NaN();
+  nlohmann::json bad = nlohmann::json::array({{0, -1.0, 1.0}, {1, 1.0, nan}, {2, "x", 1}, {3}, "part"});
+  DayBaseline none;
+  EXPECT_FALSE(none.restore(kHour, bad));
+  EXPECT_FALSE(none.restore(0, parts)) << "a part width of 0";
+  EXPECT_FALSE(none.restore(kHour, nlohmann::json::object()));
+}
+
+}  // namespace
+}  // namespace fabricmon::watchdog

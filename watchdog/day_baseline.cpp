@@ -1,0 +1,86 @@
+#include "watchdog/day_baseline.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace fabricmon::watchdog {
+namespace {
+constexpr int64_t kN = static_cast<int64_t>(DayBaseline::kParts);
+}  // namespace
+
+int64_t DayBaseline::partSecondsFor(std::chrono::seconds window) {
+  return std::max<int64_t>(1, window.count() / kN);
+}
+
+DayBaseline::Part& DayBaseline::slotOf(int64_t index) {
+  return parts_[static_cast<size_t>(((index % kN) + kN) % kN)];
+}
+
+void DayBaseline::cut(int64_t partSeconds) {
+  if (partSeconds <= 0 || partSeconds_ == partSeconds) return;
+  parts_ = {};
+  partSeconds_ = partSeconds;
+}
+
+void DayBaseline::add(int64_t partSeconds, int64_t wallSeconds, double sum, double weight) {
+  if (partSeconds <= 0) return;
+  cut(partSeconds);
+  const int64_t index = wallSeconds / partSeconds;
+  Part& part = slotOf(index);
+  if (part.index != index) part = Part{index, 0, 0};
+  part.sum += sum;
+  part.weight += weight;
+}
+
+double DayBaseline::median(int64_t wallSeconds, double minWeight, unsigned minParts) const {
+  if (partSeconds_ <= 0) return -1;
+  const int64_t current = wallSeconds / partSeconds_;
+  std::array<double, kParts> ratios{};
+  size_t n = 0;
+  for (const Part& p : parts_) {
+    if (p.index >= current || p.index < current - kN) continue;
+    if (p.weight <= 0 || p.weight < minWeight) continue;
+    ratios[n++] = p.sum / p.weight;
+  }
+  if (n == 0 || n < minParts) return -1;
+  std::nth_element(ratios.begin(), ratios.begin() + n / 2, ratios.begin() + n);
+  return ratios[n / 2];
+}
+
+bool DayBaseline::expired(int64_t wallSeconds) const {
+  if (partSeconds_ <= 0) return true;
+  const int64_t current = wallSeconds / partSeconds_;
+  return std::none_of(parts_.begin(), parts_.end(), [&](const Part& p) { return p.index >= current - kN; });
+}
+
+bool DayBaseline::empty() const {
+  return std::all_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.index == INT64_MIN; });
+}
+
+void DayBaseline::save(nlohmann::json& parts) const {
+  parts = nlohmann::json::array();
+  for (const Part& p : parts_) {
+    if (p.index != INT64_MIN) parts.push_back({p.index, p.sum, p.weight});
+  }
+}
+
+bool DayBaseline::restore(int64_t partSeconds, const nlohmann::json& parts) {
+  if (partSeconds <= 0 || !parts.is_array()) return false;
+  parts_ = {};
+  partSeconds_ = partSeconds;
+  bool any = false;
+  for (const auto& p : parts) {
+    if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number() || !p[2].is_number()) continue;
+    const Part part{p[0].get<int64_t>(), p[1].get<double>(), p[2].get<double>()};
+    // Sums and weights are never negative or not finite; a part that says so is not believed.
+    if (!std::isfinite(part.sum) || !std::isfinite(part.weight) || part.sum < 0 || part.weight < 0) continue;
+    slotOf(part.index) = part;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace fabricmon::watchdog
