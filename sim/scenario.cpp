@@ -251,11 +251,13 @@ const std::array<ScenarioDef, 30> kScenarios{{
      }},
     {.scenario = Scenario::kOpticMarginal,
      .name = "optic-marginal",
-     .summary = "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning",
+     .summary = "look-alike of optic-degrading: every lane's Rx power steady 0.5 dB above the module's low warning, "
+     "from the start",
      .module = [](ModuleParams& m, double) {
        const double lowWarning = m.thresholds[4][2];
        m.rxPowerWatts = {lowWarning * std::pow(10.0, 0.5 / 10.0)};
-     }},
+     },
+     .moduleFromStart = true},
     {.scenario = Scenario::kModuleSwap,
      .name = "module-swap",
      .summary = "look-alike: the port's optic is replaced 30 s after the onset (new serial, flags clear, same healthy values)",

@@ -86,6 +86,9 @@ struct ScenarioDef {
   void (*behaviour)(PortBehaviour& b, double t) = nullptr;
   /// The affected port's module at time t (starting from the module as built).
   void (*module)(ModuleParams& m, double t) = nullptr;
+  /// The module is that way from the start, before the onset too: a look-alike's steady state, not
+  /// a change at the onset (which a rule that learns the port's own normal rightly reports).
+  bool moduleFromStart = false;
   /// PCIe errors accrued over the `seconds` from time t0.
   void (*pcie)(ScenarioNode& node, double t0, double seconds) = nullptr;
 };

@@ -354,8 +354,9 @@ void Simulator::State::createModules() {
 // The affected port's module as the scenario has bent it by now; the others as built.
 ModuleParams Simulator::State::moduleNow(size_t index) const {
   ModuleParams m = modules[index];
-  if (index != options.faultPort || now < options.faultAt) return m;
-  if (auto bend = scenarioDef(scenario).module) bend(m, now - options.faultAt);
+  const ScenarioDef& def = scenarioDef(scenario);
+  if (index != options.faultPort || (now < options.faultAt && !def.moduleFromStart)) return m;
+  if (def.module != nullptr) def.module(m, now - options.faultAt);
   latchFlags(m);  // the module latches what its values crossed (hot-module's alarm at 80 °C)
   return m;
 }

@@ -11,8 +11,12 @@ namespace {
 constexpr int64_t kN = static_cast<int64_t>(DayBaseline::kParts);
 }  // namespace
 
-int64_t DayBaseline::partSecondsFor(std::chrono::seconds window) {
-  return std::max<int64_t>(1, window.count() / kN);
+int64_t DayBaseline::partSecondsFor(std::chrono::milliseconds window) {
+  return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(window).count() / kN);
+}
+
+int64_t DayBaseline::wallSeconds(std::chrono::system_clock::time_point wall) {
+  return std::chrono::duration_cast<std::chrono::seconds>(wall.time_since_epoch()).count();
 }
 
 DayBaseline::Part& DayBaseline::slotOf(int64_t index) {
@@ -53,30 +57,39 @@ double DayBaseline::median(int64_t wallSeconds, double minWeight, unsigned minPa
 bool DayBaseline::expired(int64_t wallSeconds) const {
   if (partSeconds_ <= 0) return true;
   const int64_t current = wallSeconds / partSeconds_;
-  return std::none_of(parts_.begin(), parts_.end(), [&](const Part& p) { return p.index >= current - kN; });
+  return std::none_of(parts_.begin(), parts_.end(),
+                      [&](const Part& p) { return p.index >= current - kN && p.index <= current; });
 }
 
 bool DayBaseline::empty() const {
   return std::all_of(parts_.begin(), parts_.end(), [](const Part& p) { return p.index == INT64_MIN; });
 }
 
-void DayBaseline::save(nlohmann::json& parts) const {
-  parts = nlohmann::json::array();
+void DayBaseline::save(nlohmann::json& out) const {
+  nlohmann::json parts = nlohmann::json::array();
   for (const Part& p : parts_) {
     if (p.index != INT64_MIN) parts.push_back({p.index, p.sum, p.weight});
   }
+  out = {{"part_seconds", partSeconds_}, {"parts", std::move(parts)}};
 }
 
-bool DayBaseline::restore(int64_t partSeconds, const nlohmann::json& parts) {
-  if (partSeconds <= 0 || !parts.is_array()) return false;
+bool DayBaseline::restore(const nlohmann::json& in, double maxRatio) {
+  if (!in.is_object() || !in.contains("part_seconds") || !in["part_seconds"].is_number_integer() ||
+      !in.contains("parts") || !in["parts"].is_array()) {
+    return false;
+  }
+  const int64_t width = in["part_seconds"].get<int64_t>();
+  if (width <= 0) return false;
   parts_ = {};
-  partSeconds_ = partSeconds;
+  partSeconds_ = width;
   bool any = false;
-  for (const auto& p : parts) {
+  for (const auto& p : in["parts"]) {
     if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number() || !p[2].is_number()) continue;
     const Part part{p[0].get<int64_t>(), p[1].get<double>(), p[2].get<double>()};
-    // Sums and weights are never negative or not finite; a part that says so is not believed.
-    if (!std::isfinite(part.sum) || !std::isfinite(part.weight) || part.sum < 0 || part.weight < 0) continue;
+    if (!std::isfinite(part.sum) || !std::isfinite(part.weight) || part.sum < 0 || part.weight < 0 ||
+        part.sum > part.weight * maxRatio) {
+      continue;
+    }
     slotOf(part.index) = part;
     any = true;
   }

@@ -20,7 +20,9 @@ class DayBaseline {
   static constexpr size_t kParts = 24;
 
   /// The width of a part for a baseline of `window` (window / 24, at least a second).
-  static int64_t partSecondsFor(std::chrono::seconds window);
+  static int64_t partSecondsFor(std::chrono::milliseconds window);
+  /// Seconds since the epoch: what parts are dated by.
+  static int64_t wallSeconds(std::chrono::system_clock::time_point wall);
 
   /// Parts of `partSeconds` from now on: a width other than the one the parts were cut with starts
   /// the baseline over (a changed baseline_window).
@@ -29,17 +31,21 @@ class DayBaseline {
   void add(int64_t partSeconds, int64_t wallSeconds, double sum, double weight);
   /// The median of sum / weight over the parts before the one that holds `wallSeconds`, within the
   /// last 24 parts and with at least `minWeight` each; -1 while fewer than `minParts` parts qualify.
+  /// At most 23 can: the current part holds the 24th slot once anything was added to it.
   double median(int64_t wallSeconds, double minWeight, unsigned minParts) const;
-  /// True when no part is within the last 24 before `wallSeconds`: nothing is left to say.
+  /// True when no part is within the last 24 up to the one that holds `wallSeconds`: nothing is
+  /// left to say (a part dated after it, from a clock set back or a file that says so, counts as none).
   bool expired(int64_t wallSeconds) const;
   bool empty() const;
   int64_t partSeconds() const { return partSeconds_; }
 
-  /// The parts as [[index, sum, weight], ...] (the layout link_ber's state file has always used).
-  void save(nlohmann::json& parts) const;
-  /// Reads what save() wrote for parts of `partSeconds`. Parts that cannot be (negative or not
-  /// finite) are not believed; false when nothing was read.
-  bool restore(int64_t partSeconds, const nlohmann::json& parts);
+  /// {"part_seconds": N, "parts": [[index, sum, weight], ...]}: the layout link_ber's state file
+  /// has always used for an interface.
+  void save(nlohmann::json& out) const;
+  /// Reads what save() wrote. A part that cannot be is not believed: a negative or not finite sum or
+  /// weight, or a ratio above `maxRatio` (a BER above 1, more light than a DOM can report). False
+  /// when nothing was read.
+  bool restore(const nlohmann::json& in, double maxRatio);
 
  private:
   struct Part {

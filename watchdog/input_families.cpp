@@ -99,6 +99,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::transceiver::kTxPowerThreshold, {"interface", "level", ""}, 0},
     {&families::transceiver::kRxPowerThreshold, {"interface", "level", ""}, 0},
     {&families::transceiver::kFlag, {"interface", "quantity", "level", "lane"}, 0},
+    {&families::transceiver::kInfo, {"interface", "", ""}, 0},
     {&families::ethtool::kPhyCorrectedBits, {"interface", "", ""}, 0},
     {&families::ethtool::kPhyLaneCorrectedBits, {"interface", "lane", ""}, 0},
     {&families::ethtool::kPhyReceivedBytes, {"interface", "", ""}, 0},

@@ -95,6 +95,7 @@ enum class Fam : uint8_t {
   kXcvrTxPowerThreshold,      // {interface,level}
   kXcvrRxPowerThreshold,      // {interface,level}
   kXcvrFlag,            // {interface,quantity,level,lane} 0/1
+  kXcvrInfo,            // {interface} = 1, with the module's serial_number (a swap is a new module)
   // The physical layer (link_ber): pre-FEC bit errors, bits received, FEC blocks and geometry.
   kPhyCorrectedBits,    // {interface} bit errors the FEC corrected
   kPhyLaneCorrectedBits,// {interface,lane}

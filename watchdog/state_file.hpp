@@ -16,7 +16,8 @@
 namespace fabricmon::watchdog {
 
 inline constexpr int kStateVersion = 1;
-/// Larger than any state fabricmon writes (a few KiB per port): a bigger file is not ours.
+/// Larger than any state fabricmon writes (a few KiB per port for link_ber, up to ~20 KiB per port with
+/// optics_degraded's 16 lane baselines): a bigger file is not ours.
 inline constexpr size_t kMaxStateFile = 16 * 1024 * 1024;
 
 /// The document in `path`; std::nullopt when there is no file (first start). An Error when it exists

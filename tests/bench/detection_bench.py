@@ -34,6 +34,9 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 WINDOWS = os.path.join(HERE, "detection_windows.yaml")
 FAULT_AT = 8.0  # seconds of healthy baseline before the fault begins
+# Cases that need a longer healthy time: a baseline of the port's own light (optics_degraded's
+# parts of 10 s here) is only the healthy light's median once most of its parts are healthy.
+FAULT_AT_OF = {"optic-sinking": 60.0}
 IFACE = "enp24s0np0"  # the simulator's affected port (mlx5_0) on every vendor
 
 # scenario -> (expected finding (rule, reason), rule's own time to judge in seconds, how long to watch)
@@ -71,11 +74,15 @@ FAULTS = {
     # modules read every 5 s, detection_windows.yaml): the module crosses its 75 °C high warning
     # ~106 s after the onset; optics_degraded then wants two readings.
     "hot-module": (("optics_degraded", "temperature"), 106 + 2 * 5, 135),
+    # optic-degrading again, timing the module's own news: lane 1's Rx power sinks 9 dB over the
+    # degrade phase (sim/scenario.hpp, opticsDrift), so it is 3 dB (sink_db) below its baseline 40 s
+    # into it, ~57 s before it crosses its -8 dBm low warning; optics_degraded then wants two readings.
+    "optic-sinking": (("optics_degraded", "rx_power_sinking"), 10 + 40 + 2 * 5, 160),
 }
 # Faults whose point is to be seen before an event: seconds from the onset to that event (the flap).
-LEAD = {"optic-degrading": 150.0}
+LEAD = {"optic-degrading": 150.0, "optic-sinking": 150.0}
 # The optic cases do not depend on the NIC's counter cadence or the poll: run once each.
-OPTIC_CASES = {"hot-module", "optic-degrading", "optic-marginal", "module-swap"}
+OPTIC_CASES = {"hot-module", "optic-degrading", "optic-sinking", "optic-marginal", "module-swap"}
 # The subject a fault's finding names when it is not the affected interface.
 SUBJECT = {"device-missing": "mlx5_0"}
 # Findings a case may raise besides its own (its consequences, not false alarms). A port paused half
@@ -93,7 +100,9 @@ ALLOWED = {
     "dirty-connector": {("link_ber", "degrading")},
     "fec-uncorrectable": {("link_ber", "margin"), ("link_ber", "degrading")},
     "optic-degrading": {("link_ber", "margin"), ("link_flap", ""), ("port_degraded", "not_active"),
-                        ("optics_degraded", "rx_power_low")},
+                        ("optics_degraded", "rx_power_low"), ("optics_degraded", "rx_power_sinking")},
+    "optic-sinking": {("link_ber", "margin"), ("link_ber", "degrading"), ("link_flap", ""),
+                      ("port_degraded", "not_active"), ("optics_degraded", "rx_power_low")},
     "link-flap": {("port_degraded", "not_active")},
     # The DSCP map that puts DSCP 0 on the lossless priority is configuration, there from the start.
     "lossless-shared": {("lossless_class_shared", "dscp_map")},
@@ -149,11 +158,14 @@ class Run:
 
     def _run(self):
         scenario = self.case
+        fault_at = FAULT_AT_OF.get(self.case, FAULT_AT)
         sim_args = [os.path.join(self.build, "sim", "fabricsim"), "--root", self.work, "--interval", "50ms",
                     "--vendor", self.vendor, "--counter-refresh", f"{int(self.refresh * 1000)}ms" if self.refresh else "0",
-                    "--fault-at", f"{int(FAULT_AT * 1000)}ms"]
+                    "--fault-at", f"{int(fault_at * 1000)}ms"]
         if scenario == "late-poll":
             scenario = "busy-pause"
+        if scenario == "optic-sinking":
+            scenario = "optic-degrading"
         if scenario == "mixed-node":
             scenario = "healthy"
             sim_args.append("--mixed-node")
@@ -161,10 +173,10 @@ class Run:
         sim = self.start(sim_args)
         sim.stdout.readline()  # the banner comes after init(): simulated time 0 is now
         t0 = time.monotonic()
-        onset = t0 + FAULT_AT
+        onset = t0 + fault_at
         shown = onset
         if self.refresh > 0:  # the NIC shows it at its first refresh after the onset
-            shown = t0 + math.ceil(FAULT_AT / self.refresh - 1e-9) * self.refresh
+            shown = t0 + math.ceil(fault_at / self.refresh - 1e-9) * self.refresh
         # The simulator's kernel log (its nic-fw-fatal record, every run's probe lines) is a file of
         # kmsg records: the windows config plus sources.kmsg_file, so no run reads the machine's log.
         config = os.path.join(self.work, "fabricmon.yaml")

@@ -161,12 +161,10 @@ Lane worstLane(const RuleContext& ctx, const IfaceRef& in, const Ber& total, dou
 // ---- the baseline: 24 parts of baseline_window, each a BER, dated by the wall clock ----
 
 int64_t partSeconds(const LinkBerRule& rule) {
-  return DayBaseline::partSecondsFor(std::chrono::duration_cast<std::chrono::seconds>(rule.baselineWindow));
+  return DayBaseline::partSecondsFor(rule.baselineWindow);
 }
 
-int64_t wallSeconds(const RuleContext& ctx) {
-  return std::chrono::duration_cast<std::chrono::seconds>(ctx.wallNow.time_since_epoch()).count();
-}
+int64_t wallSeconds(const RuleContext& ctx) { return DayBaseline::wallSeconds(ctx.wallNow); }
 
 void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, const Tracked* errors,
            const Tracked* received, const Fec& fec) {
@@ -353,10 +351,7 @@ void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
 bool LinkBerMemory::save(nlohmann::json& out) const {
   out = nlohmann::json::object();
   for (const auto& [iface, m] : berBaselines) {
-    if (m.parts.empty()) continue;
-    nlohmann::json parts;
-    m.parts.save(parts);
-    out[iface] = {{"part_seconds", m.parts.partSeconds()}, {"parts", std::move(parts)}};
+    if (!m.parts.empty()) m.parts.save(out[iface]);
   }
   return true;
 }
@@ -364,12 +359,9 @@ bool LinkBerMemory::save(nlohmann::json& out) const {
 void LinkBerMemory::restore(const nlohmann::json& in) {
   if (!in.is_object()) return;
   for (const auto& [iface, doc] : in.items()) {
-    if (!doc.is_object() || !doc.contains("part_seconds") || !doc["part_seconds"].is_number_integer() ||
-        !doc.contains("parts")) {
-      continue;
-    }
     BerBaseline m;
-    if (m.parts.restore(doc["part_seconds"].get<int64_t>(), doc["parts"])) berBaselines[iface] = std::move(m);
+    // Corrected bits never outnumber the bits received: a BER above 1 is not believed.
+    if (m.parts.restore(doc, 1.0)) berBaselines[iface] = std::move(m);
   }
 }
 

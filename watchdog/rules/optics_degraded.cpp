@@ -1,18 +1,23 @@
 // optics_degraded: a pluggable module reports that it is failing, before the link drops — Rx or
-// Tx power at or below the module's own low warning threshold (plus power_margin_db), temperature
-// or laser bias beyond a warning threshold, or a latched alarm flag. Judged per port from the
-// transceiver collector's series (docs/metrics.md, "Transceivers"); the worst lane is named.
-// A module without DOM has no values and no thresholds: the rule says nothing about it.
+// Tx power at or below the module's own low warning threshold (plus power_margin_db), or sunk
+// sink_db below the lane's own baseline of the last day (usually long before that); temperature or laser
+// bias beyond a warning threshold, or a latched alarm flag. Judged per port from the transceiver
+// collector's series (docs/metrics.md, "Transceivers"); the worst lane is named. A module without
+// DOM has no values and no thresholds: the rule says nothing about it.
 #include "watchdog/rules/optics_degraded.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <span>
 #include <string>
 
+#include "watchdog/day_baseline.hpp"
 #include "watchdog/rules/rules.hpp"
 
 namespace fabricmon::watchdog {
@@ -38,10 +43,46 @@ std::optional<double> threshold(const RuleContext& ctx, Fam fam, const IfaceRef&
 
 std::string_view what(const Subject& s) { return s.interface; }
 
+/// Power in dBm (-inf for none).
+double toDbm(double watts) { return watts > 0 ? 10 * std::log10(watts * 1000) : -INFINITY; }
+
+/// The series' lane number (0 for the module's own values).
+double laneOf(const Tracked& s) {
+  const std::string_view lane = s.label("lane");
+  return lane.empty() ? 0 : std::strtod(std::string(lane).c_str(), nullptr);
+}
+
+/// Below this a lane has no light worth the name (-30 dBm; a DOM reads 0.1 µW steps, receivers need
+/// ~-15 dBm). A lane without light in (Rx) or out (Tx) while the link is up is not a lane of this
+/// link: the other port of a twin-port OSFP, a breakout leg, lanes a narrower mode leaves unused.
+/// An InfiniBand link that lost a lane and trained narrower is port_degraded's (width_below_enabled).
+constexpr double kDarkWatts = 1e-6;
+
+/// The lanes of the module this link does not use, judged by none of the lane reasons.
+struct UnusedLanes {
+  uint32_t rx = 0, tx = 0;  ///< bit n: lane n
+  static uint32_t darkOf(std::span<const Tracked* const> power) {
+    uint32_t bits = 0;
+    for (const Tracked* s : power) {
+      const double lane = laneOf(*s);
+      // From the first reading, as the flags are judged: the latest reading says the lane is dark.
+      if (s->samples > 0 && !(s->raw >= kDarkWatts) && lane >= 1 && lane <= 31) bits |= 1u << unsigned(lane);
+    }
+    return bits;
+  }
+  /// Whether lane-level series `s` of `quantity` ("rx_power", "tx_power", "tx_bias") is of a lane not used.
+  bool unused(const Tracked& s, std::string_view quantity) const {
+    const double lane = laneOf(s);
+    if (lane < 1 || lane > 31) return false;
+    const uint32_t bit = 1u << unsigned(lane);
+    return (quantity == "rx_power" ? rx : tx) & bit;
+  }
+};
+
 // Rx or Tx power of every lane against the low warning (and alarm) threshold.
 Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const IfaceRef& in, const Subject& subject,
                   std::span<const Tracked* const> lanes, Fam thresholdFam,
-                  std::string_view name) {
+                  std::string_view name, const UnusedLanes& unused, std::string_view quantity) {
   Judged j;
   const auto lowWarn = threshold(ctx, thresholdFam, in, "low_warning");
   const auto lowAlarm = threshold(ctx, thresholdFam, in, "low_alarm");
@@ -54,28 +95,26 @@ Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const 
     if (!ctx.ready(s)) continue;
     j.v.judged = true;
     j.v.stamp = std::max(j.v.stamp, s->t);
+    if (unused.unused(*s, quantity)) continue;
     if (worst == nullptr || s->raw < worst->raw) worst = s;
     if (s->raw <= clearAbove) allClear = false;
   }
+  j.v.clear = allClear;
   if (worst == nullptr) return j;
   j.v.fire = worst->raw <= fireAt;
-  j.v.clear = allClear;
   const bool belowAlarm = lowAlarm && worst->raw <= *lowAlarm;
-  const double lane = std::strtod(std::string(worst->label("lane")).c_str(), nullptr);
+  const double lane = laneOf(*worst);
   j.v.evidence.add("lane", lane);
-  j.v.evidence.add("power_dbm", worst->raw > 0 ? 10 * std::log10(worst->raw * 1000) : -99);
+  j.v.evidence.add("power_dbm", worst->raw > 0 ? toDbm(worst->raw) : -99);
   j.v.evidence.add("power_watts", worst->raw);
-  j.v.evidence.add("low_warning_dbm", 10 * std::log10(*lowWarn * 1000));
-  if (lowAlarm && *lowAlarm > 0)
-    j.v.evidence.add("low_alarm_dbm", 10 * std::log10(*lowAlarm * 1000));
+  j.v.evidence.add("low_warning_dbm", toDbm(*lowWarn));
+  if (lowAlarm && *lowAlarm > 0) j.v.evidence.add("low_alarm_dbm", toDbm(*lowAlarm));
   j.v.evidence.add("margin_db", rule.powerMarginDb);
   if (j.v.fire) {
-    const double nowDbm = worst->raw > 0 ? 10 * std::log10(worst->raw * 1000) : -INFINITY;
-    const double warnDbm = 10 * std::log10(*lowWarn * 1000);
     j.v.summary = fmt::format(
         "{}: {} power of lane {:.0f} is {:.2f} dBm, {} the module's low warning of {:.2f} dBm{}",
-        what(subject), name, lane, nowDbm,
-        worst->raw <= *lowWarn ? "at or below" : "within the margin above", warnDbm,
+        what(subject), name, lane, toDbm(worst->raw),
+        worst->raw <= *lowWarn ? "at or below" : "within the margin above", toDbm(*lowWarn),
         belowAlarm ? " and at or below its low alarm" : "");
   }
   return j;
@@ -84,7 +123,8 @@ Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const 
 // Temperature (module) or bias (per lane) beyond either warning threshold.
 Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& subject,
                   std::span<const Tracked* const> values, Fam thresholdFam,
-                  std::string_view name, std::string_view unit, double display) {
+                  std::string_view name, std::string_view unit, double display,
+                  const UnusedLanes& unused = {}) {
   Judged j;
   const auto hw = threshold(ctx, thresholdFam, in, "high_warning");
   const auto lw = threshold(ctx, thresholdFam, in, "low_warning");
@@ -97,18 +137,21 @@ Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& sub
     if (!ctx.ready(s)) continue;
     j.v.judged = true;
     j.v.stamp = std::max(j.v.stamp, s->t);
+    if (unused.unused(*s, "tx_bias")) continue;  // a laser this link does not use is off
     double excess = -INFINITY;
     if (hw) excess = std::max(excess, s->raw - *hw);
     if (lw) excess = std::max(excess, *lw - s->raw);
     if (worst == nullptr || excess > worstExcess) worst = s, worstExcess = excess;
   }
-  if (worst == nullptr) return j;
+  if (worst == nullptr) {
+    j.v.clear = j.v.judged;  // every lane judged is one this link does not use
+    return j;
+  }
   j.v.fire = worstExcess >= 0;
   j.v.clear = worstExcess < 0;
   const bool beyondAlarm = (ha && worst->raw >= *ha) || (la && worst->raw <= *la);
   const std::string_view laneLabel = worst->label("lane");
-  const double lane = laneLabel.empty() ? 0 : std::strtod(std::string(laneLabel).c_str(), nullptr);
-  if (!laneLabel.empty()) j.v.evidence.add("lane", lane);
+  if (!laneLabel.empty()) j.v.evidence.add("lane", laneOf(*worst));
   j.v.evidence.add("value", worst->raw);
   if (hw) j.v.evidence.add("high_warning", *hw);
   if (lw) j.v.evidence.add("low_warning", *lw);
@@ -119,6 +162,84 @@ Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& sub
         laneLabel.empty() ? "" : fmt::format(" of lane {}", laneLabel), worst->raw * display, unit,
         high ? "high" : "low", (high ? *hw : *lw) * display, unit,
         beyondAlarm ? " and beyond its alarm threshold" : "");
+  }
+  return j;
+}
+
+/// One module's lanes' power baselines ("rx/1", "tx/3"): the mean power of each part of the day,
+/// kept in the state file. Another module (vendor, part number, serial number) is another laser and
+/// another link budget, so its lanes start over.
+struct ModuleBaselines {
+  struct Lane {
+    DayBaseline parts;     ///< power readings (watts) over their count, per part of the day
+    Nanos lastT = kNever;  ///< the reading learned last (a reading is learned once)
+  };
+  std::string module;  ///< "vendor/part number/serial number"; empty: not known yet
+  std::map<std::string, Lane, std::less<>> lanes;
+  Nanos judgedT[2] = {kNever, kNever};  ///< Rx, Tx: the newest reading judged
+  uint64_t pass = 0;                    ///< the evaluation that last saw the interface
+};
+
+/// The most light a DOM can report (SFF-8472 / SFF-8636 / CMIS: an unsigned 16-bit count of 0.1 µW).
+constexpr double kMaxDomWatts = 65535 * 1e-7;
+
+// Rx or Tx power of every lane against the lane's own baseline: each new reading is learned into
+// its part of the day, and the lane that sank furthest below the median of the parts before the
+// current one is judged, whether or not it is above the module's thresholds. Light that sinks slowly
+// enough for the median to follow (less than sink_db in about half a day) is left to the thresholds.
+// Judged only when a lane has a new reading (every ~60 s, not at every pass); with new readings and
+// no lane's baseline known (a new module, a new baseline_window), the verdict is "clear", so a
+// finding of the module before does not hold for the half day the new one needs to learn.
+Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, const IfaceRef& in,
+                    const Subject& subject, std::span<const Tracked* const> lanes, Fam thresholdFam,
+                    std::string_view name, std::string_view prefix, ModuleBaselines& module, Nanos& judgedT) {
+  Judged j;
+  Nanos newest = kNever;
+  for (const Tracked* s : lanes) {
+    if (ctx.ready(s)) newest = std::max(newest, s->t);
+  }
+  if (newest == kNever || newest == judgedT) return j;  // nothing new since the last judgement
+  judgedT = newest;
+  const int64_t width = DayBaseline::partSecondsFor(rule.baselineWindow);
+  const int64_t now = DayBaseline::wallSeconds(ctx.wallNow);
+  const Tracked* worst = nullptr;
+  double worstDrop = -INFINITY, worstBaseline = 0;
+  bool allClear = true;
+  for (const Tracked* s : lanes) {
+    if (!ctx.ready(s) || !(s->raw >= kDarkWatts)) continue;
+    char buf[32];
+    const auto end = fmt::format_to_n(buf, sizeof buf, "{}/{}", prefix, s->label("lane"));
+    const std::string_view key(buf, std::min(end.size, sizeof buf));
+    auto lane = module.lanes.find(key);
+    if (lane == module.lanes.end()) lane = module.lanes.emplace(std::string(key), ModuleBaselines::Lane{}).first;
+    ModuleBaselines::Lane& l = lane->second;
+    l.parts.cut(width);
+    if (s->t != l.lastT) l.parts.add(width, now, s->raw, 1);
+    l.lastT = s->t;
+    const double baseline = l.parts.median(now, 1, rule.baselineMinParts);
+    if (baseline < kDarkWatts) continue;
+    const double drop = 10 * std::log10(baseline / s->raw);
+    if (drop > rule.sinkDb - rule.clearHysteresisDb) allClear = false;
+    if (worst == nullptr || drop > worstDrop) worst = s, worstDrop = drop, worstBaseline = baseline;
+  }
+  j.v.judged = true;
+  j.v.stamp = newest;
+  j.v.clear = allClear;
+  if (worst == nullptr) return j;
+  j.v.fire = worstDrop >= rule.sinkDb;
+  const double lane = laneOf(*worst);
+  const auto lowWarn = threshold(ctx, thresholdFam, in, "low_warning");
+  j.v.evidence.add("lane", lane);
+  j.v.evidence.add("power_dbm", toDbm(worst->raw));
+  j.v.evidence.add("baseline_dbm", toDbm(worstBaseline));
+  j.v.evidence.add("drop_db", worstDrop);
+  j.v.evidence.add("sink_db", rule.sinkDb);
+  if (lowWarn && *lowWarn > 0) j.v.evidence.add("low_warning_dbm", toDbm(*lowWarn));
+  if (j.v.fire) {
+    j.v.summary = fmt::format(
+        "{}: {} power of lane {:.0f} is {:.2f} dBm, {:.1f} dB below the lane's own baseline of {:.2f} dBm{}",
+        what(subject), name, lane, toDbm(worst->raw), worstDrop, toDbm(worstBaseline),
+        lowWarn && *lowWarn > 0 ? fmt::format(" (the module's low warning is {:.2f} dBm)", toDbm(*lowWarn)) : "");
   }
   return j;
 }
@@ -152,8 +273,13 @@ struct OpticsMemory : RuleState {
   };
   static constexpr Nanos kDarkNow = INT64_MAX;
   std::map<std::string, Light, std::less<>> lightAlarm;
+  /// Every interface's module's lane baselines, by interface: kept while the interface is away
+  /// (a driver reload) until every part is older than the baseline window.
+  std::map<std::string, ModuleBaselines, std::less<>> baselines;
   uint64_t pass = 0;
   void disabled() override { lightAlarm.clear(); }
+  bool save(nlohmann::json& out) const override;
+  void restore(const nlohmann::json& in) override;
 };
 
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
@@ -163,7 +289,7 @@ struct OpticsMemory : RuleState {
 // (`lightHolds`: one was set at the last judgement of them) keeps its state until they are judged
 // again (docs/rules.md, "optics_degraded"). When they are judged, `lightSet` gets whether one is set.
 Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> flags, bool skipLight,
-                       bool lightHolds, bool& lightSet) {
+                       bool lightHolds, bool& lightSet, const UnusedLanes& unused) {
   Judged j;
   j.severity = Severity::kCritical;
   const Tracked* first = nullptr;
@@ -176,6 +302,8 @@ Judged judgeAlarmFlags(const Subject& subject, std::span<const Tracked* const> f
         held = held || lightHolds;
         continue;
       }
+      // A dark lane this link does not use latches its light alarms at every read.
+      if (unused.unused(*s, s->label("quantity"))) continue;
       lightSet = lightSet || s->raw >= 1;
     }
     j.v.judged = true;
@@ -218,6 +346,28 @@ void trackDarkness(const IfaceRef& in, bool down, OpticsMemory::Light& l) {
   }
 }
 
+/// The interface's module's baselines. Another module than the one they were learned from starts
+/// over; an identity not read, without a serial number, or read with a bad checksum (an I2C glitch
+/// in its bytes) changes nothing.
+ModuleBaselines& baselinesOf(OpticsMemory& memory, const IfaceRef& in) {
+  auto it = memory.baselines.find(in.name);
+  if (it == memory.baselines.end()) it = memory.baselines.emplace(std::string(in.name), ModuleBaselines{}).first;
+  ModuleBaselines& module = it->second;
+  module.pass = memory.pass;
+  const Tracked* info = in.in(Fam::kXcvrInfo);
+  if (info == nullptr || info->label("serial_number").empty() || info->label("checksum") == "bad") return module;
+  const std::string identity =
+      fmt::format("{}/{}/{}", info->label("vendor"), info->label("part_number"), info->label("serial_number"));
+  if (identity != module.module) {
+    if (!module.module.empty()) {
+      module.lanes.clear();
+      module.judgedT[0] = module.judgedT[1] = kNever;
+    }
+    module.module = identity;
+  }
+  return module;
+}
+
 void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
   const Policy values{rule.forReadings, 0, toNanos(rule.clearAfter)};
   const Policy flags{1, 0, toNanos(rule.clearAfter)};
@@ -250,16 +400,30 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     auto report = [&](std::string_view reason, Judged j, const Policy& policy) {
       ctx.observe(reason, j.severity, subject, policy, j.v);
     };
+    // While the link is down every lane is dark: none is told apart as unused then.
+    UnusedLanes unused;
+    if (!down) unused = UnusedLanes{UnusedLanes::darkOf(rx), UnusedLanes::darkOf(tx)};
     if (down) {
-      for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias"})
+      for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias", "rx_power_sinking", "tx_power_sinking"})
         report(reason, Judged{}, values);
     } else {
-      report("rx_power_low", judgePower(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx"),
-             values);
-      report("tx_power_low", judgePower(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx"),
-             values);
+      if (!rx.empty() || !tx.empty()) {
+        ModuleBaselines& module = baselinesOf(memory, in);
+        report("rx_power_sinking",
+               judgeSinking(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", "rx", module,
+                            module.judgedT[0]),
+               values);
+        report("tx_power_sinking",
+               judgeSinking(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx", "tx", module,
+                            module.judgedT[1]),
+               values);
+      }
+      report("rx_power_low",
+             judgePower(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", unused, "rx_power"), values);
+      report("tx_power_low",
+             judgePower(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx", unused, "tx_power"), values);
       report("tx_bias",
-             judgeRange(ctx, in, subject, bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000),
+             judgeRange(ctx, in, subject, bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000, unused),
              values);
     }
     report("temperature",
@@ -276,13 +440,57 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     }
     const bool skipLight = down || l.staleReading;
     bool lightSet = false;
-    report("alarm_flag", judgeAlarmFlags(subject, alarms, skipLight, l.set, lightSet), flags);
+    report("alarm_flag", judgeAlarmFlags(subject, alarms, skipLight, l.set, lightSet, unused), flags);
     if (!skipLight) l.set = lightSet;
   }
   std::erase_if(memory.lightAlarm, [&](const auto& kv) { return kv.second.pass != memory.pass; });
+  // A module not seen in this evaluation whose every lane's parts are older than the window has
+  // nothing left to say (one seen keeps its entry: it is learning).
+  const int64_t now = DayBaseline::wallSeconds(ctx.wallNow);
+  std::erase_if(memory.baselines, [&](const auto& kv) {
+    return kv.second.pass != memory.pass &&
+           std::all_of(kv.second.lanes.begin(), kv.second.lanes.end(),
+                       [&](const auto& lane) { return lane.second.parts.expired(now); });
+  });
 }
 
 void planOpticsDegraded(const OpticsDegradedRule& /*rule*/, EnginePlan& /*plan*/) {}
+
+// ---- the state file: each interface's module and its lanes' parts ----
+
+bool OpticsMemory::save(nlohmann::json& out) const {
+  out = nlohmann::json::object();
+  for (const auto& [iface, module] : baselines) {
+    nlohmann::json lanes = nlohmann::json::object();
+    for (const auto& [lane, l] : module.lanes) {
+      if (!l.parts.empty()) l.parts.save(lanes[lane]);
+    }
+    if (!lanes.empty()) out[iface] = {{"module", module.module}, {"lanes", std::move(lanes)}};
+  }
+  return true;
+}
+
+/// "rx/1" .. "tx/8": the only lane keys judgeSinking makes (CMIS has up to 8 lanes).
+bool laneKey(std::string_view key) {
+  return key.size() == 4 && (key.starts_with("rx/") || key.starts_with("tx/")) && key[3] >= '1' && key[3] <= '8';
+}
+
+void OpticsMemory::restore(const nlohmann::json& in) {
+  // More interfaces than any node has are a file that is not ours to believe (one per cage).
+  constexpr size_t kMaxInterfaces = 4096;
+  if (!in.is_object()) return;
+  for (const auto& [iface, doc] : in.items()) {
+    if (baselines.size() >= kMaxInterfaces) break;
+    if (!doc.is_object() || !doc.contains("lanes") || !doc["lanes"].is_object()) continue;
+    ModuleBaselines module;
+    if (doc.contains("module") && doc["module"].is_string()) module.module = doc["module"];
+    for (const auto& [lane, l] : doc["lanes"].items()) {
+      ModuleBaselines::Lane restored;
+      if (laneKey(lane) && restored.parts.restore(l, kMaxDomWatts)) module.lanes.emplace(lane, std::move(restored));
+    }
+    if (!module.lanes.empty()) baselines[iface] = std::move(module);
+  }
+}
 
 }  // namespace
 

@@ -18,6 +18,14 @@ struct OpticsDegradedRule {
   unsigned forReadings = 2;
   /// The conditions stay away this long before a finding clears.
   Duration clearAfter = 5min;
+  /// "rx_power_sinking" / "tx_power_sinking": a lane's power at least this many dB below its own
+  /// baseline, whether or not it is still above the module's thresholds.
+  double sinkDb = 3.0;
+  /// The baseline: the median power of the 24 equal parts of this window before the current part.
+  Duration baselineWindow = 24h;
+  /// Parts of the baseline window that must hold a reading before the baseline is judged (half a
+  /// day). At most 23: the current part is never one of them (DayBaseline::median).
+  unsigned baselineMinParts = 12;
 
   void bind(SettingsBinder& b) {
     b.flag("enabled", enabled);
@@ -25,6 +33,9 @@ struct OpticsDegradedRule {
     b.number("clear_hysteresis_db", clearHysteresisDb, kNonNegative);
     b.count("for_readings", forReadings, 1, kMaxConfigCount);
     b.duration("clear_after", clearAfter);
+    b.number("sink_db", sinkDb, kPositive);
+    b.window("baseline_window", baselineWindow);
+    b.count("baseline_min_parts", baselineMinParts, 1, 23);
   }
 
   bool operator==(const OpticsDegradedRule&) const = default;

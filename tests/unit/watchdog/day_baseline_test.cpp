@@ -30,6 +30,9 @@ TEST(DayBaseline, PartsOlderThanTheDayAreLeftOutAndThenExpire) {
   EXPECT_DOUBLE_EQ(b.median(31 * kHour, 1, 1), 7) << "part 0 is more than 24 parts before part 31";
   EXPECT_FALSE(b.expired(40 * kHour));
   EXPECT_TRUE(b.expired(60 * kHour));
+  // Parts dated after now (a clock set back, a file that says so) are no median and keep nothing alive.
+  EXPECT_EQ(b.median(29 * kHour, 1, 1), -1);
+  EXPECT_TRUE(b.expired(28 * kHour)) << "its only parts are 0 (more than a day before) and 30 (after)";
 }
 
 TEST(DayBaseline, AnotherPartWidthStartsOver) {
@@ -43,18 +46,26 @@ TEST(DayBaseline, AnotherPartWidthStartsOver) {
 TEST(DayBaseline, WhatASavedFileBringsBack) {
   DayBaseline b;
   for (int p = 0; p < 3; ++p) b.add(kHour, p * kHour, p + 1.0, 1);
-  nlohmann::json parts;
-  b.save(parts);
+  nlohmann::json doc;
+  b.save(doc);
+  EXPECT_EQ(doc["part_seconds"], kHour);
   DayBaseline back;
-  ASSERT_TRUE(back.restore(kHour, parts));
+  ASSERT_TRUE(back.restore(doc, 10));
   EXPECT_DOUBLE_EQ(back.median(3 * kHour, 1, 3), b.median(3 * kHour, 1, 3));
-  // Sums and weights that cannot be are not believed; nor is a part of another shape.
+  // Sums and weights that cannot be are not believed, nor a ratio above the most there can be, nor
+  // a part of another shape.
   const auto nan = std::numeric_limits<double>::quiet_NaN();
-  nlohmann::json bad = nlohmann::json::array({{0, -1.0, 1.0}, {1, 1.0, nan}, {2, "x", 1}, {3}, "part"});
+  const nlohmann::json bad = {
+      {"part_seconds", kHour},
+      {"parts", nlohmann::json::array({{0, -1.0, 1.0}, {1, 1.0, nan}, {2, "x", 1}, {3}, "part", {4, 11.0, 1.0}})}};
   DayBaseline none;
-  EXPECT_FALSE(none.restore(kHour, bad));
-  EXPECT_FALSE(none.restore(0, parts)) << "a part width of 0";
-  EXPECT_FALSE(none.restore(kHour, nlohmann::json::object()));
+  EXPECT_FALSE(none.restore(bad, 10));
+  nlohmann::json zeroWidth = doc;
+  zeroWidth["part_seconds"] = 0;
+  EXPECT_FALSE(none.restore(zeroWidth, 10));
+  EXPECT_FALSE(none.restore(nlohmann::json::array(), 10));
+  ASSERT_TRUE(back.restore(doc, 2));
+  EXPECT_EQ(back.median(3 * kHour, 1, 3), -1) << "the part of ratio 3 is above 2: two parts are left";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // the counters); and the state file carrying the baseline and the recurrence across a restart.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -308,6 +309,28 @@ TEST(StateFile, BaselineSurvivesARestart) {
     l.run(30);
     EXPECT_EQ(!berFindings(b).empty(), withState) << (withState ? "with" : "without") << " the state file";
   }
+}
+
+// The layout link_ber has written since its baseline first outlived restarts, by hand: a file of an
+// earlier version of fabricmon must still bring its baseline back.
+TEST(StateFile, ALinkBerBaselineInTheLayoutOfEarlierVersionsIsRead) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  TestNode b(shortWindows());
+  b.tick(1);
+  const int64_t part = std::chrono::duration_cast<std::chrono::seconds>(b.wall().time_since_epoch()).count() / 60;
+  nlohmann::json parts = nlohmann::json::array();
+  const double bits = 400e9 * 60;  // a minute of a 400G link
+  for (int64_t k = 1; k <= 13; ++k) parts.push_back({part - k, 1e-9 * bits, bits});
+  const nlohmann::json doc = {{"version", 1},
+                              {"rules", {{"link_ber", {{"eth0", {{"part_seconds", 60}, {"parts", parts}}}}}}}};
+  std::ofstream(path) << doc.dump(1);
+  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  Link l{b};
+  l.ber = 5e-8;  // 50x the file's 1e-9
+  l.setup();
+  l.run(30);
+  EXPECT_FALSE(berFindings(b).empty()) << "the baseline from the file is what the BER is measured against";
 }
 
 TEST(StateFile, RecurrenceSurvivesARestart) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 
+#include "tests/support/temp_dir.hpp"
 #include "tests/unit/watchdog/test_node.hpp"
 
 namespace fabricmon::testing {
@@ -332,6 +333,30 @@ TEST(OpticsDegraded, ANewModulesFirstReadingAfterTheSwapIsNotJudgedForLight) {
   EXPECT_TRUE(run(n, 3).empty());
 }
 
+// A twin-port OSFP's other port, or the legs of a breakout, share this interface's module: all its
+// lanes show, and the ones this link does not use are dark — no light in, the laser off. With the
+// link up they are not this link's lanes: neither their power, nor their bias, nor the low alarms
+// they latch at every read are findings. The lanes in use are judged as ever.
+TEST(OpticsDegraded, LanesTheLinkDoesNotUseAreNotJudged) {
+  TestNode n;
+  module(n);
+  for (int lane = 5; lane <= 8; ++lane) {
+    const Labels l{{"interface", "eth0"}, {"lane", std::to_string(lane)}};
+    n.set("transceiver", "fabricmon_transceiver_rx_power_watts", l, 0.0);
+    n.set("transceiver", "fabricmon_transceiver_tx_power_watts", l, 1e-7);
+    n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes", l, 0.0);
+    for (const char* q : {"tx_power", "rx_power", "tx_bias"}) setFlag(n, "eth0", q, "low_alarm", std::to_string(lane), 1);
+  }
+  EXPECT_TRUE(run(n, 5).empty());
+  setRx(n, 2, -10.5);
+  setFlag(n, "eth0", "tx_bias", "low_alarm", "3", 1);
+  const auto fs = (run(n, 2), n.findings());
+  EXPECT_EQ(describe(fs),
+            (std::vector<std::string>{"optics_degraded/alarm_flag/eth0", "optics_degraded/rx_power_low/eth0"}));
+  ASSERT_NE(finding(fs, "alarm_flag"), nullptr);
+  EXPECT_NE(finding(fs, "alarm_flag")->summary.find("lane 3"), std::string::npos) << finding(fs, "alarm_flag")->summary;
+}
+
 TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
   TestNode n;
   n.set("port_topology", "fabricmon_port_topology_info",
@@ -343,6 +368,210 @@ TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
         1);
   module(n, "eno1", {-20, -20, -20, -20});
   EXPECT_TRUE(run(n, 4).empty());
+}
+
+// ---- rx_power_sinking / tx_power_sinking: a lane against its own baseline ----
+
+/// A four-hour baseline window (parts of 10 min, ten readings each); half of it learned (12 parts)
+/// before anything is judged, as half a day is with the default day.
+WatchdogConfig shortBaseline() {
+  WatchdogConfig c;
+  auto& r = c.rules.get<OpticsDegradedRule>();
+  r.baselineWindow = std::chrono::hours(4);
+  r.baselineMinParts = 12;
+  return c;
+}
+
+void setTx(TestNode& n, int lane, double d, const std::string& iface = "eth0") {
+  n.set("transceiver", "fabricmon_transceiver_tx_power_watts",
+        {{"interface", iface}, {"lane", std::to_string(lane)}}, dbm(d));
+}
+
+void serial(TestNode& n, const std::string& number, const std::string& iface = "eth0") {
+  n.set("transceiver", "fabricmon_transceiver_info",
+        {{"interface", iface}, {"dom", "true"}, {"serial_number", number}}, 1);
+}
+
+// A lane whose light falls 3.5 dB in a few minutes — a connector knocked, a fibre bent, a laser
+// failing — is named while it is still 4.5 dB above the module's low warning (-10 dBm), which the
+// threshold reason would wait for.
+TEST(OpticsSinking, ALaneFarBelowItsOwnBaselineFiresLongBeforeItsThreshold) {
+  TestNode n(shortBaseline());
+  module(n);
+  serial(n, "A1");
+  EXPECT_TRUE(run(n, 130).empty()) << "a steady module, its baseline learned";
+  setRx(n, 2, -5.5);
+  n.tick(60);
+  EXPECT_TRUE(n.findings().empty()) << "one reading is not enough (for_readings 2)";
+  n.tick(60);
+  const auto fs = n.findings();
+  ASSERT_EQ(describe(fs), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+  EXPECT_EQ(fs[0].severity, Severity::kWarning);
+  EXPECT_NE(fs[0].summary.find("Rx power of lane 2 is -5.50 dBm, 3.5 dB below the lane's own baseline of -2.00 dBm"),
+            std::string::npos)
+      << fs[0].summary;
+  EXPECT_NE(fs[0].summary.find("low warning is -10.00 dBm"), std::string::npos) << fs[0].summary;
+  // Back within sink_db less the hysteresis: clears after clear_after (5 min).
+  setRx(n, 2, -2.4);
+  run(n, 4);
+  EXPECT_NE(finding(n.findings(), "rx_power_sinking"), nullptr);
+  run(n, 3);
+  EXPECT_TRUE(n.findings().empty()) << describe(n.findings()).size();
+}
+
+// Lanes without light while the link is up are lanes this link does not use: the other port of a
+// twin-port OSFP, a breakout leg whose far end is unplugged. Whether they read 0 or sit at the DOM's
+// floor, a step of it apart, they are neither learned nor judged.
+TEST(OpticsSinking, DarkLanesOfALinkThatIsUpAreNotItsLanes) {
+  TestNode n(shortBaseline());
+  module(n);
+  for (int i = 0; i < 140; ++i) {
+    n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", "eth0"}, {"lane", "3"}},
+          i % 2 == 0 ? 0.0 : 2e-7);
+    n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", "eth0"}, {"lane", "4"}},
+          i % 3 == 0 ? 1e-7 : 2e-7);
+    n.tick(60);
+    ASSERT_TRUE(n.findings().empty()) << "reading " << i << ": " << n.findings().at(0).summary;
+  }
+  // A lane of this link that goes dark while the link stays up is not judged either (a monitor
+  // glitch: a lane of a link that is up carries light); its neighbours still are.
+  n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", "eth0"}, {"lane", "1"}}, 0.0);
+  EXPECT_TRUE(run(n, 3).empty());
+  setRx(n, 2, -5.5);
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+}
+
+TEST(OpticsSinking, TxPowerToo) {
+  TestNode n(shortBaseline());
+  module(n);
+  run(n, 130);
+  setTx(n, 4, -4.2);  // the module's Tx low warning is -6 dBm
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/tx_power_sinking/eth0"});
+}
+
+// DOM readings wander by a dB with temperature and the far end; a lane that moves less than
+// sink_db from its median, up or down, is healthy, and so is a module sitting near its warning.
+TEST(OpticsSinking, LanesThatWanderAroundTheirBaselineStaySilent) {
+  TestNode n(shortBaseline());
+  module(n, "eth0", {-2, -6, -9.6, -1});
+  for (int i = 0; i < 400; ++i) {
+    const double w = (i % 7) * 0.35 - 1.0;  // -1.0 .. +1.1 dB
+    setRx(n, 1, -2 + w);
+    setRx(n, 2, -6 - w);
+    setRx(n, 4, -1 + 0.5 * w);
+    n.tick(60);
+    ASSERT_TRUE(n.findings().empty()) << "reading " << i << ": " << n.findings().at(0).summary;
+  }
+}
+
+// Half of the baseline window must be learned before a lane is judged: a module sinking from its
+// first hour is left to the thresholds.
+TEST(OpticsSinking, NothingIsJudgedBeforeTheBaselineIsLearned) {
+  TestNode n(shortBaseline());
+  module(n);
+  run(n, 100);  // 10 parts of the 12 needed
+  setRx(n, 1, -9);
+  EXPECT_TRUE(run(n, 5).empty());
+}
+
+// Another module (its serial number) is another laser and another link budget: its lanes start
+// over instead of being judged against the light of the one it replaced.
+TEST(OpticsSinking, AModuleSwapStartsItsBaselineOver) {
+  TestNode n(shortBaseline());
+  module(n);
+  serial(n, "A1");
+  run(n, 130);
+  n.drop("transceiver", "serial_number", "A1");
+  serial(n, "B7");
+  for (int lane = 1; lane <= 4; ++lane) setRx(n, lane, -6.5);
+  EXPECT_TRUE(run(n, 20).empty());
+  // The new module learns its own normal, and sinking from it is found again.
+  run(n, 120);
+  setRx(n, 3, -10);
+  const auto fs = (run(n, 2), n.findings());
+  ASSERT_NE(finding(fs, "rx_power_sinking"), nullptr) << describe(fs).size();
+  EXPECT_NE(finding(fs, "rx_power_sinking")->summary.find("baseline of -6.50 dBm"), std::string::npos);
+}
+
+// A sinking finding of the module before does not hold through the half day the new one needs to
+// learn its own light: without a baseline, the new module's readings are judged clear.
+TEST(OpticsSinking, AFindingOfTheModuleBeforeClearsWhenTheNewOneHasNoBaselineYet) {
+  TestNode n(shortBaseline());
+  module(n);
+  serial(n, "A1");
+  run(n, 130);
+  setRx(n, 1, -6);
+  ASSERT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+  // Swapped between two readings: the series never vanish, the serial number changes.
+  n.drop("transceiver", "serial_number", "A1");
+  serial(n, "B7");
+  run(n, 4);
+  EXPECT_FALSE(n.findings().empty()) << "clear_after (5 min) is not over";
+  EXPECT_TRUE(run(n, 3).empty());
+}
+
+// An identity read with a bad checksum, or without a serial number, is not another module.
+TEST(OpticsSinking, AnIdentityReadBadlyIsNotANewModule) {
+  TestNode n(shortBaseline());
+  module(n);
+  serial(n, "A1");
+  run(n, 130);
+  n.drop("transceiver", "serial_number", "A1");
+  n.set("transceiver", "fabricmon_transceiver_info",
+        {{"interface", "eth0"}, {"dom", "true"}, {"serial_number", "A?1"}, {"checksum", "bad"}}, 1);
+  run(n, 2);
+  n.drop("transceiver", "checksum", "bad");
+  n.set("transceiver", "fabricmon_transceiver_info", {{"interface", "eth0"}, {"dom", "true"}, {"serial_number", ""}}, 1);
+  run(n, 2);
+  setRx(n, 2, -6);
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"})
+      << "the baseline of A1 is still there";
+}
+
+// While the link is down there is no light to learn: the dark time is neither the lane's normal
+// nor a finding (port_down reports it), and the baseline is the same when the light is back.
+TEST(OpticsSinking, ADarkTimeIsNotLearned) {
+  WatchdogConfig config = shortBaseline();
+  config.rules.get<OpticsDegradedRule>().baselineMinParts = 6;
+  TestNode n(config);
+  module(n);
+  run(n, 130);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  for (int lane = 1; lane <= 4; ++lane) setRx(n, lane, -25);  // what a dark receiver may read
+  // 14 of the window's 24 parts in the dark: learned, they would be the median.
+  EXPECT_TRUE(run(n, 140).empty());
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  for (int lane = 1; lane <= 4; ++lane) setRx(n, lane, -2);
+  EXPECT_TRUE(run(n, 5).empty());
+  setRx(n, 1, -5.5);
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+}
+
+// A baseline takes half a day to learn: an upgrade must not lose it. A light that sank while the
+// daemon was restarting is found by the new process with the file, and learned as normal without.
+TEST(OpticsSinking, TheBaselineSurvivesARestart) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  {
+    TestNode a(shortBaseline());
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    module(a);
+    serial(a, "A1");
+    run(a, 130);
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  for (bool withState : {true, false}) {
+    TestNode b(shortBaseline());
+    b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
+    if (withState) b.watchdog().useStateFile(path, std::chrono::minutes(5));
+    module(b);
+    serial(b, "A1");
+    setRx(b, 2, -6);
+    EXPECT_EQ(finding((run(b, 3), b.findings()), "rx_power_sinking") != nullptr, withState)
+        << (withState ? "with" : "without") << " the state file";
+  }
 }
 
 }  // namespace
