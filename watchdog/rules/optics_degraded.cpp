@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -46,10 +47,13 @@ std::string_view what(const Subject& s) { return s.interface; }
 /// Power in dBm (-inf for none).
 double toDbm(double watts) { return watts > 0 ? 10 * std::log10(watts * 1000) : -INFINITY; }
 
-/// The series' lane number (0 for the module's own values).
+/// The series' lane number (0 for the module's own values). Read at every pass for every lane: no
+/// string is made.
 double laneOf(const Tracked& s) {
   const std::string_view lane = s.label("lane");
-  return lane.empty() ? 0 : std::strtod(std::string(lane).c_str(), nullptr);
+  unsigned n = 0;
+  std::from_chars(lane.data(), lane.data() + lane.size(), n);
+  return n;
 }
 
 /// Below this a lane has no light worth the name (-30 dBm; a DOM reads 0.1 µW steps, receivers need
@@ -192,8 +196,11 @@ constexpr double kMaxDomWatts = 65535 * 1e-7;
 // finding of the module before does not hold for the half day the new one needs to learn.
 Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, const IfaceRef& in,
                     const Subject& subject, std::span<const Tracked* const> lanes, Fam thresholdFam,
-                    std::string_view name, std::string_view prefix, ModuleBaselines& module, Nanos& judgedT) {
+                    std::string_view name, std::string_view quantity, const UnusedLanes& unused,
+                    ModuleBaselines& module) {
   Judged j;
+  const bool isRx = quantity == "rx_power";
+  Nanos& judgedT = module.judgedT[isRx ? 0 : 1];
   Nanos newest = kNever;
   for (const Tracked* s : lanes) {
     if (ctx.ready(s)) newest = std::max(newest, s->t);
@@ -206,9 +213,9 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
   double worstDrop = -INFINITY, worstBaseline = 0;
   bool allClear = true;
   for (const Tracked* s : lanes) {
-    if (!ctx.ready(s) || !(s->raw >= kDarkWatts)) continue;
+    if (!ctx.ready(s) || unused.unused(*s, quantity)) continue;
     char buf[32];
-    const auto end = fmt::format_to_n(buf, sizeof buf, "{}/{}", prefix, s->label("lane"));
+    const auto end = fmt::format_to_n(buf, sizeof buf, "{}/{}", isRx ? "rx" : "tx", s->label("lane"));
     const std::string_view key(buf, std::min(end.size, sizeof buf));
     auto lane = module.lanes.find(key);
     if (lane == module.lanes.end()) lane = module.lanes.emplace(std::string(key), ModuleBaselines::Lane{}).first;
@@ -410,12 +417,10 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
       if (!rx.empty() || !tx.empty()) {
         ModuleBaselines& module = baselinesOf(memory, in);
         report("rx_power_sinking",
-               judgeSinking(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", "rx", module,
-                            module.judgedT[0]),
+               judgeSinking(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", "rx_power", unused, module),
                values);
         report("tx_power_sinking",
-               judgeSinking(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx", "tx", module,
-                            module.judgedT[1]),
+               judgeSinking(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx", "tx_power", unused, module),
                values);
       }
       report("rx_power_low",
