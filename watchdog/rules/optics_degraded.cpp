@@ -177,6 +177,10 @@ struct ModuleBaselines {
   struct Lane {
     DayBaseline parts;     ///< power readings (watts) over their count, per part of the day
     Nanos lastT = kNever;  ///< the reading learned last (a reading is learned once)
+    /// The baseline the latest judgement of the lane's direction held it against; -1: none (not
+    /// learned yet, dark, or not judged then). Exported as the lane's baseline gauge.
+    double baseline = -1;
+    SeriesPtr gauge;  ///< made with the lane's first baseline
   };
   std::string module;  ///< "vendor/part number/serial number"; empty: not known yet
   std::map<std::string, Lane, std::less<>> lanes;
@@ -186,6 +190,22 @@ struct ModuleBaselines {
 
 /// The most light a DOM can report (SFF-8472 / SFF-8636 / CMIS: an unsigned 16-bit count of 0.1 µW).
 constexpr double kMaxDomWatts = 65535 * 1e-7;
+
+// What the sinking reasons compare each lane with, for the dashboards' power charts and for
+// whoever reads a finding: a lane's own normal beside its reading and the module's thresholds.
+const FamilyDef kRxPowerBaseline{"fabricmon_transceiver_rx_power_baseline_watts",
+                                 "A lane's own Rx power baseline, which optics_degraded's rx_power_sinking judges "
+                                 "the lane against: the median of the mean power of the parts of the last "
+                                 "baseline_window (a day) before the current part, kept across restarts in the "
+                                 "state file.",
+                                 MetricType::kGauge, "watts", "interface,lane"};
+const FamilyDef kTxPowerBaseline{"fabricmon_transceiver_tx_power_baseline_watts",
+                                 "A lane's own Tx power baseline, which optics_degraded's tx_power_sinking judges "
+                                 "the lane against: the median of the mean power of the parts of the last "
+                                 "baseline_window (a day) before the current part, kept across restarts in the "
+                                 "state file.",
+                                 MetricType::kGauge, "watts", "interface,lane"};
+const FamilyDef* const kOpticsDegradedFamilies[] = {&kRxPowerBaseline, &kTxPowerBaseline};
 
 // Rx or Tx power of every lane against the lane's own baseline: each new reading is learned into
 // its part of the day, and the lane that sank furthest below the median of the parts before the
@@ -207,6 +227,10 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
   }
   if (newest == kNever || newest == judgedT) return j;  // nothing new since the last judgement
   judgedT = newest;
+  const std::string_view prefix = isRx ? "rx/" : "tx/";
+  for (auto& [key, l] : module.lanes) {
+    if (key.starts_with(prefix)) l.baseline = -1;  // a lane not judged now exports no baseline
+  }
   const int64_t width = DayBaseline::partSecondsFor(rule.baselineWindow);
   const int64_t now = DayBaseline::wallSeconds(ctx.wallNow);
   const Tracked* worst = nullptr;
@@ -225,6 +249,11 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
     l.lastT = s->t;
     const double baseline = l.parts.median(now, 1, rule.baselineMinParts);
     if (baseline < kDarkWatts) continue;
+    l.baseline = baseline;
+    if (!l.gauge) {
+      l.gauge = makeSeries(isRx ? kRxPowerBaseline : kTxPowerBaseline,
+                           {{"interface", std::string(in.name)}, {"lane", std::string(s->label("lane"))}});
+    }
     const double drop = 10 * std::log10(baseline / s->raw);
     if (drop > rule.sinkDb - rule.clearHysteresisDb) allClear = false;
     if (worst == nullptr || drop > worstDrop) worst = s, worstDrop = drop, worstBaseline = baseline;
@@ -287,6 +316,7 @@ struct OpticsMemory : RuleState {
   void disabled() override { lightAlarm.clear(); }
   bool save(nlohmann::json& out) const override;
   void restore(const nlohmann::json& in) override;
+  void appendSamples(SampleWriter& out) override;
 };
 
 // Latched alarm flags: the module's own verdict that a value crossed an alarm threshold since the
@@ -497,10 +527,21 @@ void OpticsMemory::restore(const nlohmann::json& in) {
   }
 }
 
+// Each lane's baseline while its interface's link is up (the evaluation saw the module's lanes),
+// as the latest judgement of its direction held it.
+void OpticsMemory::appendSamples(SampleWriter& out) {
+  for (const auto& [iface, module] : baselines) {
+    if (module.pass != pass) continue;
+    for (const auto& [key, lane] : module.lanes) {
+      if (lane.baseline >= 0 && lane.gauge) out.add(lane.gauge, lane.baseline);
+    }
+  }
+}
+
 }  // namespace
 
 const RuleDef kOpticsDegradedRule = withMemory<OpticsMemory>(
-    defineRule<OpticsDegradedRule, planOpticsDegraded, evaluateOpticsDegraded>("optics_degraded",
-                                                                               "physical"));
+    defineRule<OpticsDegradedRule, planOpticsDegraded, evaluateOpticsDegraded>("optics_degraded", "physical"),
+    kOpticsDegradedFamilies);
 
 }  // namespace fabricmon::watchdog

@@ -419,6 +419,48 @@ TEST(OpticsSinking, ALaneFarBelowItsOwnBaselineFiresLongBeforeItsThreshold) {
   EXPECT_TRUE(n.findings().empty()) << describe(n.findings()).size();
 }
 
+double gauge(TestNode& n, const std::string& key) {
+  for (const auto& s : n.watchdog().metricsBatch()->samples) {
+    if (s.series->key == key) return s.value;
+  }
+  return -1;
+}
+
+std::string rxBaseline(int lane) {
+  return "fabricmon_transceiver_rx_power_baseline_watts{interface=\"eth0\",lane=\"" + std::to_string(lane) + "\"}";
+}
+
+// What a lane is judged against is exported beside its reading: nothing before the baseline is
+// learned, then each used lane's median (not the sunk reading), none for a dark lane or while the
+// link is down, and a swapped module's lanes start over.
+TEST(OpticsSinking, EachLanesBaselineIsExportedAsWhatItIsJudgedAgainst) {
+  TestNode n(shortBaseline());
+  module(n, "eth0", {-2, -4, -2, -2});
+  serial(n, "A1");
+  n.set("transceiver", "fabricmon_transceiver_rx_power_watts", {{"interface", "eth0"}, {"lane", "3"}}, 0.0);
+  run(n, 100);
+  EXPECT_EQ(gauge(n, rxBaseline(1)), -1) << "10 of the 12 parts needed";
+  run(n, 30);
+  EXPECT_NEAR(gauge(n, rxBaseline(1)), dbm(-2), 1e-9);
+  EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-4), 1e-9);
+  EXPECT_EQ(gauge(n, rxBaseline(3)), -1) << "a lane this link does not use";
+  EXPECT_NEAR(gauge(n, "fabricmon_transceiver_tx_power_baseline_watts{interface=\"eth0\",lane=\"4\"}"), dbm(-1), 1e-9);
+  setRx(n, 2, -8);
+  run(n, 2);
+  ASSERT_NE(finding(n.findings(), "rx_power_sinking"), nullptr);
+  EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-4), 1e-9) << "the median, not the sunk reading";
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  run(n, 1);
+  EXPECT_EQ(gauge(n, rxBaseline(1)), -1) << "no light to judge while the link is down";
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  run(n, 1);
+  EXPECT_NEAR(gauge(n, rxBaseline(1)), dbm(-2), 1e-9);
+  n.drop("transceiver", "serial_number", "A1");
+  serial(n, "B7");
+  run(n, 1);
+  EXPECT_EQ(gauge(n, rxBaseline(1)), -1) << "another module learns its own";
+}
+
 // Lanes without light while the link is up are lanes this link does not use: the other port of a
 // twin-port OSFP, a breakout leg whose far end is unplugged. Whether they read 0 or sit at the DOM's
 // floor, a step of it apart, they are neither learned nor judged.

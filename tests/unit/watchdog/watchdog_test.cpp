@@ -51,7 +51,9 @@ TEST(Watchdog, FamiliesAreTheAgreedNames) {
                                                "fabricmon_cnp_sent_rate_peak", "fabricmon_cnp_handled_rate_peak",
                                                "fabricmon_watchdog_recurring", "fabricmon_watchdog_port_ignored_info",
                                                "fabricmon_link_pre_fec_ber", "fabricmon_link_pre_fec_ber_baseline",
-                                               "fabricmon_link_pre_fec_ber_warning_level"}));
+                                               "fabricmon_link_pre_fec_ber_warning_level",
+                                               "fabricmon_transceiver_rx_power_baseline_watts",
+                                               "fabricmon_transceiver_tx_power_baseline_watts"}));
 }
 
 TEST(Watchdog, ActiveGaugeGoesBackToZeroAndTransitionsCount) {
