@@ -3,12 +3,14 @@
 // ran), read over devlink (collectors/sources/devlink_health_source.hpp) and joined to the watched
 // RDMA devices by PCI address (docs/metrics.md, "NIC health reporters (devlink)").
 //
-// No header: the registry row at the end of this file is the collector's only interface.
+// No header: the registry row at the end of this file is the collector's only interface (its
+// settings are in collectors/devlink_health_settings.hpp, which the demo sets).
 
 #include <map>
 #include <set>
 #include <string>
 
+#include "collectors/devlink_health_settings.hpp"
 #include "collectors/registry.hpp"
 #include "collectors/sources/devlink_health_source.hpp"
 #include "model/families/nic.hpp"
@@ -18,15 +20,6 @@ namespace fabricmon {
 namespace {
 
 namespace fam = families::nic;
-
-/// `collectors.devlink_health.*`.
-struct DevlinkHealthSettings {
-  /// A file of `devlink -j -s health show` output to read instead of the kernel (tests, the
-  /// simulator, a node where another agent captures it); unset = devlink netlink.
-  std::optional<std::string> file;
-  void bind(SettingsBinder& b) { b.optionalText("file", file, nullptr, nullptr); }
-  bool operator==(const DevlinkHealthSettings&) const = default;
-};
 
 class DevlinkHealthCollector final : public Collector {
  public:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "collectors/devlink_health_settings.hpp"
 #include "sim/demo_mad_source.hpp"
 #include "sim/simulator.hpp"
 
@@ -75,6 +76,10 @@ void DemoNode::applyTo(Config& config) const {
   config.state.path = (dir_ / "state.json").string();
   config.sources.lldpFile = (dir_ / "lldp" / "neighbors.json").string();
   config.sources.kmsgFile = (dir_ / "kmsg").string();  // the simulator's kernel log: no root needed
+  // The simulator's devlink health reporters (nic-fw-fatal puts fw_fatal in its error state).
+  if (auto& devlink = config.collectorSettings.get<DevlinkHealthSettings>(); !devlink.file) {
+    devlink.file = (dir_ / "devlink" / "health.json").string();
+  }
   if (config.web.listen == kDefaultListen) config.web.listen = "127.0.0.1:19110";
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "sim/file_writer.hpp"
+#include "sim/devlink_health.hpp"
 #include "sim/lldp.hpp"
 #include "sim/module_image.hpp"
 #include "sim/port_model.hpp"
@@ -312,6 +313,7 @@ struct Simulator::State final : ScenarioNode {
   Status createBridgesAndGpu(const PortModel& p);
   Status renderAll();
   Status renderLldp();
+  Status renderDevlinkHealth();
   Status renderPort(const PortModel& p);
   /// The driver's hwmon device under the PCI function (none for ionic), and its files.
   Vendor driverOf(const PortModel& p) const { return p.roce ? vendorOf(p) : Vendor::kMlx5; }
@@ -428,7 +430,7 @@ Status Simulator::State::createTree() {
   const fs::path s = sys();
   for (const fs::path& d : {s / "class" / "infiniband", s / "class" / "net",
                             options.root / "ethtool", options.root / "dcb", options.root / "fec",
-                            options.root / "lldp", options.root / "module_eeprom"}) {
+                            options.root / "lldp", options.root / "module_eeprom", options.root / "devlink"}) {
     if (Status st = FileWriter::makeDirs(d); !st) return st;
   }
   for (const PortModel& p : ports) {
@@ -651,6 +653,7 @@ Status Simulator::State::renderAll() {
   }
   if (Status st = renderAer(); !st) return st;
   if (Status st = renderModules(); !st) return st;
+  if (Status st = renderDevlinkHealth(); !st) return st;
   return renderLldp();
 }
 
@@ -687,6 +690,17 @@ Status Simulator::State::renderLldp() {
   }
   // Replaced, not rewritten in place: the daemon parses the document whole.
   return writer.replace(options.root / "lldp" / "neighbors.json", lldpJson0(peers));
+}
+
+// root/devlink/health.json: the reporters of every mlx5 function present (a removed device has no
+// devlink instance), fw_fatal in its error state once the firmware failed (nic-fw-fatal).
+Status Simulator::State::renderDevlinkHealth() {
+  std::vector<DevlinkFunction> functions;
+  for (const PortModel& p : ports) {
+    if (p.removed || driverOf(p) != Vendor::kMlx5) continue;
+    functions.push_back(DevlinkFunction{p.pciAddress, p.roce, p.frozen});
+  }
+  return writer.replace(options.root / "devlink" / "health.json", devlinkHealthJson(functions));
 }
 
 Simulator::Simulator(SimOptions options) : state_(std::make_unique<State>()) {

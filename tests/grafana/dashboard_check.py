@@ -297,8 +297,6 @@ NO_DEMO_DATA = {
     # Only while a read of a NIC waits (docs/metrics.md): tests/integration/wedged_nic_test.cpp
     # hangs one for real, which a demo node cannot.
     "fabricmon_nic_read_wait_seconds": "only while a NIC read waits",
-    # devlink reporters of a real NIC (or collectors.devlink_health.file); the demo has neither.
-    "fabricmon_nic_health_reporter_": "only on a NIC with devlink health reporters",
 }
 
 

@@ -95,7 +95,14 @@ const ScenarioCase kCases[] = {
     {"pcie-aer-background", {}, {}, 25},
     // Issue #23: the firmware fails (a fatal health record in the kernel log, counters frozen).
     // driver-reload above is its look-alike too: the returning driver logs only probe lines.
-    {"nic-fw-fatal", {{"nic_driver_error", "mlx5_fw_fatal", kIf}}, {}, 0},
+    // The firmware's fatal error also puts mlx5's fw_fatal devlink health reporter in its error
+    // state with one error counted (the demo's devlink file): nic_health_reporter on the device.
+    {"nic-fw-fatal",
+     {{"nic_driver_error", "mlx5_fw_fatal", kIf},
+      {"nic_health_reporter", "error_state", "mlx5_0"},
+      {"nic_health_reporter", "errors", "mlx5_0"}},
+     {},
+     0},
     // Issue #22, the physical layer (optic-degrading takes 150 s to its flap: detection bench only).
     {"dirty-connector", {{"link_ber", "margin", kIf}}, {{"link_ber", "degrading", kIf}}, 10},
     {"fec-uncorrectable",

@@ -2,9 +2,11 @@
 // port healthy. Time is driven by tick(), never by sleeping.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include "sim/scenario.hpp"
@@ -626,6 +628,68 @@ TEST(NicFwFatal, LogsAFatalHealthRecordAndFreezesThePortsCounters) {
   EXPECT_EQ(readTrimmed(port / "state"), "4: ACTIVE") << "the link still shows up";
   EXPECT_GT(test::readCounter(other / "counters/port_xmit_data").value(), otherBefore);
   EXPECT_EQ(readAll(sim.kmsgFile()), log) << "a wedged NIC logs nothing more";
+}
+
+/// The devlink health reporters of root/devlink/health.json (`devlink -j -s health show`), by
+/// "<handle>/<reporter>": {state, error count}.
+std::map<std::string, std::pair<std::string, int>> devlinkReporters(const fs::path& root) {
+  std::map<std::string, std::pair<std::string, int>> out;
+  const auto doc = nlohmann::json::parse(readAll(root / "devlink" / "health.json"));
+  for (const auto& [handle, reporters] : doc.at("health").items()) {
+    for (const auto& r : reporters) {
+      out[handle + "/" + r.at("reporter").get<std::string>()] = {r.at("state").get<std::string>(), r.at("error").get<int>()};
+    }
+  }
+  return out;
+}
+
+// What the demo's devlink_health collector reads: every mlx5 function's fw and fw_fatal reporters
+// (mlx5/core/health.c) and its uplink port's tx and rx (65535: vhca 0, the uplink vport), healthy
+// until the firmware fails; then fw_fatal is in its error state with one error, and stays there (no
+// recovery: the counters stay frozen). The other NICs stay healthy.
+TEST(NicFwFatal, PutsItsFunctionsFwFatalReporterInTheErrorState) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "nic-fw-fatal";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  auto r = devlinkReporters(dir.path());
+  using State = std::pair<std::string, int>;
+  EXPECT_EQ(r.at("pci/0000:18:00.0/fw"), State("healthy", 0));
+  EXPECT_EQ(r.at("pci/0000:18:00.0/fw_fatal"), State("healthy", 0));
+  EXPECT_EQ(r.at("pci/0000:18:00.0/65535/tx"), State("healthy", 0));
+  EXPECT_EQ(r.at("pci/0000:18:00.0/65535/rx"), State("healthy", 0));
+  EXPECT_EQ(r.at("pci/0000:40:00.0/fw_fatal"), State("healthy", 0));
+  ASSERT_TRUE(sim.tick(2s).ok());
+  EXPECT_EQ(devlinkReporters(dir.path()).at("pci/0000:18:00.0/fw_fatal"), State("healthy", 0));
+  ASSERT_TRUE(sim.tick(2s).ok());  // t = 4: failed at 3
+  r = devlinkReporters(dir.path());
+  EXPECT_EQ(r.at("pci/0000:18:00.0/fw_fatal"), State("error", 1));
+  EXPECT_EQ(r.at("pci/0000:18:00.0/fw"), State("healthy", 0));
+  EXPECT_EQ(r.at("pci/0000:18:00.0/65535/tx"), State("healthy", 0));
+  EXPECT_EQ(r.at("pci/0000:40:00.0/fw_fatal"), State("healthy", 0));
+  ASSERT_TRUE(sim.tick(10s).ok());
+  EXPECT_EQ(devlinkReporters(dir.path()).at("pci/0000:18:00.0/fw_fatal"), State("error", 1)) << "not recovered";
+}
+
+// A device that is gone has no devlink instance: its reporters leave the document and come back,
+// healthy and counting from 0, with the driver.
+TEST(DriverReload, TheDevicesReportersGoAndComeBackWithIt) {
+  TempDir dir;
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = "driver-reload";
+  Simulator sim(o);
+  ASSERT_TRUE(sim.init().ok());
+  ASSERT_TRUE(devlinkReporters(dir.path()).count("pci/0000:18:00.0/fw_fatal"));
+  ASSERT_TRUE(sim.tick(4s).ok());  // gone since 3
+  auto r = devlinkReporters(dir.path());
+  EXPECT_FALSE(r.count("pci/0000:18:00.0/fw_fatal"));
+  EXPECT_FALSE(r.count("pci/0000:18:00.0/65535/tx"));
+  EXPECT_TRUE(r.count("pci/0000:40:00.0/fw_fatal"));
+  ASSERT_TRUE(sim.tick(4s).ok());  // back since 7
+  EXPECT_EQ(devlinkReporters(dir.path()).at("pci/0000:18:00.0/fw_fatal"), std::make_pair(std::string("healthy"), 0));
 }
 
 TEST(DriverReload, TheReturningDriverLogsOnlyItsProbeLines) {
