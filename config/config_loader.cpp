@@ -62,6 +62,8 @@ struct WindowKey {
   std::string key;
   const Duration* value;
   bool rescan = false;
+  unsigned parts = 0;      ///< a parted window (SettingsBinder::partedWindow): its parts
+  std::string fedBy;       ///< ... and the collector whose readings fill them ("": a watchdog pass)
 };
 using WindowKeys = std::vector<WindowKey>;
 
@@ -97,6 +99,12 @@ class YamlBinder final : public SettingsBinder {
   void rescanWindow(std::string_view key, Duration& v) override {
     duration(key, v);
     if (windows_ != nullptr) windows_->push_back(WindowKey{prefix_ + std::string(key), &v, true});
+  }
+  void partedWindow(std::string_view key, Duration& v, unsigned parts, std::string_view fedBy) override {
+    window(key, v);
+    if (windows_ != nullptr) {
+      windows_->push_back(WindowKey{prefix_ + std::string(key), &v, false, parts, std::string(fedBy)});
+    }
   }
   void optionalCount(std::string_view key, std::optional<unsigned>& v, unsigned min, unsigned max) override {
     add(key, [this, &v, min, max](const Field& f) {
@@ -243,8 +251,8 @@ void readRoot(Config& config, YamlReader& reader, const ConfigSchema& schema, co
 class CrossChecks {
  public:
   CrossChecks(const Config& config, YamlReader& reader, const std::vector<ConfigError>& errors,
-              const WindowKeys& ruleWindows)
-      : c_(config), r_(reader), errors_(errors), ruleWindows_(ruleWindows) {}
+              const WindowKeys& ruleWindows, const ConfigSchema& schema)
+      : c_(config), r_(reader), errors_(errors), ruleWindows_(ruleWindows), schema_(schema) {}
 
   void run() {
     const PollConfig& p = c_.poll;
@@ -278,11 +286,23 @@ class CrossChecks {
     std::vector<std::pair<std::string, Duration>> windows{{"watchdog.peak_window", c_.watchdog.peakWindow},
                                                           {"watchdog.recurrence.window", c_.watchdog.recurrence.window}};
     for (const WindowKey& w : ruleWindows_) {
-      if (!w.rescan) windows.emplace_back(w.key, *w.value);
+      if (!w.rescan && w.parts == 0) windows.emplace_back(w.key, *w.value);
     }
     for (const auto& [key, window] : windows) {
       mustExceed(key, window, "poll.interval", p.interval,
                  "a shorter window holds fewer than two samples");
+    }
+    // A baseline's parts are filled by readings: a part shorter than the interval between them
+    // stays empty now and then, and a baseline that needs most parts is never learned.
+    for (const WindowKey& w : ruleWindows_) {
+      if (w.parts == 0) continue;
+      const auto [feeder, every] = intervalOf(w.fedBy);
+      if (every.count() <= 0 || *w.value >= every * w.parts) continue;
+      fail({w.key, feeder}, w.key + " (" + formatDuration(*w.value) + ") must be at least " +
+                                std::to_string(w.parts) + " × " + feeder + " (" + formatDuration(every) +
+                                "): each of its " + std::to_string(w.parts) +
+                                " parts must hold a reading, or the baseline is never learned and the rule never "
+                                "judges against it");
     }
     // A device is only seen to be gone or back at a discovery rescan: a grace no longer than the
     // rescan interval would report every driver reload it happens to straddle.
@@ -295,6 +315,25 @@ class CrossChecks {
   }
 
  private:
+  /// The key that sets how often `collector` runs ("": the watchdog's pass, poll.interval) and the
+  /// interval it runs at; a disabled collector fills nothing (interval 0: nothing to check).
+  std::pair<std::string, Duration> intervalOf(std::string_view collector) const {
+    if (collector.empty()) return {"poll.interval", c_.poll.interval};
+    const std::string key = "collectors." + std::string(collector) + ".interval";
+    for (const CollectorConfig& cc : c_.collectors) {
+      if (cc.name != collector) continue;
+      if (!cc.enabled) return {key, Duration{}};
+      if (cc.interval) return {key, *cc.interval};
+    }
+    for (const CollectorSchema& cs : schema_.collectors) {
+      if (cs.name != collector) continue;
+      if (cs.ownInterval.count() > 0) return {key, cs.ownInterval};
+      return cs.slow ? std::pair{std::string("poll.slow_interval"), c_.poll.slowInterval}
+                     : std::pair{std::string("poll.interval"), c_.poll.interval};
+    }
+    return {key, Duration{}};  // not a collector of this build: nothing fills it
+  }
+
   void mustExceed(const std::string& bigKey, Duration big, const std::string& smallKey,
                   Duration small, std::string_view why) {
     if (big > small) return;
@@ -322,6 +361,7 @@ class CrossChecks {
   YamlReader& r_;
   const std::vector<ConfigError>& errors_;
   const WindowKeys& ruleWindows_;
+  const ConfigSchema& schema_;
 };
 
 ConfigError fileError(const std::string& path, std::string message) {
@@ -366,7 +406,7 @@ ConfigLoad loadConfigText(std::string_view text, std::string_view fileName, cons
       const YAML::Node root = YAML::Load(owned);
       readRoot(load.config, reader, schema, Field{root, "", root.Mark()});
     }
-    CrossChecks(load.config, reader, load.errors, windows).run();
+    CrossChecks(load.config, reader, load.errors, windows, schema).run();
   } catch (const YAML::Exception& e) {
     // A syntax error stops the parser, so it is the only error of the file.
     load.errors.clear();
@@ -388,7 +428,7 @@ std::vector<ConfigError> validateConfig(const Config& config, const ConfigSchema
     YamlBinder keys(reader, "watchdog.rules." + std::string(rule.name) + ".", &windows);
     rule.bind(keys, copy.watchdog.rules);
   }
-  CrossChecks(copy, reader, errors, windows).run();
+  CrossChecks(copy, reader, errors, windows, schema).run();
   return errors;
 }
 

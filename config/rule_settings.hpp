@@ -59,6 +59,11 @@ class SettingsBinder {
   /// A duration that must exceed poll.discovery_interval: presence (a device, a port) is only
   /// re-read at a discovery rescan.
   virtual void rescanWindow(std::string_view key, Duration& value) = 0;
+  /// A window cut into `parts` equal parts, each of which must hold a reading of collector `fedBy`
+  /// (empty: a watchdog pass, every poll.interval): it must be at least `parts` times that
+  /// collector's interval, or parts stay empty and a baseline that needs most of them is never
+  /// learned (watchdog/day_baseline.hpp).
+  virtual void partedWindow(std::string_view key, Duration& value, unsigned parts, std::string_view fedBy) = 0;
   virtual void optionalCount(std::string_view key, std::optional<unsigned>& value, unsigned min, unsigned max) = 0;
   /// A list of strings, each passed to `check` (returns an error message, "" = good); no duplicates.
   virtual void stringList(std::string_view key, std::vector<std::string>& value,
@@ -176,6 +181,10 @@ struct RuleSchema {
 struct CollectorSchema {
   std::string_view name;
   void (*bind)(SettingsBinder& binder, RuleSettingsSet& settings) = nullptr;
+  /// Its interval when `collectors.<name>.interval` is unset: a default of its own (non-zero), else
+  /// poll.slow_interval for a slow collector and poll.interval for a fast one.
+  Duration ownInterval{};
+  bool slow = false;
 };
 
 /// The names the config may refer to, from the one table of each kind (the watchdog's rule table,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "watchdog/day_baseline.hpp"
 #include "model/sample.hpp"
 #include "watchdog/rules/rule.hpp"
 
@@ -48,7 +49,8 @@ struct LinkBerRule {
     b.number("uncorrectable_blocks", uncorrectableBlocks, kNonNegative);
     b.number("degrade_factor", degradeFactor, kAtLeastOne);
     b.number("degrade_floor", degradeFloor, kProbability);
-    b.window("baseline_window", baselineWindow);
+    // Its parts are filled at the watchdog's passes, one a poll.
+    b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "");
     b.count("baseline_min_parts", baselineMinParts, 1, 24);
     b.number("min_bits", minBits, kPositive);
   }

@@ -3,6 +3,7 @@
 // its RuleDef. docs/rules.md gives the source of every default.
 
 #include "config/config.hpp"
+#include "watchdog/day_baseline.hpp"
 #include "watchdog/rules/rule.hpp"
 
 namespace fabricmon {
@@ -34,7 +35,8 @@ struct OpticsDegradedRule {
     b.count("for_readings", forReadings, 1, kMaxConfigCount);
     b.duration("clear_after", clearAfter);
     b.number("sink_db", sinkDb, kPositive);
-    b.window("baseline_window", baselineWindow);
+    // Its parts are filled by the transceiver collector's readings (every 60 s by default).
+    b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "transceiver");
     b.count("baseline_min_parts", baselineMinParts, 1, 23);
   }
 

@@ -160,6 +160,18 @@ const ErrorCase kCases[] = {
      "collectors.hw_counters.interval", "must be at least 10ms"},
     {"window_not_above_poll", "watchdog:\n  rules:\n    dcqcn_misconfig:\n      window: 1s\n", 4,
      15, "watchdog.rules.dcqcn_misconfig.window", "fewer than two samples"},
+    // A baseline's 24 parts must each hold a reading of what fills them.
+    {"optics_baseline_parts_below_transceiver_interval",
+     "watchdog:\n  rules:\n    optics_degraded:\n      baseline_window: 20m\n", 4, 24,
+     "watchdog.rules.optics_degraded.baseline_window",
+     "watchdog.rules.optics_degraded.baseline_window (20m) must be at least 24 × collectors.transceiver.interval (1m)"},
+    {"transceiver_interval_above_baseline_parts",
+     "collectors:\n  transceiver:\n    interval: 2h\npoll:\n  stale_after: 5h\n", 3, 15,
+     "collectors.transceiver.interval", "(24h) must be at least 24 × collectors.transceiver.interval (2h)"},
+    {"link_ber_baseline_parts_below_poll",
+     "watchdog:\n  rules:\n    link_ber:\n      window: 10s\n      baseline_window: 20s\n", 5, 24,
+     "watchdog.rules.link_ber.baseline_window",
+     "watchdog.rules.link_ber.baseline_window (20s) must be at least 24 × poll.interval (1s)"},
     // Issue #14's rules.
     {"expected_port_without_port", "watchdog:\n  rules:\n    port_down:\n      expected_ports: [mlx5_0]\n", 4, 24,
      "watchdog.rules.port_down.expected_ports[0]", "expected \"<device>/<port>\""},
@@ -263,6 +275,20 @@ TEST(Loader, ReportsEveryErrorOfAFileInOneLoadSortedByPosition) {
   EXPECT_EQ(load.config.web.listen, ":19110");
   EXPECT_EQ(load.config.qos.rocePriority, 3u);
   EXPECT_EQ(load.config.poll.staleAfter, 5s);
+}
+
+// A baseline whose parts are exactly as long as the transceiver's interval learns (a reading in each
+// part), and one whose collector is off is not checked: nothing fills it either way.
+TEST(Loader, ABaselineWindowFitsItsFeedingCollectorsInterval) {
+  for (const char* yaml : {"collectors:\n  transceiver:\n    interval: 20s\nwatchdog:\n  rules:\n"
+                           "    optics_degraded:\n      baseline_window: 8m\n",
+                           "collectors:\n  transceiver:\n    enabled: false\nwatchdog:\n  rules:\n"
+                           "    optics_degraded:\n      baseline_window: 10m\n",
+                           "poll:\n  interval: 250ms\nwatchdog:\n  rules:\n    link_ber:\n      window: 20s\n"
+                           "      baseline_window: 6s\n"}) {
+    const ConfigLoad load = loadConfigText(yaml, "test.yaml", configSchema());
+    EXPECT_TRUE(load.ok()) << yaml << (load.errors.empty() ? "" : load.errors.front().format());
+  }
 }
 
 TEST(Loader, SkipsACrossFieldRuleWhenOneOfItsKeysIsAlreadyWrong) {
