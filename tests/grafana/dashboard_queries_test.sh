@@ -24,8 +24,9 @@ check=(python3 "$here/dashboard_check.py")
 
 # Why each node runs: pause-storm makes pause, storm events, findings and most counters move;
 # congested: ECN marks, CNPs sent and handled; the others make the counters that only a fault
-# moves (NP disabled and its finding, link errors and BER, flaps, RoCE loss and lossless discards).
-readonly SCENARIOS=(pause-storm congested dcqcn-np-disabled cable-errors link-flap lossy unused-port)
+# moves (NP disabled and its finding, link errors and BER, flaps, RoCE loss and lossless discards,
+# an uncorrectable PCIe error).
+readonly SCENARIOS=(pause-storm congested dcqcn-np-disabled cable-errors link-flap lossy unused-port pcie-aer)
 readonly MIN_SCRAPES=20 QUERY_TIMEOUT=60
 
 echo "== static checks"
