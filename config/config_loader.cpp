@@ -62,8 +62,9 @@ struct WindowKey {
   std::string key;
   const Duration* value;
   bool rescan = false;
-  unsigned parts = 0;      ///< a parted window (SettingsBinder::partedWindow): its parts
-  std::string fedBy;       ///< ... and the collector whose readings fill them ("": a watchdog pass)
+  unsigned parts = 0;  ///< a parted window (SettingsBinder::partedWindow): its parts
+  std::string fedBy;   ///< ... the collectors whose readings fill them, comma-separated
+  const bool* enabled = nullptr;  ///< ... and its rule's `enabled` (a rule that is off fills nothing)
 };
 using WindowKeys = std::vector<WindowKey>;
 
@@ -79,6 +80,7 @@ class YamlBinder final : public SettingsBinder {
 
   void flag(std::string_view key, bool& v) override {
     add(key, [this, &v](const Field& f) { r_.readBool(f, v); });
+    if (key == "enabled") enabled_ = &v;
   }
   void count(std::string_view key, unsigned& v, unsigned min, unsigned max) override {
     add(key, [this, &v, min, max](const Field& f) { r_.readUnsigned(f, v, min, max); });
@@ -101,9 +103,9 @@ class YamlBinder final : public SettingsBinder {
     if (windows_ != nullptr) windows_->push_back(WindowKey{prefix_ + std::string(key), &v, true});
   }
   void partedWindow(std::string_view key, Duration& v, unsigned parts, std::string_view fedBy) override {
-    window(key, v);
+    duration(key, v);
     if (windows_ != nullptr) {
-      windows_->push_back(WindowKey{prefix_ + std::string(key), &v, false, parts, std::string(fedBy)});
+      windows_->push_back(WindowKey{prefix_ + std::string(key), &v, false, parts, std::string(fedBy), enabled_});
     }
   }
   void optionalCount(std::string_view key, std::optional<unsigned>& v, unsigned min, unsigned max) override {
@@ -231,6 +233,7 @@ class YamlBinder final : public SettingsBinder {
   YamlReader& r_;
   std::string prefix_;
   WindowKeys* windows_;
+  const bool* enabled_ = nullptr;  ///< the section's `enabled` flag, once declared
   std::vector<Entry> entries_;
 };
 
@@ -286,23 +289,26 @@ class CrossChecks {
     std::vector<std::pair<std::string, Duration>> windows{{"watchdog.peak_window", c_.watchdog.peakWindow},
                                                           {"watchdog.recurrence.window", c_.watchdog.recurrence.window}};
     for (const WindowKey& w : ruleWindows_) {
-      if (!w.rescan && w.parts == 0) windows.emplace_back(w.key, *w.value);
+      if (!w.rescan) windows.emplace_back(w.key, *w.value);
     }
     for (const auto& [key, window] : windows) {
       mustExceed(key, window, "poll.interval", p.interval,
                  "a shorter window holds fewer than two samples");
     }
     // A baseline's parts are filled by readings: a part shorter than the interval between them
-    // stays empty now and then, and a baseline that needs most parts is never learned.
+    // is left empty now and then, and a baseline that needs most parts may never be learned. Parts
+    // are whole seconds, at least one (watchdog/day_baseline.cpp, DayBaseline::partSecondsFor).
     for (const WindowKey& w : ruleWindows_) {
-      if (w.parts == 0) continue;
-      const auto [feeder, every] = intervalOf(w.fedBy);
-      if (every.count() <= 0 || *w.value >= every * w.parts) continue;
+      if (w.parts == 0 || (w.enabled != nullptr && !*w.enabled)) continue;
+      const auto [feeder, every] = slowestOf(w.fedBy);
+      const Duration part = std::max<Duration>(std::chrono::seconds(1),
+                                               std::chrono::floor<std::chrono::seconds>(*w.value / w.parts));
+      if (every.count() <= 0 || part >= every) continue;
       fail({w.key, feeder}, w.key + " (" + formatDuration(*w.value) + ") must be at least " +
                                 std::to_string(w.parts) + " × " + feeder + " (" + formatDuration(every) +
                                 "): each of its " + std::to_string(w.parts) +
-                                " parts must hold a reading, or the baseline is never learned and the rule never "
-                                "judges against it");
+                                " parts (whole seconds) must be able to hold a reading, or the baseline may "
+                                "never be learned and the rule never judges against it");
     }
     // A device is only seen to be gone or back at a discovery rescan: a grace no longer than the
     // rescan interval would report every driver reload it happens to straddle.
@@ -315,10 +321,22 @@ class CrossChecks {
   }
 
  private:
-  /// The key that sets how often `collector` runs ("": the watchdog's pass, poll.interval) and the
-  /// interval it runs at; a disabled collector fills nothing (interval 0: nothing to check).
+  /// Of the comma-separated `collectors`, the one that runs least often: the key that sets its
+  /// interval and the interval. Disabled collectors fill nothing (interval 0 when all are).
+  std::pair<std::string, Duration> slowestOf(std::string_view collectors) const {
+    std::pair<std::string, Duration> slowest{"", Duration{}};
+    while (!collectors.empty()) {
+      const size_t comma = collectors.find(',');
+      auto candidate = intervalOf(collectors.substr(0, comma));
+      if (candidate.second > slowest.second) slowest = std::move(candidate);
+      collectors = comma == std::string_view::npos ? std::string_view{} : collectors.substr(comma + 1);
+    }
+    return slowest;
+  }
+
+  /// The key that sets how often `collector` runs and the interval it runs at; a disabled
+  /// collector fills nothing (interval 0: nothing to check).
   std::pair<std::string, Duration> intervalOf(std::string_view collector) const {
-    if (collector.empty()) return {"poll.interval", c_.poll.interval};
     const std::string key = "collectors." + std::string(collector) + ".interval";
     for (const CollectorConfig& cc : c_.collectors) {
       if (cc.name != collector) continue;

@@ -59,10 +59,10 @@ class SettingsBinder {
   /// A duration that must exceed poll.discovery_interval: presence (a device, a port) is only
   /// re-read at a discovery rescan.
   virtual void rescanWindow(std::string_view key, Duration& value) = 0;
-  /// A window cut into `parts` equal parts, each of which must hold a reading of collector `fedBy`
-  /// (empty: a watchdog pass, every poll.interval): it must be at least `parts` times that
-  /// collector's interval, or parts stay empty and a baseline that needs most of them is never
-  /// learned (watchdog/day_baseline.hpp).
+  /// A window cut into `parts` equal parts, each of which must hold a reading of the collectors
+  /// `fedBy` (comma-separated; the slowest enabled one counts): while the rule is enabled, it must
+  /// be at least `parts` times that collector's interval, or parts stay empty and a baseline that
+  /// needs most of them is never learned (watchdog/day_baseline.hpp). Also a window().
   virtual void partedWindow(std::string_view key, Duration& value, unsigned parts, std::string_view fedBy) = 0;
   virtual void optionalCount(std::string_view key, std::optional<unsigned>& value, unsigned min, unsigned max) = 0;
   /// A list of strings, each passed to `check` (returns an error message, "" = good); no duplicates.

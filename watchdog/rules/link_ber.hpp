@@ -49,8 +49,9 @@ struct LinkBerRule {
     b.number("uncorrectable_blocks", uncorrectableBlocks, kNonNegative);
     b.number("degrade_factor", degradeFactor, kAtLeastOne);
     b.number("degrade_floor", degradeFloor, kProbability);
-    // Its parts are filled at the watchdog's passes, one a poll.
-    b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "");
+    // Its parts are filled when the error counters have a new sample: the PHY's corrected bits
+    // (ethtool_pfc) or the FEC's corrected codewords (fec), whichever the NIC has.
+    b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "ethtool_pfc,fec");
     b.count("baseline_min_parts", baselineMinParts, 1, 24);
     b.number("min_bits", minBits, kPositive);
   }

@@ -168,10 +168,18 @@ const ErrorCase kCases[] = {
     {"transceiver_interval_above_baseline_parts",
      "collectors:\n  transceiver:\n    interval: 2h\npoll:\n  stale_after: 5h\n", 3, 15,
      "collectors.transceiver.interval", "(24h) must be at least 24 × collectors.transceiver.interval (2h)"},
+    {"baseline_parts_are_whole_seconds",
+     "poll:\n  interval: 1500ms\nwatchdog:\n  rules:\n    link_ber:\n      window: 20s\n      baseline_window: 36s\n",
+     7, 24, "watchdog.rules.link_ber.baseline_window",
+     "watchdog.rules.link_ber.baseline_window (36s) must be at least 24 × poll.interval (1s500ms)"},
+    {"link_ber_baseline_parts_below_fec_interval",
+     "collectors:\n  fec:\n    interval: 25s\nwatchdog:\n  rules:\n    link_ber:\n      baseline_window: 8m\n", 7,
+     24, "watchdog.rules.link_ber.baseline_window",
+     "watchdog.rules.link_ber.baseline_window (8m) must be at least 24 × collectors.fec.interval (25s)"},
     {"link_ber_baseline_parts_below_poll",
-     "watchdog:\n  rules:\n    link_ber:\n      window: 10s\n      baseline_window: 20s\n", 5, 24,
-     "watchdog.rules.link_ber.baseline_window",
-     "watchdog.rules.link_ber.baseline_window (20s) must be at least 24 × poll.interval (1s)"},
+     "poll:\n  interval: 2s\nwatchdog:\n  rules:\n    link_ber:\n      window: 10s\n      baseline_window: 40s\n", 7,
+     24, "watchdog.rules.link_ber.baseline_window",
+     "watchdog.rules.link_ber.baseline_window (40s) must be at least 24 × poll.interval (2s)"},
     // Issue #14's rules.
     {"expected_port_without_port", "watchdog:\n  rules:\n    port_down:\n      expected_ports: [mlx5_0]\n", 4, 24,
      "watchdog.rules.port_down.expected_ports[0]", "expected \"<device>/<port>\""},
@@ -284,6 +292,9 @@ TEST(Loader, ABaselineWindowFitsItsFeedingCollectorsInterval) {
                            "    optics_degraded:\n      baseline_window: 8m\n",
                            "collectors:\n  transceiver:\n    enabled: false\nwatchdog:\n  rules:\n"
                            "    optics_degraded:\n      baseline_window: 10m\n",
+                           // A rule that is off learns nothing: its window is not held against the collector.
+                           "collectors:\n  transceiver:\n    interval: 20s\npoll:\n  stale_after: 1m\nwatchdog:\n  rules:\n"
+                           "    optics_degraded:\n      enabled: false\n      baseline_window: 5m\n",
                            "poll:\n  interval: 250ms\nwatchdog:\n  rules:\n    link_ber:\n      window: 20s\n"
                            "      baseline_window: 6s\n"}) {
     const ConfigLoad load = loadConfigText(yaml, "test.yaml", configSchema());
