@@ -296,14 +296,11 @@ class CrossChecks {
                  "a shorter window holds fewer than two samples");
     }
     // A baseline's parts are filled by readings: a part shorter than the interval between them
-    // is left empty now and then, and a baseline that needs most parts may never be learned. Parts
-    // are whole seconds, at least one (watchdog/day_baseline.cpp, DayBaseline::partSecondsFor).
+    // is left empty now and then, and a baseline that needs most parts may never be learned.
     for (const WindowKey& w : ruleWindows_) {
       if (w.parts == 0 || (w.enabled != nullptr && !*w.enabled)) continue;
       const auto [feeder, every] = slowestOf(w.fedBy);
-      const Duration part = std::max<Duration>(std::chrono::seconds(1),
-                                               std::chrono::floor<std::chrono::seconds>(*w.value / w.parts));
-      if (every.count() <= 0 || part >= every) continue;
+      if (every.count() <= 0 || partWidth(*w.value, w.parts) >= every) continue;
       fail({w.key, feeder}, w.key + " (" + formatDuration(*w.value) + ") must be at least " +
                                 std::to_string(w.parts) + " × " + feeder + " (" + formatDuration(every) +
                                 "): each of its " + std::to_string(w.parts) +

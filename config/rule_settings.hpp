@@ -5,6 +5,7 @@
 // loader implements the binder over YAML. A WatchdogConfig holds the settings of every rule by type
 // (RuleSettingsSet), so adding a rule touches no file in config/.
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -18,6 +19,13 @@
 namespace fabricmon {
 
 using Duration = std::chrono::milliseconds;
+
+/// The width of each of `parts` equal parts of `window`: whole seconds, at least one. How a
+/// baseline's day is cut (watchdog/day_baseline.hpp) and what the loader holds a parted window to
+/// (SettingsBinder::partedWindow).
+inline std::chrono::seconds partWidth(Duration window, unsigned parts) {
+  return std::max(std::chrono::seconds(1), std::chrono::floor<std::chrono::seconds>(window / parts));
+}
 
 /// An allowed numeric interval, printed in interval notation: "(0, 1]", "[0, inf)".
 struct Range {

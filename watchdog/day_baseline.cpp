@@ -1,5 +1,7 @@
 #include "watchdog/day_baseline.hpp"
 
+#include "config/rule_settings.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,9 +13,7 @@ namespace {
 constexpr int64_t kN = static_cast<int64_t>(DayBaseline::kParts);
 }  // namespace
 
-int64_t DayBaseline::partSecondsFor(std::chrono::milliseconds window) {
-  return std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(window).count() / kN);
-}
+int64_t DayBaseline::partSecondsFor(std::chrono::milliseconds window) { return partWidth(window, kParts).count(); }
 
 int64_t DayBaseline::wallSeconds(std::chrono::system_clock::time_point wall) {
   return std::chrono::duration_cast<std::chrono::seconds>(wall.time_since_epoch()).count();

@@ -225,16 +225,14 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
   for (const Tracked* s : lanes) {
     if (ctx.ready(s)) newest = std::max(newest, s->t);
   }
-  const std::string_view prefix = isRx ? "rx/" : "tx/";
-  auto forgetBaselines = [&] {
-    for (auto& [key, l] : module.lanes) {
-      if (key.starts_with(prefix)) l.baseline = -1;  // a lane not judged now exports no baseline
-    }
-  };
-  if (newest == kNever) forgetBaselines();  // no reading to judge: nothing judged against
-  if (newest == kNever || newest == judgedT) return j;  // nothing new since the last judgement
+  if (newest == judgedT && newest != kNever) return j;  // nothing new since the last judgement
   judgedT = newest;
-  forgetBaselines();
+  // A lane not judged now (dark, unused, or no reading at all) exports no baseline.
+  const std::string_view prefix = isRx ? "rx/" : "tx/";
+  for (auto& [key, l] : module.lanes) {
+    if (key.starts_with(prefix)) l.baseline = -1;
+  }
+  if (newest == kNever) return j;
   const int64_t width = DayBaseline::partSecondsFor(rule.baselineWindow);
   const int64_t now = DayBaseline::wallSeconds(ctx.wallNow);
   const Tracked* worst = nullptr;

@@ -339,13 +339,18 @@ void PrintTo(const ScenarioCase& c, std::ostream* os) { *os << c.name; }
 
 class ScenarioTest : public ::testing::TestWithParam<ScenarioCase> {};
 
+/// A simulator of `scenario` writing its node below `dir` (not yet initialised).
+Simulator simulatorOf(const TempDir& dir, std::string scenario) {
+  SimOptions o;
+  o.root = dir.path();
+  o.scenario = std::move(scenario);
+  return Simulator(std::move(o));
+}
+
 TEST_P(ScenarioTest, MovesItsCountersAndLeavesTheOtherPortsHealthy) {
   const ScenarioCase& c = GetParam();
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = std::string(c.name);
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, std::string(c.name));
   ASSERT_TRUE(sim.init().ok());
   const Snapshot before = snapshot(sim);
   for (int i = 0; i < static_cast<int>(kSeconds); ++i) ASSERT_TRUE(sim.tick(1s).ok());
@@ -418,10 +423,7 @@ TEST(ScenarioTargets, PriorityFaultsNamePriorityThree) {
                                 {"busy-pause", true}};
   for (const auto& c : cases) {
     TempDir dir;
-    SimOptions o;
-    o.root = dir.path();
-    o.scenario = std::string(c.scenario);
-    Simulator sim(o);
+    Simulator sim = simulatorOf(dir, std::string(c.scenario));
     ASSERT_TRUE(sim.init().ok()) << c.scenario;
     const auto t = sim.affected();
     ASSERT_EQ(t.size(), 1u) << c.scenario;
@@ -437,10 +439,7 @@ TEST(ScenarioTargets, PriorityFaultsNamePriorityThree) {
 
 TEST(LinkFlap, DownStateLooksLikeAnMlx5PortWithoutCarrier) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "link-flap";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "link-flap");
   ASSERT_TRUE(sim.init().ok());
   const fs::path port = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1";
   const fs::path net = sim.sysfsRoot() / "class/net/enp24s0np0";
@@ -492,10 +491,7 @@ TEST(LinkFlap, OneLongTickCountsEveryFlapInside) {
 
 TEST(PauseStorm, WarningEventComesOnceAfterFiveSeconds) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "pause-storm";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "pause-storm");
   ASSERT_TRUE(sim.init().ok());
   const auto start = snapshot(sim);
   ASSERT_TRUE(sim.tick(4900ms).ok());
@@ -508,10 +504,7 @@ TEST(PauseStorm, WarningEventComesOnceAfterFiveSeconds) {
 
 TEST(CableErrors, NarrowPmaCountersSaturateInsteadOfWrapping) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "cable-errors";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "cable-errors");
   ASSERT_TRUE(sim.init().ok());
   ASSERT_TRUE(sim.tick(std::chrono::hours(1)).ok());  // 0.1 recoveries/s × 3600 s > 255
   const fs::path counters = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1/counters";
@@ -528,10 +521,7 @@ TEST(OpticDegrading, BerClimbsToTheFecLimitThenTheLinkFlaps) {
   EXPECT_DOUBLE_EQ(opticDegradingBer(kOpticDegradeTo), 1e-4);
   EXPECT_DOUBLE_EQ(opticDegradingBer(1000), 1e-4);
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "optic-degrading";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "optic-degrading");
   ASSERT_TRUE(sim.init().ok());
   const auto ifc = sim.ports()[0].interface;
   const fs::path carrier = sim.sysfsRoot() / "class/net" / ifc / "carrier_changes";
@@ -547,10 +537,7 @@ TEST(OpticDegrading, BerClimbsToTheFecLimitThenTheLinkFlaps) {
 
 TEST(DeviceMissing, TheDeviceLeavesSysfsAndDoesNotComeBack) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "device-missing";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "device-missing");
   ASSERT_TRUE(sim.init().ok());
   const fs::path link = sim.sysfsRoot() / "class/infiniband/mlx5_0";
   ASSERT_TRUE(sim.tick(2s).ok());
@@ -566,10 +553,7 @@ TEST(DeviceMissing, TheDeviceLeavesSysfsAndDoesNotComeBack) {
 
 TEST(DriverReload, TheDeviceIsGoneForFourSecondsAndComesBackWithFreshCounters) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "driver-reload";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "driver-reload");
   ASSERT_TRUE(sim.init().ok());
   const fs::path port = sim.sysfsRoot() / "class/infiniband/mlx5_0/ports/1";
   ASSERT_TRUE(sim.tick(2s).ok());
@@ -596,10 +580,7 @@ std::string readAll(const fs::path& path) {
 
 TEST(NicFwFatal, LogsAFatalHealthRecordAndFreezesThePortsCounters) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "nic-fw-fatal";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "nic-fw-fatal");
   ASSERT_TRUE(sim.init().ok());
   // The boot: every RoCE function's probe lines, informational.
   const std::string boot = readAll(sim.kmsgFile());
@@ -649,10 +630,7 @@ std::map<std::string, std::pair<std::string, int>> devlinkReporters(const fs::pa
 // recovery: the counters stay frozen). The other NICs stay healthy.
 TEST(NicFwFatal, PutsItsFunctionsFwFatalReporterInTheErrorState) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "nic-fw-fatal";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "nic-fw-fatal");
   ASSERT_TRUE(sim.init().ok());
   auto r = devlinkReporters(dir.path());
   using State = std::pair<std::string, int>;
@@ -677,10 +655,7 @@ TEST(NicFwFatal, PutsItsFunctionsFwFatalReporterInTheErrorState) {
 // healthy and counting from 0, with the driver.
 TEST(DriverReload, TheDevicesReportersGoAndComeBackWithIt) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "driver-reload";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "driver-reload");
   ASSERT_TRUE(sim.init().ok());
   ASSERT_TRUE(devlinkReporters(dir.path()).count("pci/0000:18:00.0/fw_fatal"));
   ASSERT_TRUE(sim.tick(4s).ok());  // gone since 3
@@ -694,10 +669,7 @@ TEST(DriverReload, TheDevicesReportersGoAndComeBackWithIt) {
 
 TEST(DriverReload, TheReturningDriverLogsOnlyItsProbeLines) {
   TempDir dir;
-  SimOptions o;
-  o.root = dir.path();
-  o.scenario = "driver-reload";
-  Simulator sim(o);
+  Simulator sim = simulatorOf(dir, "driver-reload");
   ASSERT_TRUE(sim.init().ok());
   const std::string boot = readAll(sim.kmsgFile());
   ASSERT_TRUE(sim.tick(8s).ok());  // back since 7

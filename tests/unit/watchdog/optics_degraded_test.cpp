@@ -449,11 +449,29 @@ TEST(OpticsSinking, EachLanesBaselineIsExportedAsWhatItIsJudgedAgainst) {
   run(n, 2);
   ASSERT_NE(finding(n.findings(), "rx_power_sinking"), nullptr);
   EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-4), 1e-9) << "the median, not the sunk reading";
+  // A lane of the link that goes dark is judged no more, so nothing is judged against its baseline.
+  setRx(n, 4, -40);
+  run(n, 1);
+  EXPECT_EQ(gauge(n, rxBaseline(4)), -1) << "a lane gone dark";
+  EXPECT_NEAR(gauge(n, rxBaseline(1)), dbm(-2), 1e-9);
+  setRx(n, 4, -2);
+  run(n, 1);
+  EXPECT_NEAR(gauge(n, rxBaseline(4)), dbm(-2), 1e-9);
   n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
   run(n, 1);
   EXPECT_EQ(gauge(n, rxBaseline(1)), -1) << "no light to judge while the link is down";
   n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
   run(n, 1);
+  EXPECT_NEAR(gauge(n, rxBaseline(1)), dbm(-2), 1e-9);
+  // The module stops reporting Rx power while its Tx power still comes: no Rx lane is judged.
+  for (int lane = 1; lane <= 4; ++lane) {
+    n.drop("transceiver", "lane", std::to_string(lane), "fabricmon_transceiver_rx_power_watts");
+  }
+  run(n, 1);
+  EXPECT_EQ(gauge(n, rxBaseline(1)), -1) << "no Rx reading to judge";
+  EXPECT_NEAR(gauge(n, "fabricmon_transceiver_tx_power_baseline_watts{interface=\"eth0\",lane=\"1\"}"), dbm(-1), 1e-9);
+  for (int lane = 1; lane <= 4; ++lane) setRx(n, lane, -2);
+  run(n, 2);
   EXPECT_NEAR(gauge(n, rxBaseline(1)), dbm(-2), 1e-9);
   n.drop("transceiver", "serial_number", "A1");
   serial(n, "B7");

@@ -64,11 +64,14 @@ class TestNode {
   void note(const std::string& collector, std::string_view fam, Labels labels, std::string text) {
     notes_[collector][makeSeries(family(fam), std::move(labels))->key] = std::move(text);
   }
-  /// Removes every series of `collector` whose labels contain label=value (a device vanishing).
-  void drop(const std::string& collector, std::string_view label, std::string_view value) {
+  /// Removes every series of `collector` whose labels contain label=value (a device vanishing), of
+  /// family `fam` only when given.
+  void drop(const std::string& collector, std::string_view label, std::string_view value,
+            std::string_view fam = {}) {
     auto& c = collectors_[collector];
     for (auto it = c.begin(); it != c.end();) {
-      it = it->second.series->label(label) == value ? c.erase(it) : std::next(it);
+      const Series& s = *it->second.series;
+      it = s.label(label) == value && (fam.empty() || s.family->name == fam) ? c.erase(it) : std::next(it);
     }
   }
   /// From the next tick on, the series of `collector` whose labels contain label=value (of family
