@@ -18,6 +18,9 @@ namespace fabricmon::watchdog {
 class DayBaseline {
  public:
   static constexpr size_t kParts = 24;
+  /// The most parts a median can count: the current part holds the 24th slot once anything was
+  /// added to it. A rule's baseline_min_parts above this could never be met.
+  static constexpr unsigned kMostEarlierParts = kParts - 1;
 
   /// The width of a part for a baseline of `window` (window / 24, at least a second).
   static int64_t partSecondsFor(std::chrono::milliseconds window);

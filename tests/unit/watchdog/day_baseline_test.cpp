@@ -23,6 +23,14 @@ TEST(DayBaseline, TheMedianOfThePartsBeforeTheCurrentOne) {
   EXPECT_EQ(b.median(5 * kHour + 20, 3, 1), -1) << "no part has the weight asked for";
 }
 
+TEST(DayBaseline, AFullDayCountsTheTwentyThreePartsBeforeTheCurrentOne) {
+  DayBaseline b;
+  for (int p = 0; p < 30; ++p) b.add(kHour, p * kHour + 10, 1, 1);
+  const int64_t now = 29 * kHour + 20;  // part 29 holds a reading, so part 5's slot is its
+  EXPECT_DOUBLE_EQ(b.median(now, 1, DayBaseline::kMostEarlierParts), 1);
+  EXPECT_EQ(b.median(now, 1, DayBaseline::kMostEarlierParts + 1), -1) << "a 24th earlier part never exists";
+}
+
 TEST(DayBaseline, PartsOlderThanTheDayAreLeftOutAndThenExpire) {
   DayBaseline b;
   b.add(kHour, 0, 5, 1);
