@@ -137,6 +137,11 @@ void Pipeline::addBatchSource(std::function<BatchPtr()> source) {
   batchSources_.push_back(std::move(source));
 }
 
+void Pipeline::setLeftBehindSource(HealthSource source) {
+  std::lock_guard lock(mutex_);
+  leftBehindSource_ = std::move(source);
+}
+
 std::string Pipeline::findingsJson() const {
   std::lock_guard lock(mutex_);
   return findingsJson_;
@@ -158,11 +163,13 @@ void Pipeline::runPass() {
   PipelineOptions options;
   std::vector<PassHook> hooks;
   std::vector<std::function<BatchPtr()>> sources;
+  HealthSource leftBehindSource;
   {
     std::lock_guard lock(mutex_);
     options = options_;
     hooks = passHooks_;
     sources = batchSources_;
+    leftBehindSource = leftBehindSource_;
   }
   const auto now = Clock::now();
   const auto wallNow = std::chrono::system_clock::now();
@@ -188,12 +195,14 @@ void Pipeline::runPass() {
     }
   }
 
-  // Reads stuck in a NIC: the collector that waits cannot say so itself (daemon/read_waits.hpp).
+  // Reads stuck in a NIC: the collector that waits cannot say so itself (daemon/read_waits.hpp),
+  // nor can a run a reload left behind, whose read may have waited longest.
   {
     static const Topology kNone;
     const TopologyPtr topology = topology_ ? topology_->get() : nullptr;
+    const std::vector<CollectorHealth> leftBehind = leftBehindSource ? leftBehindSource() : std::vector<CollectorHealth>{};
     fresh.batches.emplace(std::string(ReadWaits::kCollector),
-                          readWaits_.batch(health, topology ? *topology : kNone, now));
+                          readWaits_.batch(health, topology ? *topology : kNone, now, leftBehind));
   }
 
   // Forget pruned copies of batches that are no longer the latest of their collector.

@@ -61,6 +61,9 @@ class Pipeline {
   void addPassHook(PassHook hook);
   /// A batch rendered with every snapshot (the push's own counters). Set before start().
   void addBatchSource(std::function<BatchPtr()> source);
+  /// Runs a reload left behind, still in progress: only their reads that wait are used (the read
+  /// waits), never their health as a collector's. Set before start().
+  void setLeftBehindSource(HealthSource source);
 
   /// The latest snapshot rendered, at most once per pass and only when asked: call it from the
   /// HTTP or textfile threads, never from a collector. nullptr before the first pass.
@@ -88,6 +91,7 @@ class Pipeline {
   ReadWaits readWaits_;
   SeriesGuard seriesGuard_ = SeriesGuard::fromEnvironment();
   HealthSource healthSource_;
+  HealthSource leftBehindSource_;
   std::shared_ptr<const TopologyHolder> topology_;
   /// Pruned copies of batches that predate the latest discovery, keyed by the original, so that the
   /// watchdog (which ingests each batch pointer once) sees one stable batch per collector run.

@@ -93,24 +93,30 @@ ReadSubject readSubject(const Topology& topology, std::string_view target) {
 
 std::span<const FamilyDef* const> ReadWaits::families() { return families::nic::readWaits(); }
 
-BatchPtr ReadWaits::batch(std::span<const CollectorHealth> health, const Topology& topology,
-                          Clock::time_point now) {
+void ReadWaits::note(const CollectorHealth& h, const Topology& topology, Clock::time_point now) {
+  if (!h.waiting) return;
+  ReadSubject subject = readSubject(topology, h.waiting->target);
+  auto [it, inserted] = entries_.try_emplace(Key{h.name, subject.device, subject.port, subject.interface});
+  Entry& e = it->second;
+  if (inserted) {
+    e.series = makeSeries(families::nic::kReadWait, {{"collector", h.name},
+                                                      {"device", std::move(subject.device)},
+                                                      {"port", std::move(subject.port)},
+                                                      {"interface", std::move(subject.interface)},
+                                                      {"pci_address", std::move(subject.pciAddress)}});
+  }
+  const double seconds = std::max(0.0, std::chrono::duration<double>(now - h.waiting->since).count());
+  e.lastWaiting = now;
+  if (seconds < e.seconds) return;  // another read of this collector about this subject waits longer
+  e.seconds = seconds;
+  e.note = fmt::format("{} {}", h.waiting->kind, h.waiting->target);
+}
+
+BatchPtr ReadWaits::batch(std::span<const CollectorHealth> health, const Topology& topology, Clock::time_point now,
+                          std::span<const CollectorHealth> leftBehind) {
   for (auto& [key, entry] : entries_) entry.seconds = 0;  // a read still waiting sets it again below
-  for (const CollectorHealth& h : health) {
-    if (!h.waiting) continue;
-    ReadSubject subject = readSubject(topology, h.waiting->target);
-    auto [it, inserted] = entries_.try_emplace(Key{h.name, subject.device, subject.port, subject.interface});
-    Entry& e = it->second;
-    if (inserted) {
-      e.series = makeSeries(families::nic::kReadWait, {{"collector", h.name},
-                                                        {"device", std::move(subject.device)},
-                                                        {"port", std::move(subject.port)},
-                                                        {"interface", std::move(subject.interface)},
-                                                        {"pci_address", std::move(subject.pciAddress)}});
-    }
-    e.seconds = std::max(0.0, std::chrono::duration<double>(now - h.waiting->since).count());
-    e.note = fmt::format("{} {}", h.waiting->kind, h.waiting->target);
-    e.lastWaiting = now;
+  for (const std::span<const CollectorHealth> runs : {health, leftBehind}) {
+    for (const CollectorHealth& h : runs) note(h, topology, now);
   }
   const bool left = std::erase_if(entries_, [&](const auto& kv) {
                       return kv.second.seconds == 0 && now - kv.second.lastWaiting > kHold;

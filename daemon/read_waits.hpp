@@ -40,8 +40,11 @@ class ReadWaits {
   static std::span<const FamilyDef* const> families();
 
   /// The batch of this pass: one series per collector and subject that waited within kHold, the
-  /// target as its note. The same batch object while there is none.
-  BatchPtr batch(std::span<const CollectorHealth> health, const Topology& topology, Clock::time_point now);
+  /// target as its note; the longest wait when several reads of one collector wait on one subject
+  /// (a run a reload left behind, `leftBehind`, and the new run that met the same firmware). The
+  /// same batch object while there is none.
+  BatchPtr batch(std::span<const CollectorHealth> health, const Topology& topology, Clock::time_point now,
+                 std::span<const CollectorHealth> leftBehind = {});
 
  private:
   /// Collector, device, port, interface: what the watchdog keys the series by. The PCI address is
@@ -53,6 +56,9 @@ class ReadWaits {
     std::string note;  ///< "<kind> <target>" of the latest wait
     Clock::time_point lastWaiting;
   };
+  /// Sets the entry of `h`'s waiting read, if it has one and it waits longer than another's.
+  void note(const CollectorHealth& h, const Topology& topology, Clock::time_point now);
+
   std::map<Key, Entry> entries_;
   BatchPtr last_;
 };

@@ -58,6 +58,7 @@ Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics 
   pipeline_ = std::make_unique<Pipeline>(
       store_, watchdog_, std::move(self), [this] { return collectorHealth(); },
       pipelineOptions(config_), topology_);
+  pipeline_->setLeftBehindSource([this] { return leftBehindHealth(); });
   applyWindow(config_.window);
   pipeline_->addPassHook([this](const Snapshot& fresh, const std::vector<Finding>&,
                                 std::chrono::system_clock::time_point) {
@@ -98,6 +99,18 @@ std::vector<CollectorHealth> Sampler::collectorHealth() const {
   std::lock_guard lock(runnersMutex_);
   health.reserve(runners_.size());
   for (const auto& r : runners_) health.push_back(r->health());
+  return health;
+}
+
+std::vector<CollectorHealth> Sampler::leftBehindHealth() {
+  std::vector<CollectorHealth> health;
+  std::lock_guard lock(runnersMutex_);
+  std::erase_if(stuckRunners_, [&](const std::unique_ptr<CollectorRunner>& r) {
+    CollectorHealth h = r->health();
+    if (h.runningSince == PeriodicTask::Clock::time_point{}) return true;  // its run returned
+    health.push_back(std::move(h));
+    return false;
+  });
   return health;
 }
 
@@ -212,11 +225,17 @@ void Sampler::stopCollectors(std::chrono::milliseconds grace) {
   if (discoveryTask_) discoveryTask_->requestStop();
   if (textfileTask_) textfileTask_->requestStop();
   for (auto& r : runners_) r->requestStop();
-  for (auto& r : runners_) leftBehind_ |= !r->join(deadline);
+  std::vector<bool> stuck;
+  for (auto& r : runners_) stuck.push_back(!r->join(deadline));
   if (discoveryTask_) leftBehind_ |= !discoveryTask_->join(deadline);
   if (textfileTask_) leftBehind_ |= !textfileTask_->join(deadline);
   textfileTask_.reset();
   std::lock_guard lock(runnersMutex_);
+  for (size_t i = 0; i < runners_.size(); ++i) {
+    if (!stuck[i]) continue;
+    leftBehind_ = true;
+    stuckRunners_.push_back(std::move(runners_[i]));
+  }
   runners_.clear();
   discoveryTask_.reset();
   // discovery_ may still be used by a detached discovery run: keep it alive until exit.

@@ -60,6 +60,9 @@ class Sampler {
   bool leftThreadsBehind() const { return leftBehind_; }
 
   std::vector<CollectorHealth> collectorHealth() const;
+  /// The health of runs a reload left behind that have not returned yet (their reads still wait);
+  /// forgets those that have. Not a collector of the running configuration: for the read waits only.
+  std::vector<CollectorHealth> leftBehindHealth();
   /// The recent-sample window; null while window.enabled is false.
   std::shared_ptr<RecentSamples> recent() const;
   /// The latest batch of one collector (null when it has none).
@@ -82,6 +85,9 @@ class Sampler {
   std::unique_ptr<PeriodicTask> discoveryTask_;
   std::unique_ptr<PeriodicTask> textfileTask_;
   std::vector<std::unique_ptr<CollectorRunner>> runners_;
+  /// Runners a reload could not stop, kept until their run returns: a read stuck in a NIC's
+  /// firmware stays named (leftBehindHealth) after the reload started that collector anew.
+  std::vector<std::unique_ptr<CollectorRunner>> stuckRunners_;
   mutable std::mutex runnersMutex_;  // the pipeline and HTTP threads read runners_ for health
   /// Swapped by a reload that changes window.*, read by the pipeline and HTTP threads.
   std::shared_ptr<RecentSamples> recent_;

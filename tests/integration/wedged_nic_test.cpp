@@ -2,7 +2,9 @@
 // port's hw_counters hang in the kernel (a FUSE file system, tests/integration/stall_fs.py, mounted
 // over the simulated port's directory: a read waits in request_wait_answer, uninterruptible, as a
 // sysfs show() waits for mlx5_cmd_exec). The daemon must name that port while the read hangs
-// (fabricmon_nic_read_wait_seconds, nic_unresponsive) and go back to 0 once the read returns.
+// (fabricmon_nic_read_wait_seconds, nic_unresponsive) and go back to 0 once the read returns, and a
+// reload while the read hangs must leave that read behind (docs/architecture.md, "Threads"), not wait
+// for it, forget it or crash when it finally returns.
 // Skipped, with the reason, where FUSE cannot be mounted (no /dev/fuse, no privilege, no fusepy).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -63,6 +65,20 @@ class WedgedNicTest : public DaemonTest {
     DaemonTest::TearDown();
   }
   std::string findings() { return httpGet(port_, "/api/v1/findings").body; }
+  std::string waitUntilFinding(const std::string& rule) {
+    std::string f;
+    for (int i = 0; i < 50 && f.find(rule) == std::string::npos; ++i) {
+      f = findings();
+      if (f.find(rule) == std::string::npos) std::this_thread::sleep_for(200ms);
+    }
+    return f;
+  }
+  /// A series' value in an exposition (NaN when absent).
+  static double valueOf(const std::string& body, const std::string& series) {
+    const size_t at = body.find(series + " ");
+    if (at == std::string::npos) return NAN;
+    return std::stod(body.substr(at + series.size() + 1));
+  }
   /// The wait series of hw_counters on mlx5_0 port 1 (NaN when absent).
   double waitSeconds(const std::string& body) {
     for (size_t at = body.find("fabricmon_nic_read_wait_seconds{"); at != std::string::npos;
@@ -93,11 +109,7 @@ TEST_F(WedgedNicTest, AHangingCounterReadNamesItsPortUntilItReturns) {
   std::ofstream(flag_) << "1\n";  // the firmware stops answering
   const std::string stuck = scrapeUntil([&](const std::string& b) { return waitSeconds(b) >= 3; }, 20s);
   EXPECT_GE(waitSeconds(stuck), 3) << stuck.substr(0, 2000);
-  std::string f;
-  for (int i = 0; i < 50 && f.find("nic_unresponsive") == std::string::npos; ++i) {
-    f = findings();
-    if (f.find("nic_unresponsive") == std::string::npos) std::this_thread::sleep_for(200ms);
-  }
+  const std::string f = waitUntilFinding("nic_unresponsive");
   EXPECT_NE(f.find("\"rule\":\"nic_unresponsive\""), std::string::npos) << f;
   EXPECT_NE(f.find("\"severity\":\"critical\""), std::string::npos) << f;
   EXPECT_NE(f.find("\"device\":\"mlx5_0\""), std::string::npos) << f;
@@ -112,6 +124,57 @@ TEST_F(WedgedNicTest, AHangingCounterReadNamesItsPortUntilItReturns) {
   const std::string cleared = scrapeUntil(
       [&](const std::string&) { return findings().find("nic_unresponsive") == std::string::npos; }, 40s);
   EXPECT_EQ(findings().find("nic_unresponsive"), std::string::npos) << "cleared 20 s after the read returned";
+}
+
+// A reload stops every collector and starts them again; the run stuck in the firmware cannot be
+// stopped. The reload must not wait for it, every other collector must go on, the port must stay
+// named while reads of it hang, and the thread left behind must not crash or publish when its read
+// returns.
+TEST_F(WedgedNicTest, AReloadWhileAReadHangsLeavesTheReadBehindAndSamplingGoesOn) {
+  const std::string rdmaUp = "fabricmon_collector_last_success_timestamp_seconds{collector=\"rdma_port\"}";
+  scrapeUntil([](const std::string& b) { return b.find("fabricmon_roce_cnp_sent_total{device=\"mlx5_0\",port=\"1\"}") != std::string::npos; },
+              20s);
+  std::ofstream(flag_) << "1\n";
+  scrapeUntil([&](const std::string& b) { return waitSeconds(b) >= 3; }, 20s);
+  ASSERT_NE(waitUntilFinding("nic_unresponsive").find("\"rule\":\"nic_unresponsive\""), std::string::npos);
+  const double waitedBefore = waitSeconds(metrics());
+  ASSERT_GE(waitedBefore, 3);
+
+  // A changed rule setting: the reload is applied, not rejected.
+  writeFile(dir_ / "wedged.yaml",
+            "poll:\n  interval: 1s\n"
+            "watchdog:\n  rules:\n    nic_unresponsive:\n      wait_limit: 3s\n      clear_after: 25s\n");
+  const auto sent = std::chrono::steady_clock::now();
+  daemon_->signal(SIGHUP);
+  ASSERT_TRUE(daemon_->waitForOutput("reloading configuration", 5s)) << daemon_->output();
+  // The reload gives a stuck run its grace (1 s) and goes on: the other collectors run again.
+  const std::string before = metrics();
+  const double rdmaBefore = valueOf(before, rdmaUp);
+  ASSERT_FALSE(std::isnan(rdmaBefore)) << before.substr(0, 2000);
+  const std::string moving = scrapeUntil([&](const std::string& b) { return valueOf(b, rdmaUp) > rdmaBefore + 1; }, 10s);
+  EXPECT_GT(valueOf(moving, rdmaUp), rdmaBefore + 1) << "rdma_port samples on after the reload";
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, 10s);
+  EXPECT_NE(moving.find("fabricmon_port_state{device=\"mlx5_1\""), std::string::npos);
+
+  // The read left behind still waits, and the port stays named by it: the wait counts on from the
+  // first read, it does not start again with the new run's (which meets the same firmware).
+  for (int i = 0; i < 3; ++i) {
+    const double waited = waitSeconds(metrics());
+    EXPECT_GE(waited, waitedBefore + 1) << "a pass after the reload, read " << i;
+    std::this_thread::sleep_for(1s);
+  }
+  EXPECT_NE(findings().find("\"rule\":\"nic_unresponsive\""), std::string::npos);
+
+  // The firmware answers: both the run left behind and the new one return. The process survives
+  // the old thread's return, and the port's counters come back from the new run.
+  std::filesystem::remove(flag_);
+  const std::string back = scrapeUntil([&](const std::string& b) { return waitSeconds(b) == 0; }, 20s);
+  EXPECT_EQ(waitSeconds(back), 0) << back.substr(0, 2000);
+  std::this_thread::sleep_for(2s);
+  const std::string after = metrics();
+  EXPECT_NE(after.find("fabricmon_roce_cnp_sent_total{device=\"mlx5_0\",port=\"1\"}"), std::string::npos);
+  EXPECT_EQ(httpGet(port_, "/healthz").status, 200) << httpGet(port_, "/healthz").body;
+  EXPECT_EQ(stop(5s), std::optional<int>(0)) << daemon_->output();
 }
 
 }  // namespace

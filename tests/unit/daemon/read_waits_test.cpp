@@ -133,6 +133,25 @@ TEST(ReadWaits, AWaitIsASeriesWithItsTargetAsNoteZeroOnceItReturnedGoneAfterTheH
   EXPECT_TRUE(waits.batch({}, topo, t0 + 13s + ReadWaits::kHold + 1s)->samples.empty()) << "an hour later: gone";
 }
 
+TEST(ReadWaits, ARunAReloadLeftBehindKeepsItsWaitAndTheLongerOfTwoReadsIsTheValue) {
+  // A reload could not stop hw_counters' run (its read hangs in mlx5_0's firmware) and started the
+  // collector anew; the new run's read of the same port hangs too, 40 s later.
+  ReadWaits waits;
+  const Topology topo = node();
+  const auto t0 = ReadWatch::Clock::now();
+  const std::string file = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
+  const std::vector<CollectorHealth> old{waitingHealth("hw_counters", file, t0)};
+  auto b = waits.batch({}, topo, t0 + 41s, old);
+  ASSERT_EQ(b->samples.size(), 1u) << "the new run has not waited a second yet; the old run's read is named";
+  EXPECT_DOUBLE_EQ(b->samples[0].value, 41);
+  const std::vector<CollectorHealth> fresh{waitingHealth("hw_counters", file, t0 + 40s)};
+  b = waits.batch(fresh, topo, t0 + 45s, old);
+  ASSERT_EQ(b->samples.size(), 1u) << "one collector, one port: one series";
+  EXPECT_DOUBLE_EQ(b->samples[0].value, 45) << "the longest wait, whichever list it came in";
+  b = waits.batch(fresh, topo, t0 + 46s);
+  EXPECT_DOUBLE_EQ(b->samples[0].value, 6) << "the old read returned: the new one is what waits";
+}
+
 TEST(ReadWaits, OneCollectorsWaitsThatNameTheSameLabelsAreOneSeries) {
   // Two functions without an RDMA device or a netdev differ only in their PCI address, which the
   // watchdog does not key by: one series (the first one's labels), the wait now.
