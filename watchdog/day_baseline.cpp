@@ -20,7 +20,8 @@ int64_t DayBaseline::wallSeconds(std::chrono::system_clock::time_point wall) {
 }
 
 DayBaseline::Part& DayBaseline::slotOf(int64_t index) {
-  return parts_[static_cast<size_t>(((index % kN) + kN) % kN)];
+  constexpr auto kS = static_cast<int64_t>(kSlots);
+  return parts_[static_cast<size_t>(((index % kS) + kS) % kS)];
 }
 
 void DayBaseline::cut(int64_t partSeconds) {

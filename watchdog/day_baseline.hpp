@@ -17,10 +17,9 @@ namespace fabricmon::watchdog {
 
 class DayBaseline {
  public:
+  /// The parts of the window before the current one: the median's day. A rule's
+  /// baseline_min_parts is at most this.
   static constexpr size_t kParts = 24;
-  /// The most parts a median can count: the current part holds the 24th slot once anything was
-  /// added to it. A rule's baseline_min_parts above this could never be met.
-  static constexpr unsigned kMostEarlierParts = kParts - 1;
 
   /// The width of a part for a baseline of `window` (window / 24, at least a second).
   static int64_t partSecondsFor(std::chrono::milliseconds window);
@@ -32,9 +31,9 @@ class DayBaseline {
   void cut(int64_t partSeconds);
   /// Adds to the part of `partSeconds` that holds `wallSeconds` (cut() first).
   void add(int64_t partSeconds, int64_t wallSeconds, double sum, double weight);
-  /// The median of sum / weight over the parts before the one that holds `wallSeconds`, within the
-  /// last 24 parts and with at least `minWeight` each; -1 while fewer than `minParts` parts qualify.
-  /// At most 23 can: the current part holds the 24th slot once anything was added to it.
+  /// The median of sum / weight over the 24 parts before the one that holds `wallSeconds`, with at
+  /// least `minWeight` each; -1 while fewer than `minParts` parts qualify. The current part has a
+  /// slot of its own, so all 24 can, whether or not anything was added to it yet.
   double median(int64_t wallSeconds, double minWeight, unsigned minParts) const;
   /// True when no part is within the last 24 up to the one that holds `wallSeconds`: nothing is
   /// left to say (a part dated after it, from a clock set back or a file that says so, counts as none).
@@ -56,8 +55,10 @@ class DayBaseline {
     double sum = 0;
     double weight = 0;
   };
+  /// The 24 earlier parts and the current one.
+  static constexpr size_t kSlots = kParts + 1;
   Part& slotOf(int64_t index);
-  std::array<Part, kParts> parts_{};
+  std::array<Part, kSlots> parts_{};
   int64_t partSeconds_ = 0;  ///< the width the parts were cut with
 };
 

@@ -52,7 +52,7 @@ struct LinkBerRule {
     // Its parts are filled when the error counters have a new sample: the PHY's corrected bits
     // (ethtool_pfc) or the FEC's corrected codewords (fec), whichever the NIC has.
     b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "ethtool_pfc,fec");
-    b.count("baseline_min_parts", baselineMinParts, 1, watchdog::DayBaseline::kMostEarlierParts);
+    b.count("baseline_min_parts", baselineMinParts, 1, watchdog::DayBaseline::kParts);
     b.number("min_bits", minBits, kPositive);
   }
 

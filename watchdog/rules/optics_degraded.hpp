@@ -37,7 +37,7 @@ struct OpticsDegradedRule {
     b.number("sink_db", sinkDb, kPositive);
     // Its parts are filled by the transceiver collector's readings (every 60 s by default).
     b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "transceiver");
-    b.count("baseline_min_parts", baselineMinParts, 1, watchdog::DayBaseline::kMostEarlierParts);
+    b.count("baseline_min_parts", baselineMinParts, 1, watchdog::DayBaseline::kParts);
   }
 
   bool operator==(const OpticsDegradedRule&) const = default;

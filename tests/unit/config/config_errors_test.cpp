@@ -87,10 +87,10 @@ const ErrorCase kCases[] = {
      "must be between 0 and 63, got 64"},
     {"negative_dscp", "qos:\n  roce_dscp: -1\n", 2, 14, "qos.roce_dscp",
      "must be between 0 and 63, got -1"},
-    // A median counts at most the 23 parts before the current one (watchdog/day_baseline.hpp).
-    {"baseline_min_parts_beyond_the_earlier_parts",
-     "watchdog:\n  rules:\n    link_ber:\n      baseline_min_parts: 24\n", 4, 27,
-     "watchdog.rules.link_ber.baseline_min_parts", "must be between 1 and 23, got 24"},
+    // A median counts the 24 parts before the current one (watchdog/day_baseline.hpp).
+    {"baseline_min_parts_beyond_the_day",
+     "watchdog:\n  rules:\n    optics_degraded:\n      baseline_min_parts: 25\n", 4, 27,
+     "watchdog.rules.optics_degraded.baseline_min_parts", "must be between 1 and 24, got 25"},
     {"huge_integer", "qos:\n  roce_dscp: 99999999999999999999\n", 2, 14, "qos.roce_dscp",
      "must be between 0 and 63"},
     {"fraction_zero", "watchdog:\n  rules:\n    pause_storm:\n      pause_fraction: 0\n", 4, 23,

@@ -23,18 +23,24 @@ TEST(DayBaseline, TheMedianOfThePartsBeforeTheCurrentOne) {
   EXPECT_EQ(b.median(5 * kHour + 20, 3, 1), -1) << "no part has the weight asked for";
 }
 
-TEST(DayBaseline, AFullDayCountsTheTwentyThreePartsBeforeTheCurrentOne) {
+TEST(DayBaseline, AFullDayIsTheTwentyFourPartsBeforeTheCurrentOneWhetherItHoldsAnythingOrNot) {
   DayBaseline b;
-  for (int p = 0; p < 30; ++p) b.add(kHour, p * kHour + 10, 1, 1);
-  const int64_t now = 29 * kHour + 20;  // part 29 holds a reading, so part 5's slot is its
-  EXPECT_DOUBLE_EQ(b.median(now, 1, DayBaseline::kMostEarlierParts), 1);
-  EXPECT_EQ(b.median(now, 1, DayBaseline::kMostEarlierParts + 1), -1) << "a 24th earlier part never exists";
+  // Parts 0..29 hold 1, except part 5 (100): 25 parts before part 30, the oldest must not count.
+  for (int p = 0; p < 30; ++p) b.add(kHour, p * kHour + 10, p == 5 ? 100 : 1, 1);
+  const int64_t empty = 30 * kHour + 20;  // part 30 has nothing yet
+  EXPECT_DOUBLE_EQ(b.median(empty, 1, DayBaseline::kParts), 1) << "parts 6..29: 24 of them, all 1";
+  EXPECT_EQ(b.median(empty, 1, DayBaseline::kParts + 1), -1) << "part 5 is 25 parts back: not the day";
+  b.add(kHour, 30 * kHour + 30, 50, 1);  // now part 30 holds a reading: still the same 24 before it
+  EXPECT_DOUBLE_EQ(b.median(30 * kHour + 40, 1, DayBaseline::kParts), 1);
+  // Part 31 begins: part 30 joins the day, part 6 leaves it. 23 parts of 1 and one of 50.
+  EXPECT_DOUBLE_EQ(b.median(31 * kHour + 5, 1, DayBaseline::kParts), 1);
+  EXPECT_EQ(b.median(31 * kHour + 5, 1, DayBaseline::kParts + 1), -1);
 }
 
 TEST(DayBaseline, PartsOlderThanTheDayAreLeftOutAndThenExpire) {
   DayBaseline b;
   b.add(kHour, 0, 5, 1);
-  b.add(kHour, 30 * kHour, 7, 1);  // reuses the slot of part 6, not of part 0
+  b.add(kHour, 30 * kHour, 7, 1);  // reuses the slot of part 5, not of part 0
   EXPECT_DOUBLE_EQ(b.median(31 * kHour, 1, 1), 7) << "part 0 is more than 24 parts before part 31";
   EXPECT_FALSE(b.expired(40 * kHour));
   EXPECT_TRUE(b.expired(60 * kHour));
