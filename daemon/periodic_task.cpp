@@ -75,18 +75,21 @@ void PeriodicTask::arm() {
   const auto now = Clock::now();
   if (next_ < now) next_ = now + interval_;  // fell behind (a long run): do not fire a burst
   timer_.expires_at(next_);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
+  // A handler already queued when the task was stopped still runs (with success: cancel() reaches
+  // only waits not yet completed), maybe after the task is gone. It holds the shared state itself
+  // and touches `this` only while the task is not stopping, which a task is before it is destroyed.
+  timer_.async_wait([this, shared = shared_](const boost::system::error_code& ec) {
     if (ec) return;
     {
-      std::lock_guard lock(shared_->mutex);
-      if (shared_->stopping) return;
-      if (shared_->requested || shared_->runningSinceNs.load() != 0) {
-        shared_->skipped.fetch_add(1);
+      std::lock_guard lock(shared->mutex);
+      if (shared->stopping) return;
+      if (shared->requested || shared->runningSinceNs.load() != 0) {
+        shared->skipped.fetch_add(1);
       } else {
-        shared_->requested = true;
+        shared->requested = true;
       }
     }
-    shared_->wake.notify_one();
+    shared->wake.notify_one();
     arm();
   });
 }

@@ -234,7 +234,15 @@ void Sampler::stopCollectors(std::chrono::milliseconds grace) {
   for (size_t i = 0; i < runners_.size(); ++i) {
     if (!stuck[i]) continue;
     leftBehind_ = true;
-    stuckRunners_.push_back(std::move(runners_[i]));
+    // A read that never returns leaves one more run behind at every reload. The oldest ones carry
+    // the longest waits: past the cap a newly stuck run is let go instead (its thread stays
+    // detached and owns its state; only its wait is no longer shown).
+    if (stuckRunners_.size() < kMaxStuckRunners) {
+      stuckRunners_.push_back(std::move(runners_[i]));
+    } else {
+      spdlog::warn("{} collector runs left behind by reloads are still blocked; not watching one more",
+                   stuckRunners_.size());
+    }
   }
   runners_.clear();
   discoveryTask_.reset();

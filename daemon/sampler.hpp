@@ -88,7 +88,10 @@ class Sampler {
   /// Runners a reload could not stop, kept until their run returns: a read stuck in a NIC's
   /// firmware stays named (leftBehindHealth) after the reload started that collector anew.
   std::vector<std::unique_ptr<CollectorRunner>> stuckRunners_;
-  mutable std::mutex runnersMutex_;  // the pipeline and HTTP threads read runners_ for health
+  static constexpr size_t kMaxStuckRunners = 32;
+  /// The pipeline and HTTP threads read runners_ for health; the pipeline thread also forgets
+  /// stuckRunners_ whose run returned (leftBehindHealth).
+  mutable std::mutex runnersMutex_;
   /// Swapped by a reload that changes window.*, read by the pipeline and HTTP threads.
   std::shared_ptr<RecentSamples> recent_;
   mutable std::mutex recentMutex_;

@@ -139,17 +139,22 @@ TEST(ReadWaits, ARunAReloadLeftBehindKeepsItsWaitAndTheLongerOfTwoReadsIsTheValu
   ReadWaits waits;
   const Topology topo = node();
   const auto t0 = ReadWatch::Clock::now();
-  const std::string file = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
-  const std::vector<CollectorHealth> old{waitingHealth("hw_counters", file, t0)};
+  const std::string first = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
+  const std::string second = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer";
+  const std::vector<CollectorHealth> old{waitingHealth("hw_counters", first, t0)};
   auto b = waits.batch({}, topo, t0 + 41s, old);
   ASSERT_EQ(b->samples.size(), 1u) << "the new run has not waited a second yet; the old run's read is named";
   EXPECT_DOUBLE_EQ(b->samples[0].value, 41);
-  const std::vector<CollectorHealth> fresh{waitingHealth("hw_counters", file, t0 + 40s)};
+  const std::vector<CollectorHealth> fresh{waitingHealth("hw_counters", second, t0 + 40s)};
   b = waits.batch(fresh, topo, t0 + 45s, old);
   ASSERT_EQ(b->samples.size(), 1u) << "one collector, one port: one series";
   EXPECT_DOUBLE_EQ(b->samples[0].value, 45) << "the longest wait, whichever list it came in";
+  ASSERT_EQ(b->notes.size(), 1u);
+  EXPECT_EQ(b->notes[0].text, "read " + first) << "the note is the read the value is about";
   b = waits.batch(fresh, topo, t0 + 46s);
   EXPECT_DOUBLE_EQ(b->samples[0].value, 6) << "the old read returned: the new one is what waits";
+  ASSERT_EQ(b->notes.size(), 1u);
+  EXPECT_EQ(b->notes[0].text, "read " + second);
 }
 
 TEST(ReadWaits, OneCollectorsWaitsThatNameTheSameLabelsAreOneSeries) {
