@@ -125,10 +125,12 @@ std::string ipoibAddress(uint64_t guid) {
 std::string line(const std::string& s) { return s + "\n"; }
 
 // The ethtool netlink FEC view of a port (docs/contract.md §2): RS-FEC on 4 lanes (400G: 100G
-// PAM4 lanes, RS(544,514); 100G: 25G NRZ lanes, RS(528,514)); nothing while the link is down.
-std::string fecYaml(const PortModel& p) {
+// PAM4 lanes, RS(544,514); 100G: 25G NRZ lanes, RS(528,514)); nothing while the link is down. The
+// codeword counters only where the driver reports them (vendorReportsFecStats).
+std::string fecYaml(const PortModel& p, Vendor vendor) {
   std::string out = "mode: rs\nlanes: 4\n";
   if (p.linkUp) out += "speed_mbps: " + std::to_string(p.rateGbps * 1000) + "\n";
+  if (!vendorReportsFecStats(vendor)) return out;
   out += "corrected_blocks: " + std::to_string(p.fecCorrectedBlocks.value()) + "\n";
   out += "uncorrectable_blocks: " + std::to_string(p.fecUncorrectableBlocks.value()) + "\n";
   return out;
@@ -631,7 +633,7 @@ Status Simulator::State::renderPort(const PortModel& p) {
     }
     files.emplace_back(options.root / "ethtool" / p.netdev,
                        published ? published->ethtool : liveEthtool(p));
-    files.emplace_back(options.root / "fec" / p.netdev, fecYaml(p));
+    files.emplace_back(options.root / "fec" / p.netdev, fecYaml(p, vendorOf(p)));
     std::map<unsigned, unsigned> dscpMap{{26, kRocePriority}, {48, kCnpPriority}};
     if (p.dscpZeroOnRocePriority) dscpMap[0] = kRocePriority;
     files.emplace_back(options.root / "dcb" / p.netdev,

@@ -387,6 +387,8 @@ std::string_view vendorDriver(Vendor v) { return kDrivers[static_cast<size_t>(v)
 
 double vendorCounterRefresh(Vendor v) { return v == Vendor::kBnxt ? 1.0 : 0.0; }
 
+bool vendorReportsFecStats(Vendor v) { return v != Vendor::kIonic; }
+
 std::string vendorEthtoolText(Vendor v, const StatTable& model) {
   switch (v) {
     case Vendor::kBnxt:

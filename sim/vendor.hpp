@@ -30,6 +30,13 @@ std::string_view vendorDriver(Vendor v);
 /// keeps in a DMA region (ionic_stats.c reads port_info->stats); the driver states no period, so 0.
 double vendorCounterRefresh(Vendor v);
 
+/// Whether the driver reports FEC codeword statistics (ethtool netlink ETHTOOL_A_FEC_STATS, the
+/// driver's get_fec_stats): mlx5, bnxt_en and ice do (mlx5e_get_fec_stats, bnxt_get_fec_stats,
+/// ice_get_fec_stats); ionic implements get_fecparam only (drivers/net/ethernet/pensando/ionic/
+/// ionic_ethtool.c), so its FEC reply has the mode and no counters (docs/metrics.md, "What each
+/// vendor gives").
+bool vendorReportsFecStats(Vendor v);
+
 /// `ethtool -S` text of a RoCE port in the vendor's dialect, from the port's model counters
 /// (`mlx5` = the model's own table).
 std::string vendorEthtoolText(Vendor v, const StatTable& model);

@@ -99,6 +99,24 @@ INSTANTIATE_TEST_SUITE_P(
                    {"rx_prio3_pause", "rx_priority_3_xoff.nic", "pfc_pri3_rx_duration_us"}}),
     [](const auto& info) { return std::string(info.param.vendor); });
 
+// The FEC reply has codeword counters only where the driver has get_fec_stats (ionic has not).
+TEST(SimVendor, FecCountersOnlyWhereTheDriverReportsThem) {
+  for (const char* vendor : {"mlx5", "bnxt", "ice", "ionic"}) {
+    SCOPED_TRACE(vendor);
+    TempDir dir;
+    Simulator sim(optionsFor(dir, vendor, "fec-uncorrectable"));
+    ASSERT_TRUE(sim.init());
+    for (const SimPort& p : sim.ports()) {
+      if (p.linkLayer == "InfiniBand") continue;
+      const std::string fec = readFile(dir.path() / "fec" / p.interface);
+      EXPECT_NE(fec.find("mode: rs\n"), std::string::npos) << fec;
+      const bool counted = std::string_view(vendor) != "ionic";
+      EXPECT_EQ(fec.find("corrected_blocks:") != std::string::npos, counted) << fec;
+      EXPECT_EQ(fec.find("uncorrectable_blocks:") != std::string::npos, counted) << fec;
+    }
+  }
+}
+
 TEST(SimVendor, UnknownVendorIsRejected) {
   TempDir dir;
   Simulator sim(optionsFor(dir, "qlogic"));
