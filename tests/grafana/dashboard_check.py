@@ -294,6 +294,7 @@ NO_DEMO_DATA = {
     # value comes hours after the start.
     "fabricmon_link_pre_fec_ber_baseline": "learned over hours",
     "fabricmon_transceiver_rx_power_baseline_watts": "learned over hours",
+    "fabricmon_transceiver_tx_power_baseline_watts": "learned over hours",
     # Only while a read of a NIC waits (docs/metrics.md): tests/integration/wedged_nic_test.cpp
     # hangs one for real, which a demo node cannot.
     "fabricmon_nic_read_wait_seconds": "only while a NIC read waits",
