@@ -116,6 +116,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::netdev::kAdminUp, {"interface", "", ""}, 0},
     {&families::nic::kReadWait, {"collector", "device", "port", "interface"}, 0},
     {&families::nic::kKernelLogLost, {"", "", ""}, 0},
+    {&families::ethtool::kPhyPcsSymbol, {"interface", "", ""}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

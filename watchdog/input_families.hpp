@@ -117,6 +117,7 @@ enum class Fam : uint8_t {
   // with "<kind> <target>" as the series' note.
   kNicReadWait,         // {collector,device,port,interface} seconds
   kKernelLogLost,       // {} records the kernel log ring overwrote before nic_driver_log read them
+  kPhyPcsSymbolErrors,  // {interface} symbol errors the FEC did not correct (mlx5 rx_pcs_symbol_err_phy, bnxt rx_pcs_symbol_err)
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

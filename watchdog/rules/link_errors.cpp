@@ -21,7 +21,9 @@ struct Count {
   Nanos stamp = kNever;
 };
 
-// Sources that count the same errors (PMA symbol_error and mlx5 rx_symbol_err_phy): the larger wins.
+// Sources that count the same errors (PMA symbol_error, mlx5 rx_symbol_err_phy, and the symbol
+// errors the FEC did not correct: mlx5 rx_pcs_symbol_err_phy, bnxt_en rx_pcs_symbol_err, the one
+// such count a bnxt_en port has): the larger wins.
 Count countOver(const RuleContext& ctx, std::initializer_list<const Tracked*> sources, Nanos window) {
   Count c;
   for (const Tracked* s : sources) {
@@ -110,8 +112,9 @@ void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
     Subject subject{p.device, p.port, p.interface, {}, p.linkLayer == "InfiniBand" ? "local" : ""};
     const Tracked* pmaSymbol = p.in(Fam::kSymbolErrors);
     const Tracked* phySymbol = p.ifaceIn(Fam::kPhySymbolErrors);
-    limitCheck(ctx, subject, "symbol_errors", rule.symbolErrorsPerHour, countOver(ctx, {pmaSymbol, phySymbol}, window),
-               window);
+    const Tracked* pcsSymbol = p.ifaceIn(Fam::kPhyPcsSymbolErrors);
+    limitCheck(ctx, subject, "symbol_errors", rule.symbolErrorsPerHour,
+               countOver(ctx, {pmaSymbol, phySymbol, pcsSymbol}, window), window);
     limitCheck(ctx, subject, "link_error_recovery", rule.linkErrorRecoveryPerHour,
                countOver(ctx, {p.in(Fam::kLinkErrorRecovery)}, window), window);
     limitCheck(ctx, subject, "receive_errors", rule.receiveErrorsPerHour,
@@ -119,25 +122,28 @@ void evaluateLinkErrors(RuleContext& ctx, const LinkErrorsRule& rule) {
     limitCheck(ctx, subject, "local_link_integrity_errors", rule.localLinkIntegrityErrorsPerHour,
                countOver(ctx, {p.in(Fam::kPortCounter, "local_link_integrity_errors")}, window),
                window);
-    berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol}, berWindow), p.in(Fam::kPortRate));
+    berCheck(ctx, subject, countOver(ctx, {pmaSymbol, phySymbol, pcsSymbol}, berWindow), p.in(Fam::kPortRate));
     if (p.linkLayer == "InfiniBand") peerSide(ctx, rule, p, subject, window, berWindow);
   }
-  // Interfaces without an RDMA port: only the PHY counter, and no line rate for a BER.
+  // Interfaces without an RDMA port: only the PHY counters, and no line rate for a BER.
   for (const IfaceRef& iface : ctx.subjects.interfaces()) {
-    const Tracked* s = iface.in(Fam::kPhySymbolErrors);
-    if (s == nullptr || iface.port != nullptr) continue;
+    const Tracked* phy = iface.in(Fam::kPhySymbolErrors);
+    const Tracked* pcs = iface.in(Fam::kPhyPcsSymbolErrors);
+    if ((phy == nullptr && pcs == nullptr) || iface.port != nullptr) continue;
     limitCheck(ctx, Subject{{}, {}, iface.name, {}}, "symbol_errors", rule.symbolErrorsPerHour,
-               countOver(ctx, {s}, window), window);
+               countOver(ctx, {phy, pcs}, window), window);
   }
 }
 
 void planLinkErrors(const LinkErrorsRule& rule, EnginePlan& plan) {
   needHistory(plan,
-              {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kLinkErrorRecovery, Fam::kReceiveErrors,
+              {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPhyPcsSymbolErrors, Fam::kLinkErrorRecovery,
+               Fam::kReceiveErrors,
                Fam::kPortCounter, Fam::kPeerSymbolErrors, Fam::kPeerLinkErrorRecovery, Fam::kPeerReceiveErrors,
                Fam::kPeerPortCounter},
               rule.window);
-  needHistory(plan, {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPeerSymbolErrors}, rule.berWindow);
+  needHistory(plan, {Fam::kSymbolErrors, Fam::kPhySymbolErrors, Fam::kPhyPcsSymbolErrors, Fam::kPeerSymbolErrors},
+              rule.berWindow);
 }
 
 }  // namespace

@@ -161,6 +161,30 @@ TEST(LinkErrors, SaturatingCounterCountsOnlyUpToItsMaximum) {
   EXPECT_TRUE(n.findings().empty());
 }
 
+// A bnxt_en port counts no PMA symbol_error and no rx_symbol_err_phy: the symbol errors its FEC did
+// not correct (rx_pcs_symbol_err, fabricmon_phy_pcs_symbol_errors_total) are its one count, judged
+// by the same limits; on an mlx5 port, beside the other two, the larger of the counts wins.
+TEST(LinkErrors, SymbolErrorsTheFecDidNotCorrectAreJudgedWhereTheyAreTheOnlyCount) {
+  const Labels iface{{"interface", "eth0"}};
+  for (const bool alongside : {false, true}) {
+    SCOPED_TRACE(alongside ? "beside rx_symbol_err_phy" : "alone");
+    TestNode n;
+    healthyRoce(n);
+    n.set("ethtool_pfc", "fabricmon_phy_pcs_symbol_errors_total", iface, 0);
+    if (alongside) n.set("ethtool_pfc", "fabricmon_phy_symbol_errors_total", iface, 0);
+    n.tick(60);
+    n.tick(60);
+    for (int i = 0; i < 10; ++i) {
+      n.add("ethtool_pfc", "fabricmon_phy_pcs_symbol_errors_total", iface, 1);
+      n.tick(60);
+    }
+    EXPECT_TRUE(n.findings().empty()) << "10 in the hour: at the limit";
+    n.add("ethtool_pfc", "fabricmon_phy_pcs_symbol_errors_total", iface, 1);
+    n.tick(60);
+    EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"link_errors/symbol_errors/mlx5_0/1/eth0"});
+  }
+}
+
 struct BerCase {
   double errorsPerSecond;
   double rate;
