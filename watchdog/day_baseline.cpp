@@ -91,7 +91,10 @@ bool DayBaseline::restore(const nlohmann::json& in, double maxRatio) {
         part.sum > part.weight * maxRatio) {
       continue;
     }
-    slotOf(part.index) = part;
+    // Two parts of a file may share a slot (a file written with another slot count, or by hand):
+    // the later part is the one a day can still hold.
+    Part& slot = slotOf(part.index);
+    if (slot.index == INT64_MIN || part.index > slot.index) slot = part;
     any = true;
   }
   return any;

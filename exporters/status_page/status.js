@@ -14,7 +14,7 @@ const CHARTS = [
     name: (s) => s.name.replace("fabricmon_roce_", "").replace("_total", "") },
   { title: "errors and loss per second",
     families: ["fabricmon_port_symbol_errors_total", "fabricmon_phy_symbol_errors_total",
-               "fabricmon_port_link_downed_total", "fabricmon_netdev_carrier_changes_total",
+               "fabricmon_phy_pcs_symbol_errors_total", "fabricmon_port_link_downed_total", "fabricmon_netdev_carrier_changes_total",
                "fabricmon_roce_out_of_sequence_total", "fabricmon_roce_local_ack_timeouts_total",
                "fabricmon_priority_discards_total"],
     name: (s) => s.name.replace("fabricmon_", "").replace("_total", "") +

@@ -23,7 +23,8 @@ struct Count {
 
 // Sources that count the same errors (PMA symbol_error, mlx5 rx_symbol_err_phy, and the symbol
 // errors the FEC did not correct: mlx5 rx_pcs_symbol_err_phy, bnxt_en rx_pcs_symbol_err, the one
-// such count a bnxt_en port has): the larger wins.
+// such count a bnxt_en port has): the larger wins; of equal counts, the one observed longer (a
+// counter that appeared late must not leave the BER unjudged).
 Count countOver(const RuleContext& ctx, std::initializer_list<const Tracked*> sources, Nanos window) {
   Count c;
   for (const Tracked* s : sources) {
@@ -31,7 +32,7 @@ Count countOver(const RuleContext& ctx, std::initializer_list<const Tracked*> so
     auto w = s->over(window);
     c.judged = true;
     c.stamp = std::max(c.stamp, s->t);
-    if (w.increase >= c.errors) {
+    if (w.increase > c.errors || (w.increase == c.errors && w.seconds >= c.seconds)) {
       c.errors = w.increase;
       c.seconds = w.seconds;
       c.full = w.full;

@@ -25,7 +25,7 @@ struct OpticsDegradedRule {
   /// The baseline: the median power of the 24 equal parts of this window before the current part.
   Duration baselineWindow = 24h;
   /// Parts of the baseline window that must hold a reading before the baseline is judged (half a
-  /// day). At most 23: the current part is never one of them (DayBaseline::median).
+  /// day). At most the 24 parts before the current one (DayBaseline::kParts).
   unsigned baselineMinParts = 12;
 
   void bind(SettingsBinder& b) {

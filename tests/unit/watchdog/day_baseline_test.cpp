@@ -82,5 +82,15 @@ TEST(DayBaseline, WhatASavedFileBringsBack) {
   EXPECT_EQ(back.median(3 * kHour, 1, 3), -1) << "the part of ratio 3 is above 2: two parts are left";
 }
 
+// A file written by the 24-slot ring of earlier versions lists its parts in slot order (index mod 24):
+// parts 25 apart may then share a slot of today's 25, and the later one, still in the day, is kept.
+TEST(DayBaseline, AnOlderFilesPartsThatShareASlotKeepTheLaterOne) {
+  const nlohmann::json old = {{"part_seconds", kHour},
+                              {"parts", nlohmann::json::array({{48, 5.0, 1.0}, {23, 1.0, 1.0}})}};
+  DayBaseline b;
+  ASSERT_TRUE(b.restore(old, 10));
+  EXPECT_DOUBLE_EQ(b.median(49 * kHour, 1, 1), 5) << "part 48 (slot 23 of 25), not part 23 written over it";
+}
+
 }  // namespace
 }  // namespace fabricmon::watchdog

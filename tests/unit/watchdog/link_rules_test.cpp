@@ -185,6 +185,45 @@ TEST(LinkErrors, SymbolErrorsTheFecDidNotCorrectAreJudgedWhereTheyAreTheOnlyCoun
   }
 }
 
+// A bnxt_en interface without bnxt_re (no RDMA port): its PHY counts alone, the same limits.
+TEST(LinkErrors, AnInterfaceWithoutAnRdmaPortIsJudgedOnItsPhyCounts) {
+  TestNode n;
+  const Labels iface{{"interface", "eth9"}};
+  n.set("ethtool_pfc", "fabricmon_phy_pcs_symbol_errors_total", iface, 0);
+  n.tick(60);
+  n.tick(60);
+  for (int i = 0; i < 11; ++i) {
+    n.add("ethtool_pfc", "fabricmon_phy_pcs_symbol_errors_total", iface, 1);
+    n.tick(60);
+  }
+  EXPECT_EQ(describe(n.findings()), std::vector<std::string>{"link_errors/symbol_errors/eth9"});
+}
+
+// Two counts of the same errors, equal: the one observed over the longer span is judged, so a
+// counter that appeared later does not leave the BER without a full window (and a finding that
+// cannot clear).
+TEST(LinkErrors, OfEqualCountsTheLongerObservedOneJudgesTheBer) {
+  WatchdogConfig cfg;
+  cfg.rules.get<LinkErrorsRule>().symbolErrorsPerHour = 1e9;  // isolate the BER check
+  cfg.rules.get<LinkErrorsRule>().berLimit = 1e-15;  // any error in the window: it clears at none
+  TestNode n(cfg);
+  healthyRoce(n, "mlx5_0", "eth0", k400G);
+  const Labels iface{{"interface", "eth0"}};
+  n.set("ethtool_pfc", "fabricmon_phy_symbol_errors_total", iface, 0);
+  for (int i = 0; i < 700; ++i) {
+    n.add("ethtool_pfc", "fabricmon_phy_symbol_errors_total", iface, 1);
+    n.tick();
+  }
+  ASSERT_EQ(describe(n.findings()), std::vector<std::string>{"link_errors/ber/mlx5_0/1/eth0"});
+  // The errors stop at 700 s; a second count of them appears at 1000 s, moving with it (not at all).
+  for (int i = 700; i < 1450; ++i) {
+    if (i == 1000) n.set("ethtool_pfc", "fabricmon_phy_pcs_symbol_errors_total", iface, 0);
+    n.tick();
+  }
+  // From 1300 s both count 0 over the BER window; only rx_symbol_err_phy has observed all of it.
+  EXPECT_TRUE(n.findings().empty()) << "cleared on the full window, not held until 1600 s";
+}
+
 struct BerCase {
   double errorsPerSecond;
   double rate;
