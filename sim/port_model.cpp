@@ -29,6 +29,10 @@ constexpr double kXmitWaitTicksPerMicro = 1;
 // `lossy` scenario: retransmissions of RC QPs after drops upstream (per second, at
 // transportErrorScale 1).
 constexpr double kOutOfSequencePerSecond = 40;
+// RS(544,514) corrects up to 15 of a codeword's 10-bit symbols (IEEE 802.3 clause 91): a codeword it
+// gives up on held at least 16 symbol errors, which the PCS then counts as not corrected (mlx5
+// rx_pcs_symbol_err_phy, bnxt_en rx_pcs_symbol_err).
+constexpr double kSymbolErrorsPerUncorrectable = 16;
 constexpr double kPacketSeqErrPerSecond = 15;
 constexpr double kLocalAckTimeoutPerSecond = 3;
 constexpr double kAdpRetransPerSecond = 25;
@@ -560,7 +564,7 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
     e[prio(kRocePriority, "_buf_discard")].add(kLosslessBufferDropsPerSecond * s * uniform(rng, 0.7, 1.3));
   }
   e["rx_symbol_err_phy"].add(symbolErrors);
-  e["rx_pcs_symbol_err_phy"].add(symbolErrors);
+  e["rx_pcs_symbol_err_phy"].add(symbolErrors + kSymbolErrorsPerUncorrectable * b.uncorrectablePerSecond * seconds);
   e["rx_crc_errors_phy"].add(crcErrors);
   e["total_success_recovery_phy"].add(b.linkErrorRecoveriesPerSecond * seconds);
   const double corrected =

@@ -98,7 +98,9 @@ ALLOWED = {
                      ("link_ber", "degrading")},
     "lossy": {("roce_packet_loss", "local_ack_timeouts"), ("lossless_drop", "priority_discards")},
     "dirty-connector": {("link_ber", "degrading")},
-    "fec-uncorrectable": {("link_ber", "margin"), ("link_ber", "degrading")},
+    # The codewords the FEC gave up on leave post-FEC symbol errors: link_errors counts them too.
+    "fec-uncorrectable": {("link_ber", "margin"), ("link_ber", "degrading"), ("link_errors", "symbol_errors"),
+                          ("link_errors", "ber")},
     "optic-degrading": {("link_ber", "margin"), ("link_flap", ""), ("port_degraded", "not_active"),
                         ("optics_degraded", "rx_power_low"), ("optics_degraded", "rx_power_sinking")},
     "optic-sinking": {("link_ber", "margin"), ("link_ber", "degrading"), ("link_flap", ""),

@@ -106,9 +106,13 @@ const ScenarioCase kCases[] = {
      0},
     // Issue #22, the physical layer (optic-degrading takes 150 s to its flap: detection bench only).
     {"dirty-connector", {{"link_ber", "margin", kIf}}, {{"link_ber", "degrading", kIf}}, 10},
+    // The codewords the FEC gave up on leave post-FEC symbol errors, which link_errors counts too.
     {"fec-uncorrectable",
      {{"link_ber", "uncorrectable", kIf}},
-     {{"link_ber", "margin", kIf}, {"link_ber", "degrading", kIf}},
+     {{"link_ber", "margin", kIf},
+      {"link_ber", "degrading", kIf},
+      {"link_errors", "symbol_errors", kIf},
+      {"link_errors", "ber", kIf}},
      0},
     // Issue #22: the look-alikes of the optic faults (modules read every 5 s, scenario_windows.yaml).
     // hot-module and optic-degrading need their 120 s degrade phase: checked through the daemon

@@ -195,8 +195,12 @@ const ScenarioCase kCases[] = {
      [](const Window& w, const fs::path& sys) {
        EXPECT_GT(w.eth("rx_corrected_bits_phy") / w.eth("rx_bits_phy"), 5e-5);
        // 0.5/s over 30 s.
-       EXPECT_GE(fecCounter(sys, w.ifc, "uncorrectable_blocks"), 10);
-       EXPECT_LE(fecCounter(sys, w.ifc, "uncorrectable_blocks"), 20);
+       const double uncorrectable = fecCounter(sys, w.ifc, "uncorrectable_blocks");
+       EXPECT_GE(uncorrectable, 10);
+       EXPECT_LE(uncorrectable, 20);
+       // Each codeword the FEC gave up on held more symbol errors than RS(544,514) corrects (15).
+       EXPECT_GE(w.eth("rx_pcs_symbol_err_phy"), 16 * (uncorrectable - 1));
+       EXPECT_EQ(w.eth("rx_symbol_err_phy"), 0) << "no symbol errors of the cable's kind";
      }},
     {"optic-degrading",
      [](const Window& w, const fs::path&) {
