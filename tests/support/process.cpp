@@ -31,10 +31,15 @@ ChildProcess::ChildProcess(std::vector<std::string> argv) {
   ::fcntl(fd_, F_SETFL, O_NONBLOCK);
 }
 
+// A child still running is asked to stop first, so that it cleans up after itself (a demo daemon
+// removes the node it made in $TMPDIR); one that does not within 2 s is killed.
 ChildProcess::~ChildProcess() {
   if (!status_) {
-    ::kill(pid_, SIGKILL);
-    wait(std::chrono::milliseconds(5000));
+    ::kill(pid_, SIGTERM);
+    if (!wait(std::chrono::milliseconds(2000))) {
+      ::kill(pid_, SIGKILL);
+      wait(std::chrono::milliseconds(5000));
+    }
   }
   if (fd_ >= 0) ::close(fd_);
 }
