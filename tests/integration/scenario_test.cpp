@@ -4,6 +4,7 @@
 // (scenario_windows.yaml); thresholds keep their defaults.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <regex>
 #include <set>
 #include <tuple>
@@ -204,6 +205,50 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, ScenarioTest, ::testing::ValuesIn(allCases()
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// The ports whose pre-FEC margin link_ber cannot judge are listed, through the daemon, once they have
+// been on the node a minute (docs/rules.md, "link_ber"): on an ionic node every RoCE port (the driver
+// reports no FEC statistics) and the InfiniBand port; on an mlx5 node the InfiniBand port only. The
+// two daemons run side by side, so the test takes that minute once.
+class LinkBerCoverageTest : public DaemonTest {};
+
+/// The fabricmon_watchdog_link_ber_unjudged_info lines of `metrics`, as "device why".
+std::set<std::string> unjudgedPorts(const std::string& metrics) {
+  std::set<std::string> out;
+  const std::regex line(R"re(fabricmon_watchdog_link_ber_unjudged_info\{device="([^"]*)",port="1",interface="[^"]*",why="([^"]*)"\} 1)re");
+  for (auto it = std::sregex_iterator(metrics.begin(), metrics.end(), line); it != std::sregex_iterator(); ++it) {
+    out.insert((*it)[1].str() + " " + (*it)[2].str());
+  }
+  return out;
+}
+
+TEST_F(LinkBerCoverageTest, AnIonicNodesPortsAndEveryInfinibandPortAreListedAsUnjudged) {
+  daemon_ = std::make_unique<ChildProcess>(std::vector<std::string>{
+      FABRICMON_BINARY, "demo", "--vendor", "ionic", "--config", FABRICMON_SCENARIO_CONFIG, "--listen", "127.0.0.1:0"});
+  ChildProcess mlx5({FABRICMON_BINARY, "demo", "--config", FABRICMON_SCENARIO_CONFIG, "--listen", "127.0.0.1:0"});
+  const auto ionicPort = daemon_->waitForPort(std::chrono::seconds(15));
+  ASSERT_TRUE(ionicPort) << daemon_->output();
+  port_ = *ionicPort;
+  const auto mlx5Port = mlx5.waitForPort(std::chrono::seconds(15));
+  ASSERT_TRUE(mlx5Port) << mlx5.output();
+
+  std::set<std::string> want;
+  for (int i = 0; i < 8; ++i) want.insert("mlx5_" + std::to_string(i) + " no_fec_counters");  // the RoCE ports
+  want.insert("mlx5_8 no_fec_counters");                                                     // InfiniBand
+  std::set<std::string> ionic, other;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
+  while (std::chrono::steady_clock::now() < deadline) {
+    ionic = unjudgedPorts(httpGet(port_, "/metrics").body);
+    other = unjudgedPorts(httpGet(*mlx5Port, "/metrics").body);
+    if (ionic == want && !other.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_EQ(ionic, want);
+  EXPECT_EQ(other, std::set<std::string>{"mlx5_8 no_fec_counters"});
+  mlx5.signal(SIGTERM);
+  EXPECT_EQ(mlx5.wait(std::chrono::seconds(10)), std::optional<int>(0));
+  EXPECT_EQ(stop(), std::optional<int>(0));
+}
 
 }  // namespace
 }  // namespace fabricmon::testing

@@ -31,13 +31,23 @@ struct BerBaseline {
   double ber = -1, baseline = -1, level = -1;  ///< the gauges' values (< 0: not exported)
 };
 
-/// Every interface's baseline, by interface.
+/// An RDMA port whose link link_ber cannot judge for margin (fabricmon_watchdog_link_ber_unjudged_info).
+struct UnjudgedPort {
+  Nanos firstSeen = kNever;  ///< the first evaluation that saw the port (the settle time counts from it)
+  bool seen = false;         ///< seen in the latest evaluation
+  std::string_view why;      ///< "" = judged; else one of the static reasons of unjudgedWhy()
+  SeriesPtr series;          ///< the info series while `why` and the port's interface stay the same
+};
+
+/// Every interface's baseline, by interface; every port's coverage, by "device/port".
 struct LinkBerMemory : RuleState {
   std::map<std::string, BerBaseline, std::less<>> berBaselines;
+  std::map<std::string, UnjudgedPort, std::less<>> coverage;
 
   bool save(nlohmann::json& out) const override;
   void restore(const nlohmann::json& in) override;
   void appendSamples(SampleWriter& out) override;
+  void disabled() override { coverage.clear(); }
 };
 
 constexpr double kBitsPerByte = 8;
@@ -198,6 +208,7 @@ double baselineOf(const BerBaseline& m, const RuleContext& ctx, const LinkBerRul
 }
 
 const FamilyDef* gaugeFamily(int which);
+const FamilyDef* coverageFamily();
 
 void setGauges(BerBaseline& m, std::string_view iface, double ber, double baseline, double level) {
   if (!m.berGauge) {
@@ -326,6 +337,55 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const IfaceRef
   }
 }
 
+// ---- coverage: the ports whose pre-FEC margin cannot be judged, and why ----
+
+/// How long a port is on the node before it is listed: the FEC and PHY counters come from
+/// collectors of their own cadence (fec runs at the slow poll, 10 s by default), so a port seen
+/// for the first time may simply not have them yet.
+constexpr Nanos kCoverageSettle = 60 * kSecond;
+
+/// Why link_ber cannot judge the pre-FEC margin of `p`'s link ("" = it can). What it says is what
+/// the node reports, not the link's health: the reasons are static strings.
+std::string_view unjudgedWhy(const LinkBerRule& rule, const PortRef& p) {
+  const IfaceRef* in = p.iface;
+  const bool corrected = in != nullptr && (in->in(Fam::kPhyCorrectedBits) || in->in(Fam::kFecCorrectedBlocks));
+  if (!corrected) {
+    // Lost frames are still seen from uncorrectable codewords; the margin before them is not.
+    return in != nullptr && in->in(Fam::kFecUncorrectable) ? "no_corrected_counts" : "no_fec_counters";
+  }
+  std::string_view code;
+  if (const Tracked* info = in->in(Fam::kFecInfo); info && info->samples > 0) code = info->label("code");
+  if (code == "none") return "fec_off";
+  const Fec fec = fecOf(rule, *in);
+  if (fec.limit <= 0) return "fec_unknown";
+  if (in->in(Fam::kPhyReceivedBytes) == nullptr && fec.bitsPerSecond <= 0) return "no_bit_count";
+  return {};
+}
+
+void judgeCoverage(RuleContext& ctx, const LinkBerRule& rule, LinkBerMemory& memory) {
+  for (auto& [key, c] : memory.coverage) c.seen = false;
+  for (const PortRef& p : ctx.subjects.ports()) {
+    const std::string key = fmt::format("{}/{}", p.device, p.port);
+    auto it = memory.coverage.find(key);
+    if (it == memory.coverage.end()) it = memory.coverage.try_emplace(key).first;
+    UnjudgedPort& c = it->second;
+    c.seen = true;
+    if (c.firstSeen == kNever) c.firstSeen = ctx.now;
+    const std::string_view why = ctx.now - c.firstSeen >= kCoverageSettle ? unjudgedWhy(rule, p) : std::string_view{};
+    const bool sameSeries = c.series && why == c.why && c.series->label("interface") == p.interface;
+    c.why = why;
+    if (why.empty()) {
+      c.series.reset();
+    } else if (!sameSeries) {
+      c.series = makeSeries(*coverageFamily(), Labels{{"device", std::string(p.device)},
+                                                      {"port", std::string(p.port)},
+                                                      {"interface", std::string(p.interface)},
+                                                      {"why", std::string(why)}});
+    }
+  }
+  std::erase_if(memory.coverage, [](const auto& kv) { return !kv.second.seen; });
+}
+
 void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   auto& memory = ctx.remembered<LinkBerMemory>();
   for (auto& [iface, m] : memory.berBaselines) m.live = false;
@@ -334,6 +394,7 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
       evaluateInterface(ctx, rule, in);
     }
   }
+  judgeCoverage(ctx, rule, memory);
   // A baseline whose every part is older than the window has nothing left to say.
   const int64_t now = wallSeconds(ctx);
   std::erase_if(memory.berBaselines, [&](const auto& kv) { return !kv.second.live && kv.second.parts.expired(now); });
@@ -378,13 +439,21 @@ const FamilyDef kPreFecBerLevel{"fabricmon_link_pre_fec_ber_warning_level",
                                 "correction limit over margin_factor (the margin line of the dashboards).",
                                 MetricType::kGauge, "ratio", "interface"};
 
+const FamilyDef kLinkBerUnjudged{
+    "fabricmon_watchdog_link_ber_unjudged_info",
+    "1 for each RDMA port whose pre-FEC margin the link_ber rule cannot judge, and why: no_fec_counters "
+    "(the driver reports no FEC or PHY error counts: ionic, an InfiniBand port), no_corrected_counts "
+    "(uncorrectable codewords only), fec_off, fec_unknown (a FEC code link_ber has no limit for), "
+    "no_bit_count (neither received bits nor the line rate). Listed once the port has been seen for 60 s.",
+    MetricType::kGauge, "1", "device,port,interface,why"};
+
 const FamilyDef* gaugeFamily(int which) {
   static const FamilyDef* const kAll[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
   return kAll[which];
 }
+const FamilyDef* coverageFamily() { return &kLinkBerUnjudged; }
 
-
-const FamilyDef* const kLinkBerFamilies[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
+const FamilyDef* const kLinkBerFamilies[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel, &kLinkBerUnjudged};
 
 void LinkBerMemory::appendSamples(SampleWriter& out) {
   for (const auto& [iface, m] : berBaselines) {
@@ -392,6 +461,9 @@ void LinkBerMemory::appendSamples(SampleWriter& out) {
     if (m.ber >= 0) out.add(m.berGauge, m.ber);
     if (m.baseline >= 0) out.add(m.baselineGauge, m.baseline);
     if (m.level >= 0) out.add(m.levelGauge, m.level);
+  }
+  for (const auto& [key, c] : coverage) {
+    if (c.series) out.add(c.series, 1);
   }
 }
 

@@ -225,6 +225,121 @@ TEST(LinkBer, ManagementPortsAreLeftAlone) {
   EXPECT_TRUE(berFindings(n).empty());
 }
 
+// ---- coverage: the ports whose pre-FEC margin is not judged ----
+
+std::string unjudgedKey(const std::string& dev, const std::string& iface, const std::string& why) {
+  return "fabricmon_watchdog_link_ber_unjudged_info{device=\"" + dev + "\",port=\"1\",interface=\"" + iface +
+         "\",why=\"" + why + "\"}";
+}
+
+/// Every fabricmon_watchdog_link_ber_unjudged_info series of the watchdog's batch, by key.
+std::vector<std::string> unjudged(TestNode& n) {
+  std::vector<std::string> out;
+  for (const auto& s : n.watchdog().metricsBatch()->samples) {
+    if (s.series->family->name == "fabricmon_watchdog_link_ber_unjudged_info") {
+      EXPECT_EQ(s.value, 1) << s.series->key;
+      out.push_back(s.series->key);
+    }
+  }
+  return out;
+}
+
+TEST(LinkBerCoverage, APortWithoutFecCountersIsListedOnceSettledAndAJudgedOneIsNot) {
+  TestNode n(shortWindows());
+  Link judged{n};
+  judged.setup();
+  healthyRoce(n, "ionic_0", "enp1s0");  // ionic: the driver reports no FEC statistics
+  judged.run(59);
+  EXPECT_TRUE(unjudged(n).empty()) << "a port seen for less than 60 s may not have its FEC counters yet";
+  judged.run(2);
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "enp1s0", "no_fec_counters")});
+  EXPECT_TRUE(berFindings(n).empty());
+
+  // Its counters appear (a driver update): no longer listed, and judged.
+  n.set("ethtool_pfc", "fabricmon_phy_corrected_bit_errors_total", {{"interface", "enp1s0"}}, 0);
+  n.set("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", "enp1s0"}}, 0);
+  n.tick();
+  EXPECT_TRUE(unjudged(n).empty());
+
+  // The device goes: its series go with it.
+  n.drop("ethtool_pfc", "interface", "enp1s0");
+  n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "enp1s0", "no_fec_counters")});
+  for (const char* c : {"rdma_port", "netdev_link", "dcb_config", "dcqcn_config", "ethtool_pfc"}) {
+    n.drop(c, "device", "ionic_0");
+    n.drop(c, "interface", "enp1s0");
+  }
+  n.tick();
+  EXPECT_TRUE(unjudged(n).empty());
+}
+
+TEST(LinkBerCoverage, EachReasonTheMarginCannotBeJudged) {
+  struct Case {
+    std::string why;
+    void (*setup)(TestNode&, const std::string& iface);
+  };
+  const std::vector<Case> cases = {
+      {"no_corrected_counts",
+       [](TestNode& n, const std::string& i) {
+         n.set("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", i}}, 0);
+       }},
+      {"fec_off",
+       [](TestNode& n, const std::string& i) {
+         n.set("fec", "fabricmon_fec_info", {{"interface", i}, {"mode", "off"}, {"code", "none"}}, 1);
+         n.set("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", i}}, 0);
+       }},
+      {"fec_unknown",
+       [](TestNode& n, const std::string& i) {
+         n.set("fec", "fabricmon_fec_info", {{"interface", i}, {"mode", "rs"}, {"code", "FC-FEC(2112,2080)"}}, 1);
+         n.set("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", i}}, 0);
+       }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.why);
+    TestNode n(shortWindows());
+    healthyRoce(n, "mlx5_0", "eth0");
+    c.setup(n, "eth0");
+    for (int i = 0; i < 61; ++i) n.tick();
+    EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", c.why)});
+  }
+
+  // Corrected codewords with neither a received-bytes counter nor any line rate: no denominator.
+  TestNode n(shortWindows());
+  n.set("rdma_port", "fabricmon_port_info",
+        {{"device", "mlx5_0"}, {"port", "1"}, {"interface", "eth0"}, {"link_layer", "Ethernet"}, {"rate", ""}}, 1);
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 4);
+  n.set("fec", "fabricmon_fec_info", {{"interface", "eth0"}, {"mode", "rs"}, {"code", "RS(544,514)"}}, 1);
+  n.set("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", "eth0"}}, 0);
+  for (int i = 0; i < 61; ++i) n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", "no_bit_count")});
+  // The line rate arrives: the BER has its bits.
+  n.set("netdev_link", "fabricmon_link_speed_bytes_per_second", {{"interface", "eth0"}}, k400GBytes);
+  n.tick();
+  EXPECT_TRUE(unjudged(n).empty());
+}
+
+TEST(LinkBerCoverage, AnInfinibandPortAndAManagementPort) {
+  TestNode n(shortWindows());
+  n.set("rdma_port", "fabricmon_port_info",
+        {{"device", "mlx5_8"}, {"port", "1"}, {"interface", ""}, {"link_layer", "InfiniBand"}, {"rate", "400"}}, 1);
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_8"}, {"port", "1"}}, 4);
+  healthyRoce(n, "mlx5_9", "eno1");
+  n.set("port_topology", "fabricmon_port_topology_info",
+        {{"device", "mlx5_9"}, {"port", "1"}, {"interface", "eno1"}, {"role", "management"}, {"rail", ""}}, 1);
+  for (int i = 0; i < 61; ++i) n.tick();
+  // fabricmon reads no PHY counters of an InfiniBand port; the management port is no rule's input.
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "", "no_fec_counters")});
+}
+
+TEST(LinkBerCoverage, ARuleSwitchedOffListsNothing) {
+  WatchdogConfig off = shortWindows();
+  off.rules.get<LinkBerRule>().enabled = false;
+  TestNode n(off);
+  healthyRoce(n, "ionic_0", "enp1s0");
+  for (int i = 0; i < 61; ++i) n.tick();
+  EXPECT_TRUE(unjudged(n).empty());
+}
+
 // ---- the state file ----
 
 TEST(StateFile, WritesAtomicallyAndReadsBack) {

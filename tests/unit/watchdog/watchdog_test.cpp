@@ -50,6 +50,7 @@ TEST(Watchdog, FamiliesAreTheAgreedNames) {
                                                "fabricmon_counter_refresh_seconds",
                                                "fabricmon_cnp_sent_rate_peak", "fabricmon_cnp_handled_rate_peak",
                                                "fabricmon_watchdog_recurring", "fabricmon_watchdog_port_ignored_info",
+                                               "fabricmon_watchdog_link_ber_unjudged_info",
                                                "fabricmon_link_pre_fec_ber", "fabricmon_link_pre_fec_ber_baseline",
                                                "fabricmon_link_pre_fec_ber_warning_level",
                                                "fabricmon_transceiver_rx_power_baseline_watts",
