@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -31,18 +32,20 @@ struct BerBaseline {
   double ber = -1, baseline = -1, level = -1;  ///< the gauges' values (< 0: not exported)
 };
 
-/// An RDMA port whose link link_ber cannot judge for margin (fabricmon_watchdog_link_ber_unjudged_info).
-struct UnjudgedPort {
-  Nanos firstSeen = kNever;  ///< the first evaluation that saw the port (the settle time counts from it)
+/// Whether link_ber judges an RDMA port's pre-FEC margin, and if not why
+/// (fabricmon_watchdog_link_ber_unjudged_info).
+struct PortCoverage {
+  std::string interface;     ///< the interface the port named when firstSeen was set
+  Nanos firstSeen = kNever;  ///< the settle time counts from here (the port, or its interface, new)
   bool seen = false;         ///< seen in the latest evaluation
-  std::string_view why;      ///< "" = judged; else one of the static reasons of unjudgedWhy()
-  SeriesPtr series;          ///< the info series while `why` and the port's interface stay the same
+  std::string_view why;      ///< "" = judged (or not settled yet); else a static reason (Ber::why)
+  SeriesPtr series;          ///< the info series while `why` and the interface stay the same
 };
 
 /// Every interface's baseline, by interface; every port's coverage, by "device/port".
 struct LinkBerMemory : RuleState {
   std::map<std::string, BerBaseline, std::less<>> berBaselines;
-  std::map<std::string, UnjudgedPort, std::less<>> coverage;
+  std::map<std::string, PortCoverage, std::less<>> coverage;
 
   bool save(nlohmann::json& out) const override;
   void restore(const nlohmann::json& in) override;
@@ -52,8 +55,21 @@ struct LinkBerMemory : RuleState {
 
 constexpr double kBitsPerByte = 8;
 
+/// Why a margin is not judged. A reason the node will not outgrow (a counter the NIC does not report)
+/// is listed; a passing one (a window not yet full, a link down) holds what was listed before.
+namespace unjudged {
+constexpr std::string_view kJudged;
+constexpr std::string_view kNoFecCounters = "no_fec_counters";
+constexpr std::string_view kNoCorrectedCounts = "no_corrected_counts";
+constexpr std::string_view kFecOff = "fec_off";
+constexpr std::string_view kNoBitCount = "no_bit_count";
+}  // namespace unjudged
+using Coverage = std::optional<std::string_view>;  ///< nullopt: passing, hold what was listed
+constexpr Coverage kHold = std::nullopt;
+
 struct Ber {
   bool judged = false;
+  Coverage why = kHold;       ///< when not judged
   double ber = 0;
   double errors = 0;
   double bits = 0;
@@ -114,7 +130,11 @@ Ber berOver(const RuleContext& ctx, const IfaceRef& in, const Fec& fec, Nanos wi
     errors = in.in(Fam::kFecCorrectedBlocks);
     b.approximated = true;
   }
-  if (!ctx.ready(errors)) return b;
+  if (!ctx.ready(errors)) {
+    // Neither count exists (uncorrectable codewords only); one that exists is not ready yet.
+    if (!in.in(Fam::kPhyCorrectedBits) && !in.in(Fam::kFecCorrectedBlocks)) b.why = unjudged::kNoCorrectedCounts;
+    return b;
+  }
   const auto e = errors->over(window);
   if (e.seconds <= 0) return b;
   const Tracked* received = in.in(Fam::kPhyReceivedBytes);
@@ -128,6 +148,8 @@ Ber berOver(const RuleContext& ctx, const IfaceRef& in, const Fec& fec, Nanos wi
     bits = r.increase * kBitsPerByte;
   } else if (fec.bitsPerSecond > 0) {
     bits = fec.bitsPerSecond * e.seconds;
+  } else {
+    b.why = unjudged::kNoBitCount;  // no received-bit count read with the errors, and no line rate
   }
   if (bits <= 0) return b;
   b.judged = true;
@@ -236,7 +258,8 @@ std::string where(const IfaceRef& in) {
   return out;
 }
 
-void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const IfaceRef& in) {
+/// Judges one interface; returns whether its margin was judged (docs/rules.md, "link_ber").
+Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const IfaceRef& in) {
   const std::string_view iface = in.name;
   const PortRef* port = in.port;
   Subject subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, iface, {}};
@@ -335,51 +358,47 @@ void evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const IfaceRef
     }
     ctx.observe("degrading", Severity::kWarning, subject, Policy{}, v);
   }
+
+  if (down) return kHold;
+  // Every correction limit is > 0 (the config loader's range): only FEC off has none.
+  if (fec.limit <= 0) return unjudged::kFecOff;
+  if (!now.judged) return now.why;
+  return enough ? Coverage{unjudged::kJudged} : kHold;
 }
 
-// ---- coverage: the ports whose pre-FEC margin cannot be judged, and why ----
+// ---- coverage: the ports whose pre-FEC margin is not judged, and why ----
 
-/// How long a port is on the node before it is listed: the FEC and PHY counters come from
-/// collectors of their own cadence (fec runs at the slow poll, 10 s by default), so a port seen
-/// for the first time may simply not have them yet.
+/// How long a port (or its interface, renamed) is on the node before it is listed: its FEC and PHY
+/// counters come from the fec and ethtool_pfc collectors, each at its own interval (poll.interval by
+/// default; the config loader keeps every interval under poll.stale_after, 30 s by default), so a
+/// port seen for the first time may not have them yet.
 constexpr Nanos kCoverageSettle = 60 * kSecond;
 
-/// Why link_ber cannot judge the pre-FEC margin of `p`'s link ("" = it can). What it says is what
-/// the node reports, not the link's health: the reasons are static strings.
-std::string_view unjudgedWhy(const LinkBerRule& rule, const PortRef& p) {
-  const IfaceRef* in = p.iface;
-  const bool corrected = in != nullptr && (in->in(Fam::kPhyCorrectedBits) || in->in(Fam::kFecCorrectedBlocks));
-  if (!corrected) {
-    // Lost frames are still seen from uncorrectable codewords; the margin before them is not.
-    return in != nullptr && in->in(Fam::kFecUncorrectable) ? "no_corrected_counts" : "no_fec_counters";
-  }
-  std::string_view code;
-  if (const Tracked* info = in->in(Fam::kFecInfo); info && info->samples > 0) code = info->label("code");
-  if (code == "none") return "fec_off";
-  const Fec fec = fecOf(rule, *in);
-  if (fec.limit <= 0) return "fec_unknown";
-  if (in->in(Fam::kPhyReceivedBytes) == nullptr && fec.bitsPerSecond <= 0) return "no_bit_count";
-  return {};
-}
-
-void judgeCoverage(RuleContext& ctx, const LinkBerRule& rule, LinkBerMemory& memory) {
+/// `margins[i]`: what evaluateInterface() said of interface i of the subjects (an interface it
+/// did not evaluate has no FEC counters).
+void judgeCoverage(RuleContext& ctx, LinkBerMemory& memory, const std::vector<Coverage>& margins) {
+  const auto& interfaces = ctx.subjects.interfaces();
   for (auto& [key, c] : memory.coverage) c.seen = false;
   for (const PortRef& p : ctx.subjects.ports()) {
-    const std::string key = fmt::format("{}/{}", p.device, p.port);
-    auto it = memory.coverage.find(key);
-    if (it == memory.coverage.end()) it = memory.coverage.try_emplace(key).first;
-    UnjudgedPort& c = it->second;
+    PortCoverage& c = memory.coverage[fmt::format("{}/{}", p.device, p.port)];
     c.seen = true;
-    if (c.firstSeen == kNever) c.firstSeen = ctx.now;
-    const std::string_view why = ctx.now - c.firstSeen >= kCoverageSettle ? unjudgedWhy(rule, p) : std::string_view{};
-    const bool sameSeries = c.series && why == c.why && c.series->label("interface") == p.interface;
-    c.why = why;
-    if (why.empty()) {
+    if (c.firstSeen == kNever || c.interface != p.interface) {
+      c.firstSeen = ctx.now;
+      c.interface = std::string(p.interface);
+      c.why = unjudged::kJudged;
       c.series.reset();
-    } else if (!sameSeries) {
+    }
+    const Coverage margin = p.iface != nullptr ? margins[size_t(p.iface - interfaces.data())]
+                                               : Coverage{unjudged::kNoFecCounters};
+    if (margin == kHold) continue;  // a link down, a window not full: what was listed stays
+    const std::string_view why = ctx.now - c.firstSeen >= kCoverageSettle ? *margin : unjudged::kJudged;
+    if (why == c.why) continue;
+    c.why = why;
+    c.series.reset();
+    if (!why.empty()) {
       c.series = makeSeries(*coverageFamily(), Labels{{"device", std::string(p.device)},
                                                       {"port", std::string(p.port)},
-                                                      {"interface", std::string(p.interface)},
+                                                      {"interface", c.interface},
                                                       {"why", std::string(why)}});
     }
   }
@@ -389,12 +408,15 @@ void judgeCoverage(RuleContext& ctx, const LinkBerRule& rule, LinkBerMemory& mem
 void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   auto& memory = ctx.remembered<LinkBerMemory>();
   for (auto& [iface, m] : memory.berBaselines) m.live = false;
-  for (const IfaceRef& in : ctx.subjects.interfaces()) {
+  const auto& interfaces = ctx.subjects.interfaces();
+  std::vector<Coverage> margins(interfaces.size(), Coverage{unjudged::kNoFecCounters});
+  for (size_t i = 0; i < interfaces.size(); ++i) {
+    const IfaceRef& in = interfaces[i];
     if (in.in(Fam::kPhyCorrectedBits) || in.in(Fam::kFecCorrectedBlocks) || in.in(Fam::kFecUncorrectable)) {
-      evaluateInterface(ctx, rule, in);
+      margins[i] = evaluateInterface(ctx, rule, in);
     }
   }
-  judgeCoverage(ctx, rule, memory);
+  judgeCoverage(ctx, memory, margins);
   // A baseline whose every part is older than the window has nothing left to say.
   const int64_t now = wallSeconds(ctx);
   std::erase_if(memory.berBaselines, [&](const auto& kv) { return !kv.second.live && kv.second.parts.expired(now); });
@@ -443,8 +465,8 @@ const FamilyDef kLinkBerUnjudged{
     "fabricmon_watchdog_link_ber_unjudged_info",
     "1 for each RDMA port whose pre-FEC margin the link_ber rule cannot judge, and why: no_fec_counters "
     "(the driver reports no FEC or PHY error counts: ionic, an InfiniBand port), no_corrected_counts "
-    "(uncorrectable codewords only), fec_off, fec_unknown (a FEC code link_ber has no limit for), "
-    "no_bit_count (neither received bits nor the line rate). Listed once the port has been seen for 60 s.",
+    "(uncorrectable codewords only), fec_off, no_bit_count (neither received bits read with the errors "
+    "nor the line rate). Listed once the port has been on the node for 60 s; held while its link is down.",
     MetricType::kGauge, "1", "device,port,interface,why"};
 
 const FamilyDef* gaugeFamily(int which) {

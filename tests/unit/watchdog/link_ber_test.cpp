@@ -244,27 +244,39 @@ std::vector<std::string> unjudged(TestNode& n) {
   return out;
 }
 
+/// Whether link_ber judged the interface's margin at the latest pass (it exports the BER it judged).
+bool berJudged(TestNode& n, const std::string& iface) {
+  return gauge(n, "fabricmon_link_pre_fec_ber{interface=\"" + iface + "\"}") >= 0;
+}
+
 TEST(LinkBerCoverage, APortWithoutFecCountersIsListedOnceSettledAndAJudgedOneIsNot) {
   TestNode n(shortWindows());
   Link judged{n};
   judged.setup();
   healthyRoce(n, "ionic_0", "enp1s0");  // ionic: the driver reports no FEC statistics
-  judged.run(59);
+  judged.run(60);                       // the first pass saw both ports: 59 s ago
   EXPECT_TRUE(unjudged(n).empty()) << "a port seen for less than 60 s may not have its FEC counters yet";
-  judged.run(2);
+  judged.run(1);
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "enp1s0", "no_fec_counters")});
+  EXPECT_TRUE(berJudged(n, "eth0"));
+  EXPECT_FALSE(berJudged(n, "enp1s0"));
   EXPECT_TRUE(berFindings(n).empty());
 
-  // Its counters appear (a driver update): no longer listed, and judged.
+  // Its counters appear (a driver update): judged, and no longer listed.
   n.set("ethtool_pfc", "fabricmon_phy_corrected_bit_errors_total", {{"interface", "enp1s0"}}, 0);
   n.set("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", "enp1s0"}}, 0);
-  n.tick();
+  for (int i = 0; i < 3; ++i) {
+    n.add("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", "enp1s0"}}, k400GBytes);
+    n.tick();
+  }
+  EXPECT_TRUE(berJudged(n, "enp1s0"));
   EXPECT_TRUE(unjudged(n).empty());
 
-  // The device goes: its series go with it.
+  // The counters go (a FEC read failing for good is forgotten after 20 minutes as well): listed again.
   n.drop("ethtool_pfc", "interface", "enp1s0");
   n.tick();
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "enp1s0", "no_fec_counters")});
+  // The device goes: its series goes with it.
   for (const char* c : {"rdma_port", "netdev_link", "dcb_config", "dcqcn_config", "ethtool_pfc"}) {
     n.drop(c, "device", "ionic_0");
     n.drop(c, "interface", "enp1s0");
@@ -273,7 +285,7 @@ TEST(LinkBerCoverage, APortWithoutFecCountersIsListedOnceSettledAndAJudgedOneIsN
   EXPECT_TRUE(unjudged(n).empty());
 }
 
-TEST(LinkBerCoverage, EachReasonTheMarginCannotBeJudged) {
+TEST(LinkBerCoverage, EachReasonTheMarginIsNotJudged) {
   struct Case {
     std::string why;
     void (*setup)(TestNode&, const std::string& iface);
@@ -288,11 +300,6 @@ TEST(LinkBerCoverage, EachReasonTheMarginCannotBeJudged) {
          n.set("fec", "fabricmon_fec_info", {{"interface", i}, {"mode", "off"}, {"code", "none"}}, 1);
          n.set("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", i}}, 0);
        }},
-      {"fec_unknown",
-       [](TestNode& n, const std::string& i) {
-         n.set("fec", "fabricmon_fec_info", {{"interface", i}, {"mode", "rs"}, {"code", "FC-FEC(2112,2080)"}}, 1);
-         n.set("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", i}}, 0);
-       }},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.why);
@@ -301,6 +308,14 @@ TEST(LinkBerCoverage, EachReasonTheMarginCannotBeJudged) {
     c.setup(n, "eth0");
     for (int i = 0; i < 61; ++i) n.tick();
     EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", c.why)});
+    if (c.why != "fec_off") continue;
+    // With the FEC off, whatever the corrected codewords say, no margin is judged.
+    n.set("fec", "fabricmon_link_speed_bytes_per_second", {{"interface", "eth0"}}, k400GBytes);
+    for (int i = 0; i < 10; ++i) {
+      n.add("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", "eth0"}}, 1e-4 * k400GBytes * 8);
+      n.tick();
+    }
+    EXPECT_EQ(finding(n, "margin"), nullptr);
   }
 
   // Corrected codewords with neither a received-bytes counter nor any line rate: no denominator.
@@ -310,12 +325,66 @@ TEST(LinkBerCoverage, EachReasonTheMarginCannotBeJudged) {
   n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 4);
   n.set("fec", "fabricmon_fec_info", {{"interface", "eth0"}, {"mode", "rs"}, {"code", "RS(544,514)"}}, 1);
   n.set("fec", "fabricmon_fec_corrected_blocks_total", {{"interface", "eth0"}}, 0);
-  for (int i = 0; i < 61; ++i) n.tick();
-  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", "no_bit_count")});
-  // The line rate arrives: the BER has its bits.
-  n.set("netdev_link", "fabricmon_link_speed_bytes_per_second", {{"interface", "eth0"}}, k400GBytes);
   n.tick();
+  // A received-bytes counter read at other instants than the codewords (another collector) is no
+  // denominator either: the two are not one NIC read.
+  n.set("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", "eth0"}}, 0);
+  for (int i = 0; i < 61; ++i) {
+    n.add("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", "eth0"}}, k400GBytes / 2);
+    n.tickOne(0.5, "ethtool_pfc");
+    n.tickOne(0.5, "fec");
+  }
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", "no_bit_count")});
+  EXPECT_FALSE(berJudged(n, "eth0"));
+  // The line rate arrives: the BER has its bits.
+  n.set("fec", "fabricmon_link_speed_bytes_per_second", {{"interface", "eth0"}}, k400GBytes);
+  n.tickOne(0.5, "ethtool_pfc");
+  n.tickOne(0.5, "fec");
+  EXPECT_TRUE(berJudged(n, "eth0"));
   EXPECT_TRUE(unjudged(n).empty());
+}
+
+// A link that is down has no margin to judge, and its FEC may read "off" meanwhile: what was listed
+// (here: nothing) stays until it is up again.
+TEST(LinkBerCoverage, ALinkThatIsDownKeepsWhatWasListed) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.setup();
+  l.run(61);
+  EXPECT_TRUE(unjudged(n).empty());
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 1);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  n.set("fec", "fabricmon_fec_info", {{"interface", "eth0"}, {"mode", "rs"}, {"code", "RS(544,514)"}}, 0);
+  n.set("fec", "fabricmon_fec_info", {{"interface", "eth0"}, {"mode", "off"}, {"code", "none"}}, 1);
+  n.drop("fec", "code", "RS(544,514)");
+  for (int i = 0; i < 30; ++i) n.tick();
+  EXPECT_TRUE(unjudged(n).empty());
+  // Up again with its FEC off for real: listed.
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 4);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  l.run(1);
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", "fec_off")});
+  // Down again: still listed as it was.
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 1);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  for (int i = 0; i < 30; ++i) n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_0", "eth0", "fec_off")});
+}
+
+// A port whose interface is renamed (or named late) waits its 60 s again: the new interface's
+// counters come from the next runs of their collectors.
+TEST(LinkBerCoverage, ARenamedInterfaceWaitsAgain) {
+  TestNode n(shortWindows());
+  healthyRoce(n, "ionic_0", "enp1s0");
+  for (int i = 0; i < 61; ++i) n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "enp1s0", "no_fec_counters")});
+  n.drop("rdma_port", "device", "ionic_0", "fabricmon_port_info");
+  n.set("rdma_port", "fabricmon_port_info",
+        {{"device", "ionic_0"}, {"port", "1"}, {"interface", "rdma0"}, {"link_layer", "Ethernet"}, {"rate", "400"}}, 1);
+  for (int i = 0; i < 60; ++i) n.tick();  // the first of them sees the new name
+  EXPECT_TRUE(unjudged(n).empty());
+  n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "rdma0", "no_fec_counters")});
 }
 
 TEST(LinkBerCoverage, AnInfinibandPortAndAManagementPort) {
@@ -331,13 +400,21 @@ TEST(LinkBerCoverage, AnInfinibandPortAndAManagementPort) {
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "", "no_fec_counters")});
 }
 
-TEST(LinkBerCoverage, ARuleSwitchedOffListsNothing) {
+TEST(LinkBerCoverage, ARuleSwitchedOffListsNothingAndWaitsAgainWhenBackOn) {
   WatchdogConfig off = shortWindows();
   off.rules.get<LinkBerRule>().enabled = false;
-  TestNode n(off);
+  TestNode n(shortWindows());
   healthyRoce(n, "ionic_0", "enp1s0");
   for (int i = 0; i < 61; ++i) n.tick();
+  EXPECT_EQ(unjudged(n).size(), 1u);
+  n.watchdog().reconfigure(off, QosConfig{});
+  n.tick();
   EXPECT_TRUE(unjudged(n).empty());
+  n.watchdog().reconfigure(shortWindows(), QosConfig{});
+  for (int i = 0; i < 30; ++i) n.tick();
+  EXPECT_TRUE(unjudged(n).empty()) << "switched on again, the rule waits its 60 s again";
+  for (int i = 0; i < 31; ++i) n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("ionic_0", "enp1s0", "no_fec_counters")});
 }
 
 // ---- the state file ----
