@@ -205,7 +205,7 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
       }
     }
   }
-  if (worstBer >= 0) r.numbers.emplace_back("worst pre-FEC BER", fmt("%.2g", worstBer));
+  r.numbers.emplace_back("worst pre-FEC BER", worstBer >= 0 ? fmt("%.2g", worstBer) : std::string("not reported"));
   r.numbers.emplace_back("uncorrectable FEC codewords", count(uncorrectable));
   if (weakest) {
     r.numbers.emplace_back("lowest Rx power / its low warning", fmt("%.2f", weakestMargin));
@@ -222,7 +222,15 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
     if (weakest && r.where.empty()) r.where = whereOf(weakest->labels);
   } else {
     r.state = State::kOk;
-    r.summary = "FEC margin and optical power within normal";
+    // Only what was measured is called normal: a node whose NICs report no corrected bits (ionic,
+    // ice's codewords only, InfiniBand ports) has no pre-FEC BER here, and the watchdog lists such
+    // ports in fabricmon_watchdog_link_ber_unjudged_info (docs/rules.md, "link_ber").
+    if (worstBer >= 0) {
+      r.summary = weakest ? "FEC margin and optical power within normal" : "FEC margin within normal";
+    } else {
+      r.summary = weakest ? "optical power within normal; no pre-FEC BER reported (no corrected-bit counts)"
+                          : "nothing abnormal; no pre-FEC BER reported (no corrected-bit counts)";
+    }
   }
 }
 

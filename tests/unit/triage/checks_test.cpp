@@ -172,6 +172,50 @@ TEST(TriageChecks, QosConfigListsOnlyTheLosslessPrioritiesAndMismatches) {
   EXPECT_EQ(broken.summary, "DCQCN off on some priorities");
 }
 
+// The physical step calls normal only what it measured: a node whose NICs report no corrected bits
+// (ionic; ice, which counts codewords; InfiniBand ports) has optics and uncorrectable codewords to
+// show, not a pre-FEC BER.
+TEST(TriageChecks, ThePhysicalStepCallsNormalOnlyWhatItMeasured) {
+  auto physical = [](const Evidence& ev) {
+    for (const auto& c : judge(ev).ranked) {
+      if (c.id == "physical") return c;
+    }
+    return CheckResult{};
+  };
+  auto gauge = [](std::string name, std::map<std::string, std::string> labels, double value) {
+    SeriesStat s;
+    s.name = std::move(name);
+    s.counter = false;
+    s.labels = std::move(labels);
+    s.last = value;
+    return s;
+  };
+  auto numberOf = [](const CheckResult& c, const std::string& name) {
+    for (const auto& [k, v] : c.numbers) {
+      if (k == name) return v;
+    }
+    return std::string("(none)");
+  };
+  Evidence e;
+  e.source = "test";
+  e.series.push_back(counter("fabricmon_fec_uncorrectable_blocks_total", 0, 0, 0));
+  e.series.push_back(gauge("fabricmon_transceiver_rx_power_watts", {{"interface", "eth0"}, {"lane", "0"}}, 8e-4));
+  e.series.push_back(
+      gauge("fabricmon_transceiver_rx_power_threshold_watts", {{"interface", "eth0"}, {"level", "low_warning"}}, 1e-4));
+  CheckResult noBer = physical(e);
+  EXPECT_EQ(noBer.state, State::kOk);
+  EXPECT_EQ(noBer.summary, "optical power within normal; no pre-FEC BER reported (no corrected-bit counts)");
+  EXPECT_EQ(numberOf(noBer, "worst pre-FEC BER"), "not reported");
+
+  // The same node with its corrected bits and the bits received: the margin is measured.
+  e.series.push_back(counter("fabricmon_phy_corrected_bit_errors_total", 40, 0, 0));
+  e.series.push_back(counter("fabricmon_phy_received_bytes_total", 5e11, 0, 0));
+  CheckResult measured = physical(e);
+  EXPECT_EQ(measured.state, State::kOk);
+  EXPECT_EQ(measured.summary, "FEC margin and optical power within normal");
+  EXPECT_EQ(numberOf(measured, "worst pre-FEC BER"), "1e-11");
+}
+
 TEST(TriageChecks, StepsWithoutSeriesSayNoData) {
   Evidence e;
   const Verdict v = judge(e);
