@@ -59,6 +59,7 @@ Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics 
       store_, watchdog_, std::move(self), [this] { return collectorHealth(); },
       pipelineOptions(config_), topology_);
   pipeline_->setLeftBehindSource([this] { return leftBehindHealth(); });
+  waker_->attach(pipeline_.get());
   applyWindow(config_.window);
   pipeline_->addPassHook([this](const Snapshot& fresh, const std::vector<Finding>&,
                                 std::chrono::system_clock::time_point) {
@@ -69,7 +70,12 @@ Sampler::Sampler(boost::asio::io_context& io, const Config& config, SelfMetrics 
   });
 }
 
-Sampler::~Sampler() = default;
+Sampler::~Sampler() {
+  // The pipeline's thread reads this sampler's runners (collectorHealth, leftBehindHealth): it
+  // stops before they are destroyed, whether or not stop() was called.
+  waker_->detach();
+  if (pipeline_) pipeline_->stop();
+}
 
 void Sampler::start() {
   startCollectors();
@@ -77,7 +83,7 @@ void Sampler::start() {
 }
 
 void Sampler::reconfigure(const Config& config) {
-  stopCollectors(std::chrono::milliseconds(1000));
+  stopCollectors(std::chrono::milliseconds(1000), /*reloading=*/true);
   config_ = config;
   watchdog_->reconfigure(config_.watchdog, config_.qos);
   applyWindow(config_.window);
@@ -86,7 +92,8 @@ void Sampler::reconfigure(const Config& config) {
 }
 
 void Sampler::stop(std::chrono::milliseconds grace) {
-  stopCollectors(grace);
+  stopCollectors(grace, /*reloading=*/false);
+  waker_->detach();
   pipeline_->stop();
 }
 
@@ -191,7 +198,7 @@ void Sampler::startCollectors() {
     }
     runners.push_back(std::make_unique<CollectorRunner>(
         io_, entry->make(sources, config_), intervalFor(*entry, config_), store_, topology_,
-        [this] { pipeline_->notify(); }));
+        [waker = waker_] { waker->notify(); }));
   }
   {
     std::lock_guard lock(runnersMutex_);
@@ -220,37 +227,56 @@ void Sampler::startCollectors() {
   if (textfileTask_) textfileTask_->start();
 }
 
-void Sampler::stopCollectors(std::chrono::milliseconds grace) {
+void Sampler::stopCollectors(std::chrono::milliseconds grace, bool reloading) {
   const auto deadline = PeriodicTask::Clock::now() + grace;
   if (discoveryTask_) discoveryTask_->requestStop();
   if (textfileTask_) textfileTask_->requestStop();
   for (auto& r : runners_) r->requestStop();
   std::vector<bool> stuck;
   for (auto& r : runners_) stuck.push_back(!r->join(deadline));
-  if (discoveryTask_) leftBehind_ |= !discoveryTask_->join(deadline);
+  const bool discoveryStuck = discoveryTask_ && !discoveryTask_->join(deadline);
   if (textfileTask_) leftBehind_ |= !textfileTask_->join(deadline);
   textfileTask_.reset();
   std::lock_guard lock(runnersMutex_);
+  // Runs that returned since the last pass need no watching (leftBehindHealth forgets them too).
+  std::erase_if(stuckRunners_, [](const std::unique_ptr<CollectorRunner>& r) {
+    return r->health().runningSince == PeriodicTask::Clock::time_point{};
+  });
   for (size_t i = 0; i < runners_.size(); ++i) {
     if (!stuck[i]) continue;
     leftBehind_ = true;
-    // A read that never returns leaves one more run behind at every reload. The oldest ones carry
-    // the longest waits: past the cap a newly stuck run is let go instead (its thread stays
-    // detached and owns its state; only its wait is no longer shown).
-    if (stuckRunners_.size() < kMaxStuckRunners) {
-      stuckRunners_.push_back(std::move(runners_[i]));
-    } else {
-      spdlog::warn("{} collector runs left behind by reloads are still blocked; not watching one more",
-                   stuckRunners_.size());
-    }
+    // At shutdown nobody reads the waits any more: the run is simply let go (its thread stays
+    // detached and owns its state).
+    if (!reloading) continue;
+    keepStuckRunner(std::move(runners_[i]));
   }
   runners_.clear();
   discoveryTask_.reset();
+  leftBehind_ |= discoveryStuck;
   // discovery_ may still be used by a detached discovery run: keep it alive until exit.
-  if (!leftBehind_)
+  if (!discoveryStuck)
     discovery_.reset();
   else
     (void)discovery_.release();
+}
+
+void Sampler::keepStuckRunner(std::unique_ptr<CollectorRunner> runner) {
+  // A read that never returns leaves one more run behind at every reload. Under the cap every
+  // one is watched. At the cap, a run of a collector that already has an older run watched is let
+  // go quietly: the older run's read started first, so it carries the longer wait (a new run
+  // blocks on the same NIC). A run of a collector with none watched is let go with a warning:
+  // its wait is no longer named (its thread stays detached and owns its state).
+  if (stuckRunners_.size() < kMaxStuckRunners) {
+    stuckRunners_.push_back(std::move(runner));
+    return;
+  }
+  const bool olderWatched = std::any_of(stuckRunners_.begin(), stuckRunners_.end(),
+                                        [&](const auto& r) { return r->name() == runner->name(); });
+  if (!olderWatched) {
+    spdlog::warn("{} collector runs left behind by reloads are still blocked; not watching the {} run "
+                 "left behind now",
+                 stuckRunners_.size(), runner->name());
+  }
 }
 
 }  // namespace fabricmon

@@ -23,6 +23,24 @@ namespace fabricmon {
 class RecentSamples;
 class TopologyDiscovery;
 
+/// Wakes a pipeline for as long as it is attached (Sampler::waker_).
+class PipelineWaker {
+ public:
+  void attach(Pipeline* pipeline) {
+    std::lock_guard lock(mutex_);
+    pipeline_ = pipeline;
+  }
+  void detach() { attach(nullptr); }
+  void notify() {
+    std::lock_guard lock(mutex_);
+    if (pipeline_ != nullptr) pipeline_->notify();
+  }
+
+ private:
+  std::mutex mutex_;
+  Pipeline* pipeline_ = nullptr;
+};
+
 /// What the node reads at every poll under `config`: the watchdog's inputs and, when the window is
 /// on, the window's families. Every collector of kept counter files reads the files of the other
 /// series every poll.export_only_interval (collectors/poll_demand.hpp); null while that is unset
@@ -70,7 +88,10 @@ class Sampler {
 
  private:
   void startCollectors();
-  void stopCollectors(std::chrono::milliseconds grace);
+  /// `reloading`: the collectors start again, and runs left stuck are watched (stuckRunners_).
+  void stopCollectors(std::chrono::milliseconds grace, bool reloading);
+  /// Watches a run a reload left stuck, within kMaxStuckRunners. Under runnersMutex_.
+  void keepStuckRunner(std::unique_ptr<CollectorRunner> runner);
   void applyWindow(const WindowConfig& window);
 
   boost::asio::io_context& io_;
@@ -80,6 +101,9 @@ class Sampler {
   std::shared_ptr<TopologyHolder> topology_ = std::make_shared<TopologyHolder>();
   std::shared_ptr<Watchdog> watchdog_;
   std::unique_ptr<Pipeline> pipeline_;
+  /// Wakes the pipeline when a collector published. Held by every runner: a run left behind may
+  /// publish after the sampler stopped (or is gone), when there is no pipeline to wake.
+  std::shared_ptr<PipelineWaker> waker_ = std::make_shared<PipelineWaker>();
   Sources sources_;  ///< of the running configuration (makeSources keeps parts across a reload)
   std::unique_ptr<TopologyDiscovery> discovery_;
   std::unique_ptr<PeriodicTask> discoveryTask_;

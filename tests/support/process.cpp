@@ -32,11 +32,12 @@ ChildProcess::ChildProcess(std::vector<std::string> argv) {
 }
 
 // A child still running is asked to stop first, so that it cleans up after itself (a demo daemon
-// removes the node it made in $TMPDIR); one that does not within 2 s is killed.
+// removes the node it made in $TMPDIR); one that does not within 5 s is killed (a daemon takes up to
+// ~3.5 s to stop on its own: 1.5 s of grace for stuck runs, up to 1.8 s to write its state).
 ChildProcess::~ChildProcess() {
   if (!status_) {
     ::kill(pid_, SIGTERM);
-    if (!wait(std::chrono::milliseconds(2000))) {
+    if (!wait(std::chrono::milliseconds(5000))) {
       ::kill(pid_, SIGKILL);
       wait(std::chrono::milliseconds(5000));
     }

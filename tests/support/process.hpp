@@ -14,7 +14,7 @@ class ChildProcess {
  public:
   /// Starts `argv` with stdout and stderr captured (read with output()).
   explicit ChildProcess(std::vector<std::string> argv);
-  /// A child still running gets SIGTERM, and SIGKILL if it has not exited 2 s later.
+  /// A child still running gets SIGTERM, and SIGKILL if it has not exited 5 s later.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

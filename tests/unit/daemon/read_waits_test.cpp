@@ -155,6 +155,16 @@ TEST(ReadWaits, ARunAReloadLeftBehindKeepsItsWaitAndTheLongerOfTwoReadsIsTheValu
   EXPECT_DOUBLE_EQ(b->samples[0].value, 6) << "the old read returned: the new one is what waits";
   ASSERT_EQ(b->notes.size(), 1u);
   EXPECT_EQ(b->notes[0].text, "read " + second);
+
+  // The other way round: the run left behind waits less than the running one (its read started
+  // later). The running one's wait and note stay, whichever list is read last.
+  const std::vector<CollectorHealth> longer{waitingHealth("hw_counters", first, t0)};
+  const std::vector<CollectorHealth> shorter{waitingHealth("hw_counters", second, t0 + 40s)};
+  b = waits.batch(longer, topo, t0 + 50s, shorter);
+  ASSERT_EQ(b->samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(b->samples[0].value, 50);
+  ASSERT_EQ(b->notes.size(), 1u);
+  EXPECT_EQ(b->notes[0].text, "read " + first);
 }
 
 TEST(ReadWaits, OneCollectorsWaitsThatNameTheSameLabelsAreOneSeries) {
