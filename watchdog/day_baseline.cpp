@@ -43,7 +43,9 @@ void DayBaseline::add(int64_t partSeconds, int64_t wallSeconds, double sum, doub
 double DayBaseline::median(int64_t wallSeconds, double minWeight, unsigned minParts) const {
   if (partSeconds_ <= 0) return -1;
   const int64_t current = wallSeconds / partSeconds_;
-  std::array<double, kParts> ratios{};
+  // Sized by the slots, not the parts: at most kParts of them fall in the day, but an index test that
+  // slipped by one would then read a part too many, not write past the array.
+  std::array<double, kSlots> ratios{};
   size_t n = 0;
   for (const Part& p : parts_) {
     if (p.index >= current || p.index < current - kN) continue;
@@ -51,8 +53,11 @@ double DayBaseline::median(int64_t wallSeconds, double minWeight, unsigned minPa
     ratios[n++] = p.sum / p.weight;
   }
   if (n == 0 || n < minParts) return -1;
-  std::nth_element(ratios.begin(), ratios.begin() + n / 2, ratios.begin() + n);
-  return ratios[n / 2];
+  // The median; of an even count (a whole day is 24 parts), the mean of the two middle parts.
+  const auto upper = ratios.begin() + n / 2;
+  std::nth_element(ratios.begin(), upper, ratios.begin() + n);
+  if (n % 2 == 1) return *upper;
+  return (*std::max_element(ratios.begin(), upper) + *upper) / 2;
 }
 
 bool DayBaseline::expired(int64_t wallSeconds) const {

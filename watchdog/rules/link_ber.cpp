@@ -299,6 +299,9 @@ Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const Ifac
   const Tracked* errors = in.in(Fam::kPhyCorrectedBits);
   if (!ctx.ready(errors)) errors = in.in(Fam::kFecCorrectedBlocks);
   const Tracked* received = in.in(Fam::kPhyReceivedBytes);
+  // Parts cut to another width (a state file of another baseline_window) are dropped even while the
+  // link is down and nothing is learned: they are no baseline to show.
+  memory.parts.cut(partSeconds(rule));
   if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
   const double baseline = baselineOf(memory, ctx, rule);
   const Ber now = down ? Ber{} : berOver(ctx, in, fec, window);

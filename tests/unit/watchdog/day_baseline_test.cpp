@@ -23,6 +23,20 @@ TEST(DayBaseline, TheMedianOfThePartsBeforeTheCurrentOne) {
   EXPECT_EQ(b.median(5 * kHour + 20, 3, 1), -1) << "no part has the weight asked for";
 }
 
+// A whole day is 24 parts, an even count: its median is the mean of the two middle parts, neither
+// the larger (a baseline that read high would make a sinking lane look sunk sooner) nor the smaller.
+TEST(DayBaseline, OfAnEvenCountTheMedianIsTheMeanOfTheTwoMiddleParts) {
+  DayBaseline b;
+  const double values[] = {4, 1, 10, 2, 0};  // part 4, the current one, holds nothing yet
+  for (int p = 0; p < 4; ++p) b.add(kHour, p * kHour + 10, values[p], 1);
+  EXPECT_DOUBLE_EQ(b.median(4 * kHour + 20, 1, 1), 3) << "1, 2, 4, 10: (2 + 4) / 2";
+  EXPECT_DOUBLE_EQ(b.median(3 * kHour + 20, 1, 1), 4) << "1, 4, 10: an odd count, its middle";
+  // A whole day of 12 parts at 1 and 12 at 3.
+  DayBaseline day;
+  for (int p = 0; p < 24; ++p) day.add(kHour, p * kHour + 10, p % 2 == 0 ? 1 : 3, 1);
+  EXPECT_DOUBLE_EQ(day.median(24 * kHour + 20, 1, DayBaseline::kParts), 2);
+}
+
 TEST(DayBaseline, AFullDayIsTheTwentyFourPartsBeforeTheCurrentOneWhetherItHoldsAnythingOrNot) {
   DayBaseline b;
   // Parts 0..29 hold 1, except part 5 (100): 25 parts before part 30, the oldest must not count.

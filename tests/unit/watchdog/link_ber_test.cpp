@@ -505,6 +505,36 @@ TEST(StateFile, BaselineSurvivesARestart) {
 
 // The layout link_ber has written since its baseline first outlived restarts, by hand: a file of an
 // earlier version of fabricmon must still bring its baseline back.
+// A baseline learned with another baseline_window (parts of another width) is no baseline: it is
+// not shown, even while the link is down and nothing new is learned.
+TEST(StateFile, ABaselineOfAnotherPartWidthIsNotShownWhileTheLinkIsDown) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  {
+    TestNode a(shortWindows());  // parts of 60 s
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{a};
+    l.ber = 1e-9;
+    l.setup();
+    l.run(20 * 60);
+    EXPECT_GT(gauge(a, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 0);
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  WatchdogConfig hours = shortWindows();
+  hours.rules.get<LinkBerRule>().baselineWindow = std::chrono::hours(48);  // parts of 2 h
+  TestNode b(hours);
+  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
+  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  Link l{b};
+  l.setup();
+  b.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 1);
+  b.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  l.run(5);
+  EXPECT_LT(gauge(b, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 0);
+}
+
 TEST(StateFile, ALinkBerBaselineInTheLayoutOfEarlierVersionsIsRead) {
   TempDir dir;
   const std::string path = (dir.path() / "state.json").string();
