@@ -207,6 +207,20 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
   }
   r.numbers.emplace_back("worst pre-FEC BER", worstBer >= 0 ? fmt("%.2g", worstBer) : std::string("not reported"));
   r.numbers.emplace_back("uncorrectable FEC codewords", count(uncorrectable));
+  // The ports whose margin the watchdog lists as not judged (docs/rules.md, "link_ber"), by reason:
+  // "no early warning here" is part of the answer when the link is the suspect.
+  std::map<std::string, int> unjudged;
+  int unjudgedPorts = 0;
+  for (const SeriesStat* s : ev.family("fabricmon_watchdog_link_ber_unjudged_info")) {
+    if (s->last != 1) continue;
+    ++unjudged[std::string(s->label("why"))];
+    ++unjudgedPorts;
+  }
+  if (unjudgedPorts > 0) {
+    std::string why;
+    for (const auto& [reason, n] : unjudged) why += (why.empty() ? "" : ", ") + reason + " " + std::to_string(n);
+    r.numbers.emplace_back("ports whose pre-FEC margin is not judged", std::to_string(unjudgedPorts) + " (" + why + ")");
+  }
   if (weakest) {
     r.numbers.emplace_back("lowest Rx power / its low warning", fmt("%.2f", weakestMargin));
   }
@@ -303,7 +317,7 @@ const std::vector<Check>& table() {
        1,
        {"fabricmon_phy_corrected_bit_errors_total", "fabricmon_fec_corrected_blocks_total",
         "fabricmon_fec_uncorrectable_blocks_total", "fabricmon_transceiver_rx_power_watts",
-        "fabricmon_transceiver_temperature_celsius"},
+        "fabricmon_transceiver_temperature_celsius", "fabricmon_watchdog_link_ber_unjudged_info"},
        "the cable or optic is failing before the link drops: compare with the neighbour's view of "
        "the same cable, reseat and clean, then swap the optic or the cable (one at a time); see "
        "docs/runbook.md#a-cable-or-optic-is-failing",

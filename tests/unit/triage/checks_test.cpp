@@ -214,6 +214,20 @@ TEST(TriageChecks, ThePhysicalStepCallsNormalOnlyWhatItMeasured) {
   EXPECT_EQ(measured.state, State::kOk);
   EXPECT_EQ(measured.summary, "FEC margin and optical power within normal");
   EXPECT_EQ(numberOf(measured, "worst pre-FEC BER"), "1e-11");
+  EXPECT_EQ(numberOf(measured, "ports whose pre-FEC margin is not judged"), "(none)");
+
+  // The watchdog lists two ports it cannot judge (from Prometheus): the step counts them by reason.
+  // A node of InfiniBand ports alone has that and nothing else: it says so, not "no data".
+  Evidence ib;
+  ib.source = "test";
+  for (const char* dev : {"mlx5_8", "mlx5_9"}) {
+    ib.series.push_back(gauge("fabricmon_watchdog_link_ber_unjudged_info",
+                              {{"device", dev}, {"port", "1"}, {"interface", ""}, {"why", "no_fec_counters"}}, 1));
+  }
+  CheckResult unjudged = physical(ib);
+  EXPECT_EQ(unjudged.state, State::kOk);
+  EXPECT_EQ(unjudged.summary, "nothing abnormal; no pre-FEC BER reported (no corrected-bit counts)");
+  EXPECT_EQ(numberOf(unjudged, "ports whose pre-FEC margin is not judged"), "2 (no_fec_counters 2)");
 }
 
 TEST(TriageChecks, StepsWithoutSeriesSayNoData) {
