@@ -61,6 +61,9 @@ double laneOf(const Tracked& s) {
 /// link: the other port of a twin-port OSFP, a breakout leg, lanes a narrower mode leaves unused.
 /// An InfiniBand link that lost a lane and trained narrower is port_degraded's (width_below_enabled).
 constexpr double kDarkWatts = 1e-6;
+/// A laser bias below this is a laser switched off: an operating VCSEL draws ~5-10 mA, a DFB or EML
+/// laser tens of mA (the DOM's unit is 2 µA).
+constexpr double kOffAmps = 1e-4;
 
 /// The lanes of the module this link does not use, judged by none of the lane reasons.
 struct UnusedLanes {
@@ -74,6 +77,17 @@ struct UnusedLanes {
     }
     return bits;
   }
+  /// The lanes whose laser is off, for a module without a Tx power monitor: no bias current, and no
+  /// light coming in on the lane either. A used lane whose laser died still receives the far end's
+  /// light, so it stays judged (tx_bias low).
+  static uint32_t offWithoutTxMonitor(std::span<const Tracked* const> bias, uint32_t rxDark) {
+    uint32_t bits = 0;
+    for (const Tracked* s : bias) {
+      const double lane = laneOf(*s);
+      if (s->samples > 0 && !(s->raw >= kOffAmps) && lane >= 1 && lane <= 31) bits |= 1u << unsigned(lane);
+    }
+    return bits & rxDark;
+  }
   /// Whether lane-level series `s` of `quantity` ("rx_power", "tx_power", "tx_bias") is of a lane not used.
   bool unused(const Tracked& s, std::string_view quantity) const {
     const double lane = laneOf(s);
@@ -83,6 +97,29 @@ struct UnusedLanes {
   }
 };
 
+/// A quantity whose module reports no usable limit: judged (whatever the reading, nothing is beyond
+/// a limit) and clear once a reading is there. A finding of the module before a swap, which had
+/// limits, clears with it instead of being held for good.
+Judged noLimits(const RuleContext& ctx, std::span<const Tracked* const> values) {
+  Judged j;
+  for (const Tracked* s : values) {
+    if (!ctx.ready(s)) continue;
+    j.v.judged = true;
+    j.v.clear = true;
+    j.v.stamp = std::max(j.v.stamp, s->t);
+  }
+  return j;
+}
+
+/// Whether the warnings given are limits: a range, inside the alarms given.
+bool warningsOrdered(std::optional<double> lw, std::optional<double> hw, std::optional<double> la,
+                     std::optional<double> ha) {
+  if (lw && hw && !(*lw < *hw)) return false;
+  if (lw && la && *la > *lw) return false;
+  if (hw && ha && *hw > *ha) return false;
+  return true;
+}
+
 // Rx or Tx power of every lane against the low warning (and alarm) threshold.
 Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const IfaceRef& in, const Subject& subject,
                   std::span<const Tracked* const> lanes, Fam thresholdFam,
@@ -90,7 +127,7 @@ Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const 
   Judged j;
   const auto lowWarn = threshold(ctx, thresholdFam, in, "low_warning");
   const auto lowAlarm = threshold(ctx, thresholdFam, in, "low_alarm");
-  if (!lowWarn || *lowWarn <= 0) return j;  // no threshold: nothing to judge against
+  if (!lowWarn || *lowWarn <= 0) return noLimits(ctx, lanes);
   const double fireAt = *lowWarn * dbFactor(rule.powerMarginDb);
   const double clearAbove = fireAt * dbFactor(rule.clearHysteresisDb);
   const Tracked* worst = nullptr;
@@ -130,11 +167,16 @@ Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& sub
                   std::string_view name, std::string_view unit, double display,
                   const UnusedLanes& unused = {}) {
   Judged j;
-  const auto hw = threshold(ctx, thresholdFam, in, "high_warning");
-  const auto lw = threshold(ctx, thresholdFam, in, "low_warning");
+  auto hw = threshold(ctx, thresholdFam, in, "high_warning");
+  auto lw = threshold(ctx, thresholdFam, in, "low_warning");
   const auto ha = threshold(ctx, thresholdFam, in, "high_alarm");
   const auto la = threshold(ctx, thresholdFam, in, "low_alarm");
-  if (!hw && !lw) return j;
+  // Warnings that are not a range are not limits: a module that programs its alarms and leaves its
+  // warnings at 0 would otherwise be "beyond its high warning of 0 °C" at every reading. Usable
+  // warnings are ordered low alarm <= low warning < high warning <= high alarm (SFF-8472 9.7,
+  // SFF-8636 6.2.6, CMIS 8.3: each warning lies inside its alarm).
+  if (!warningsOrdered(lw, hw, la, ha)) lw.reset(), hw.reset();
+  if (!hw && !lw) return noLimits(ctx, values);
   const Tracked* worst = nullptr;
   double worstExcess = -INFINITY;  // how far beyond a warning threshold, in the value's unit
   for (const Tracked* s : values) {
@@ -151,8 +193,8 @@ Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& sub
     j.v.clear = j.v.judged;  // every lane judged is one this link does not use
     return j;
   }
-  j.v.fire = worstExcess >= 0;
-  j.v.clear = worstExcess < 0;
+  j.v.fire = worstExcess > 0;
+  j.v.clear = worstExcess <= 0;
   const bool beyondAlarm = (ha && worst->raw >= *ha) || (la && worst->raw <= *la);
   const std::string_view laneLabel = worst->label("lane");
   if (!laneLabel.empty()) j.v.evidence.add("lane", laneOf(*worst));
@@ -441,7 +483,10 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     };
     // While the link is down every lane is dark: none is told apart as unused then.
     UnusedLanes unused;
-    if (!down) unused = UnusedLanes{UnusedLanes::darkOf(rx), UnusedLanes::darkOf(tx)};
+    if (!down) {
+      const uint32_t rxDark = UnusedLanes::darkOf(rx);
+      unused = UnusedLanes{rxDark, tx.empty() ? UnusedLanes::offWithoutTxMonitor(bias, rxDark) : UnusedLanes::darkOf(tx)};
+    }
     if (down) {
       for (const char* reason : {"rx_power_low", "tx_power_low", "tx_bias", "rx_power_sinking", "tx_power_sinking"})
         report(reason, Judged{}, values);

@@ -357,6 +357,74 @@ TEST(OpticsDegraded, LanesTheLinkDoesNotUseAreNotJudged) {
   EXPECT_NE(finding(fs, "alarm_flag")->summary.find("lane 3"), std::string::npos) << finding(fs, "alarm_flag")->summary;
 }
 
+// A module without a Tx power monitor (SFF-8636 byte 220 bit 2, CMIS page 01h byte 160 bit 1
+// clear): a lane whose laser is off is told by its bias of 0 with no light coming in either. A used
+// lane whose laser died still receives the far end's light, and is judged.
+TEST(OpticsDegraded, UnusedLanesOfAModuleWithoutATxPowerMonitorAreNotJudged) {
+  TestNode n;
+  module(n, "eth0", {-2, -2, -60, -60});  // lanes 3 and 4 unused: no light in
+  for (int lane = 1; lane <= 4; ++lane) {
+    n.drop("transceiver", "lane", std::to_string(lane), "fabricmon_transceiver_tx_power_watts");
+  }
+  for (const char* level : {"high_alarm", "high_warning", "low_warning", "low_alarm"}) {
+    n.drop("transceiver", "level", level, "fabricmon_transceiver_tx_power_threshold_watts");
+  }
+  for (int lane : {3, 4}) {
+    n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes",
+          {{"interface", "eth0"}, {"lane", std::to_string(lane)}}, 0.0);
+    for (const char* q : {"rx_power", "tx_bias"}) setFlag(n, "eth0", q, "low_alarm", std::to_string(lane), 1);
+  }
+  EXPECT_TRUE(run(n, 5).empty());
+  // Lane 2's laser dies: no bias, but the far end's light still comes in. Judged.
+  n.set("transceiver", "fabricmon_transceiver_tx_bias_amperes", {{"interface", "eth0"}, {"lane", "2"}}, 0.0);
+  setFlag(n, "eth0", "tx_bias", "low_alarm", "2", 1);
+  const auto fs = (run(n, 2), n.findings());
+  ASSERT_NE(finding(fs, "tx_bias"), nullptr) << ::testing::PrintToString(describe(fs));
+  EXPECT_NE(finding(fs, "tx_bias")->summary.find("lane 2"), std::string::npos) << finding(fs, "tx_bias")->summary;
+  ASSERT_NE(finding(fs, "alarm_flag"), nullptr);
+  EXPECT_NE(finding(fs, "alarm_flag")->summary.find("lane 2"), std::string::npos) << finding(fs, "alarm_flag")->summary;
+}
+
+// Warnings left at 0 beside programmed alarms are no range: not limits. Judged against them, a
+// healthy module would be "beyond its high warning of 0 °C" and "of 0 mA" at every reading.
+TEST(OpticsDegraded, WarningsThatAreNotARangeAreNotLimits) {
+  TestNode n;
+  module(n);
+  for (const char* fam : {"fabricmon_transceiver_temperature_threshold_celsius",
+                          "fabricmon_transceiver_tx_bias_threshold_amperes"}) {
+    for (const char* level : {"high_warning", "low_warning"}) {
+      n.set("transceiver", fam, {{"interface", "eth0"}, {"level", level}}, 0);
+    }
+  }
+  EXPECT_TRUE(run(n, 5).empty());
+  // Ordered warnings are limits again: a module at 72 °C is beyond its high warning of 70.
+  n.set("transceiver", "fabricmon_transceiver_temperature_threshold_celsius",
+        {{"interface", "eth0"}, {"level", "high_warning"}}, 70);
+  n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 72);
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/temperature/eth0"});
+}
+
+void serial(TestNode& n, const std::string& number, const std::string& iface);
+
+// A module swapped for one that reports values but no thresholds (flat memory, all-zero thresholds,
+// an unreadable page 02h): the old module's threshold findings clear; nothing holds them for good.
+TEST(OpticsDegraded, AFindingOfTheModuleBeforeClearsWhenTheNewOneHasNoThresholds) {
+  TestNode n;
+  module(n, "eth0", {-12, -3, -3, -3});
+  serial(n, "A1", "eth0");
+  n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 72);
+  EXPECT_EQ(run(n, 3), (std::vector<std::string>{"optics_degraded/rx_power_low/eth0",
+                                                 "optics_degraded/temperature/eth0"}));
+  serial(n, "B7", "eth0");
+  for (const char* fam : {"fabricmon_transceiver_rx_power_threshold_watts", "fabricmon_transceiver_tx_power_threshold_watts",
+                          "fabricmon_transceiver_tx_bias_threshold_amperes",
+                          "fabricmon_transceiver_temperature_threshold_celsius"}) {
+    n.drop("transceiver", "interface", "eth0", fam);
+  }
+  for (int lane = 1; lane <= 4; ++lane) setRx(n, lane, -2);
+  EXPECT_TRUE(run(n, 10).empty()) << "cleared within clear_after (5 min)";
+}
+
 TEST(OpticsDegraded, ManagementPortsAreLeftOut) {
   TestNode n;
   n.set("port_topology", "fabricmon_port_topology_info",
