@@ -22,9 +22,10 @@ const DriverMessage kMessages[] = {
     {"mlx5_health_compromised", "mlx5_core", kFatal, "health compromised", "",
      "the firmware's health counter stopped moving: the firmware hangs",
      "mlx5/core/health.c, poll_health() (\"device's health compromised - reached miss count\")"},
-    {"mlx5_internal_error", "mlx5_core", kFatal, "mlx5_enter_error_state", "): start",
+    {"mlx5_internal_error", "mlx5_core", kFatal, "mlx5_error_sw_reset|mlx5_enter_error_state", "): start",
      "the driver put the function into its internal error state (every command fails from now)",
-     "mlx5/core/health.c, mlx5_enter_error_state()"},
+     "mlx5/core/health.c, mlx5_error_sw_reset() (\"start\" of the reset out of the error state; older "
+     "kernels logged it in mlx5_enter_error_state())"},
     {"mlx5_health_recovery_failed", "mlx5_core", kFatal, "health recovery flow aborted|health recovery failed", "",
      "recovery after a fatal error gave up (PCI reads still failing): the NIC stays down",
      "mlx5/core/health.c, mlx5_health_try_recover() (\"health recovery flow aborted\"), "

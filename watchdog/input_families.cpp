@@ -117,6 +117,7 @@ constexpr InputFamily kFamilies[] = {
     {&families::nic::kReadWait, {"collector", "device", "port", "interface"}, 0},
     {&families::nic::kKernelLogLost, {"", "", ""}, 0},
     {&families::ethtool::kPhyPcsSymbol, {"interface", "", ""}, 0},
+    {&families::nic::kHealthReporterAutoRecover, {"pci_address", "devlink_port", "reporter"}, 0},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

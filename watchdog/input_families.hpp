@@ -118,6 +118,7 @@ enum class Fam : uint8_t {
   kNicReadWait,         // {collector,device,port,interface} seconds
   kKernelLogLost,       // {} records the kernel log ring overwrote before nic_driver_log read them
   kPhyPcsSymbolErrors,  // {interface} symbol errors the FEC did not correct (mlx5 rx_pcs_symbol_err_phy, bnxt rx_pcs_symbol_err)
+  kNicHealthReporterAutoRecover,  // {pci_address,devlink_port,reporter} 0/1; only reporters that can recover
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

@@ -23,6 +23,11 @@ namespace {
 struct Reporter {
   const Tracked* healthy = nullptr;
   const Tracked* errors = nullptr;
+  /// The reporter can recover: the kernel reports auto_recover only for a reporter with a recover
+  /// op (net/devlink/health.c, devlink_nl_health_reporter_fill()). One without (mlx5's fw, vnic)
+  /// stays in its error state from its first error until the driver is reloaded, so its state says
+  /// nothing about now; its new errors are judged (errors) instead.
+  const Tracked* autoRecover = nullptr;
 };
 
 /// pci_address, devlink_port, reporter: one reporter, whichever devices share its function.
@@ -46,7 +51,7 @@ void errorState(RuleContext& ctx, const NicHealthReporterRule& rule, std::string
   const Tracked* failing = nullptr;
   double inError = 0;
   for (const Reporter* r : reporters) {
-    if (!ctx.ready(r->healthy)) continue;
+    if (!ctx.ready(r->healthy) || r->autoRecover == nullptr) continue;
     v.judged = true;
     v.stamp = std::max(v.stamp, r->healthy->t);
     if (r->healthy->raw == 0) {
@@ -102,6 +107,8 @@ void evaluateNicHealthReporter(RuleContext& ctx, const NicHealthReporterRule& ru
     reporters[keyOf(*s)].healthy = s;
   for (const Tracked* s : ctx.history.family(Fam::kNicHealthReporterErrors))
     reporters[keyOf(*s)].errors = s;
+  for (const Tracked* s : ctx.history.family(Fam::kNicHealthReporterAutoRecover))
+    reporters[keyOf(*s)].autoRecover = s;
   if (reporters.empty()) return;
   // Each NIC's reporters; a function shared by several devices is each one's. Management NICs are
   // not in the join (watchdog/management_ports.hpp) and are not judged.
@@ -109,7 +116,7 @@ void evaluateNicHealthReporter(RuleContext& ctx, const NicHealthReporterRule& ru
   for (const PortRef& p : ctx.subjects.ports()) watched.insert(p.device);
   std::map<std::string_view, std::vector<const Reporter*>> byDevice;
   for (const auto& [key, r] : reporters) {
-    const Tracked* any = r.healthy != nullptr ? r.healthy : r.errors;
+    const Tracked* any = r.healthy != nullptr ? r.healthy : r.errors != nullptr ? r.errors : r.autoRecover;
     std::string_view devices = any->label("device");
     while (!devices.empty()) {
       const size_t comma = devices.find(',');

@@ -24,7 +24,7 @@ const std::map<std::string, Line> kLines = {
     {"mlx5_health_compromised",
      {"mlx5_core 0000:3b:00.0: poll_health:789:(pid 0): device's health compromised - reached miss count",
       "0000:3b:00.0"}},
-    {"mlx5_internal_error", {"mlx5_core 0000:3b:00.0: mlx5_enter_error_state:296:(pid 0): start", "0000:3b:00.0"}},
+    {"mlx5_internal_error", {"mlx5_core 0000:3b:00.0: mlx5_error_sw_reset:231:(pid 87): start", "0000:3b:00.0"}},
     {"mlx5_health_recovery_failed",
      {"mlx5_core 0000:3b:00.0: mlx5_health_try_recover:343:(pid 87): health recovery flow aborted, PCI reads "
       "still not working",
@@ -158,6 +158,7 @@ TEST(DriverMessages, OlderKernelsWordingsMatchTheirRow) {
       {"mlx5_0:dump_cqe:272:(pid 0): dump error cqe", "mlx5_ib_error_cqe"},
       {"mlx5_core 0000:3b:00.0: mlx5_fw_fatal_reporter_err_work:692:(pid 87): health recovery failed",
        "mlx5_health_recovery_failed"},
+      {"mlx5_core 0000:3b:00.0: mlx5_enter_error_state:296:(pid 0): start", "mlx5_internal_error"},
   };
   for (const auto& [line, name] : lines) {
     const DriverMessage* row = matchDriverMessage(line);
@@ -168,6 +169,7 @@ TEST(DriverMessages, OlderKernelsWordingsMatchTheirRow) {
   // driver's function is not mlx5's.
   EXPECT_EQ(matchDriverMessage("bnxt_en 0000:41:00.0 x: Solicited firmware reset event, data1: 0x1"), nullptr);
   EXPECT_EQ(matchDriverMessage("rxe0: WC error: 12, Message: transport retry counter exceeded"), nullptr);
+  EXPECT_EQ(matchDriverMessage("mlx5_core 0000:3b:00.0: mlx5_error_sw_reset:270:(pid 87): end"), nullptr);
 }
 
 TEST(DriverMessages, OrderKeepsOverlappingAnchorsApart) {

@@ -14,6 +14,7 @@ namespace {
 
 constexpr const char* kHealthy = "fabricmon_nic_health_reporter_healthy";
 constexpr const char* kErrors = "fabricmon_nic_health_reporter_errors_total";
+constexpr const char* kAutoRecover = "fabricmon_nic_health_reporter_auto_recover";
 
 struct Reporter {
   const char* devices;
@@ -40,8 +41,11 @@ class NicHealthReporterTest : public ::testing::Test {
     for (const Reporter& r : {kFwFatal, kTx}) {
       state(r, true);
       errors(r, 0);
+      canRecover(r);
     }
   }
+  /// The kernel reports auto_recover for a reporter that has a recover op (mlx5's fw_fatal, tx).
+  void canRecover(const Reporter& r) { n_.set("devlink_health", kAutoRecover, labels(r), 1); }
   void state(const Reporter& r, bool healthy) {
     n_.set("devlink_health", kHealthy, labels(r), healthy ? 1 : 0);
   }
@@ -110,8 +114,24 @@ TEST_F(NicHealthReporterTest, ASharedFunctionIsEachDevicesAndUnwatchedDevicesAre
   healthyRoce(n_, "mlx5_2", "eth2");
   state(kShared, false);
   state(kUnwatched, false);
+  canRecover(kShared);
+  canRecover(kUnwatched);
   EXPECT_EQ(run(3), (Findings{"nic_health_reporter/error_state/mlx5_1",
                               "nic_health_reporter/error_state/mlx5_2"}));
+}
+
+// mlx5's fw reporter has no recover op: its first error puts it in the error state until the driver
+// is reloaded (net/devlink/health.c: only a recovery or the driver sets it healthy again). That
+// state is history, not a NIC failing now: its new errors are the warning, and nothing holds a
+// critical finding for good.
+TEST_F(NicHealthReporterTest, AReporterThatCannotRecoverIsJudgedByItsErrorsNotItsState) {
+  constexpr Reporter kFw{"mlx5_0", "0000:17:00.0", "", "fw"};
+  state(kFw, false);  // latched before fabricmon started
+  errors(kFw, 1);
+  EXPECT_EQ(run(30), Findings{});
+  errors(kFw, 2);  // a new firmware syndrome
+  EXPECT_EQ(run(2), Findings{"nic_health_reporter/errors/mlx5_0"});
+  EXPECT_EQ(run(15 * 60 + 5), Findings{}) << "the warning clears after clear_after; the latched state holds nothing";
 }
 
 TEST(NicHealthReporterSettings, TheReadingsAndTheHoldAreConfigurable) {
@@ -122,6 +142,7 @@ TEST(NicHealthReporterSettings, TheReadingsAndTheHoldAreConfigurable) {
   healthyRoce(n, "mlx5_0", "eth0");
   n.set("devlink_health", kHealthy, labels(kTx), 1);
   n.set("devlink_health", kErrors, labels(kTx), 0);
+  n.set("devlink_health", kAutoRecover, labels(kTx), 1);
   for (int i = 0; i < 3; ++i) n.tick(1);
   n.set("devlink_health", kHealthy, labels(kTx), 0);
   n.tick(1);
