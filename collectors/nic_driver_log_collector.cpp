@@ -139,7 +139,12 @@ class NicDriverLogCollector final : public Collector {
     NicDriverLogState& s = *state_;
     if (topology.generation != generation_ || !built_) {
       watched_.build(topology);
-      for (const auto& [pci, place] : watched_.byPci) s.remembered[pci] = place;
+      // A function whose RDMA device left and whose interface stayed (an mlx5 recovery detaches
+      // its auxiliary devices one by one) keeps the place it had while it had a device.
+      for (const auto& [pci, place] : watched_.byPci) {
+        Place& known = s.remembered[pci];
+        if (known.device.empty() || !place.device.empty()) known = place;
+      }
       generation_ = topology.generation;
       built_ = true;
     }
@@ -237,7 +242,19 @@ class NicDriverLogCollector final : public Collector {
   void emit(NicDriverLogState& s, CollectOutput& out) {
     for (auto& [key, t] : s.tallies) {
       const auto w = watched_.byPci.find(key.first);
-      if (w == watched_.byPci.end()) continue;  // its function is not on the node now
+      // Its function is away, or only part of it is (an RDMA device gone, its interface left): a
+      // fatal error's recovery detaches the function's devices, a failed one leaves them gone. The
+      // series are unread, not vanished: the finding they raised holds as it was (the watchdog
+      // holds an unread series, docs/architecture.md), instead of clearing now and firing again
+      // when the function is back.
+      const bool away = w == watched_.byPci.end() || (!t.place.device.empty() && w->second.device.empty());
+      if (away) {
+        if (t.countSeries) {
+          out.unread(t.countSeries);
+          out.unread(t.timeSeries);
+        }
+        continue;
+      }
       if (!t.countSeries || !(t.place == w->second)) {
         t.place = w->second;
         const Labels labels{{"device", t.place.device},

@@ -299,6 +299,47 @@ TEST_F(NicDriverErrorTest, AFatalRecordDuringAReloadIsReportedWhenTheFunctionIsB
   EXPECT_EQ(label(findings()[0], "device"), "mlx5_0");
 }
 
+// An mlx5 fatal error's recovery detaches the function's RDMA device and interface
+// (mlx5_health_try_recover, mlx5_disable_device); a failed recovery leaves them gone. The finding
+// that explains the outage holds through it, once: it neither clears when discovery loses the
+// function nor starts again when the function is back, and a function that comes back in part
+// (its interface before its RDMA device) keeps the port it was on.
+TEST_F(NicDriverErrorTest, AFatalFindingHoldsOnceWhileItsFunctionIsAwayForItsRecovery) {
+  poll();
+  log_->pending.push_back(rec(kFatal));
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  const auto since = findings()[0].since;
+  const Topology full = topology_;
+  topology_.devices.clear();  // the RDMA device goes first; the interface stays a moment
+  topology_.netdevs[0].rdmaDevice.clear();
+  topology_.netdevs[0].rdmaPort = 0;
+  ++topology_.generation;
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  EXPECT_EQ(label(findings()[0], "device"), "mlx5_0") << "not moved to the interface alone";
+  topology_.netdevs.clear();
+  ++topology_.generation;
+  for (int i = 0; i < 30; ++i) poll();
+  ASSERT_EQ(findings().size(), 1u) << "held while the function is away";
+  EXPECT_EQ(findings()[0].since, since);
+  EXPECT_EQ(label(findings()[0], "device"), "mlx5_0");
+  topology_.netdevs = full.netdevs;  // back in part: the interface first
+  topology_.netdevs[0].rdmaDevice.clear();
+  topology_.netdevs[0].rdmaPort = 0;
+  ++topology_.generation;
+  poll();
+  EXPECT_EQ(findings()[0].since, since);
+  topology_ = full;
+  topology_.generation += 100;
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  EXPECT_EQ(findings()[0].since, since) << "the same finding, not a new one";
+  EXPECT_EQ(label(findings()[0], "device"), "mlx5_0");
+  for (int i = 0; i < 16; ++i) poll(60);
+  EXPECT_TRUE(findings().empty()) << "cleared after the quiet period, as any record";
+}
+
 // The record's time, not the moment its series came back, is when it happened: a function that
 // leaves and returns (a reload, a firmware reset) brings its old tallies back as new series, and a
 // fatal record judged and cleared long ago must not page again. The records carry the kernel's
