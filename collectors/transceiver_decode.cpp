@@ -483,7 +483,8 @@ void cmisDiagnostics(const ModuleMemory& m, const Identity& id, Diagnostics& d) 
     addFlag(d, id, q, Level::kLowWarning, 0, (b >> 3) & 1);
   }
   if (!id.paged) return;
-  // Tx bias multiplier: page 01h byte 160 bits 4-3 (0: x1, 1: x2, 2: x4).
+  // Tx bias multiplier: page 01h byte 160 bits 4-3 (0: x1, 1: x2, 2: x4), applied as a multiplier
+  // to the values and the thresholds alike. ethtool's cmis.c divides instead (docs/metrics.md).
   double biasFactor = 1;
   if (const HalfPage* p1 = m.find(upperPage(1)); p1 != nullptr) {
     const unsigned s = ((*p1)[160 - 128] >> 3) & 0x03;
