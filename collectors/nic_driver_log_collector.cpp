@@ -63,6 +63,10 @@ struct NicDriverLogState {
   DriverLogMatcher matcher;
   std::map<std::pair<std::string, std::string_view>, Tally> tallies;  ///< by (PCI address, pattern)
   std::map<std::string, Place, std::less<>> remembered;  ///< every watched function seen since start
+  /// The PCI address of every RDMA device and interface name of a watched function seen since start:
+  /// a record that names a device or interface that is away (re-registering after a reload) is
+  /// still its function's.
+  std::map<std::string, std::string, std::less<>> pciOfRdma, pciOfNetdev;
   double lost = 0, refused = 0, accessFailures = 0;
   bool denied = false;
   bool absent = false;  ///< no kernel log device (a container), said once
@@ -145,6 +149,8 @@ class NicDriverLogCollector final : public Collector {
         Place& known = s.remembered[pci];
         if (known.device.empty() || !place.device.empty()) known = place;
       }
+      for (const auto& [name, pci] : watched_.pciOfRdma) s.pciOfRdma[name] = pci;
+      for (const auto& [name, pci] : watched_.pciOfNetdev) s.pciOfNetdev[name] = pci;
       generation_ = topology.generation;
       built_ = true;
     }
@@ -217,10 +223,10 @@ class NicDriverLogCollector final : public Collector {
     }
     std::string pci = m->pci;
     if (pci.empty() && !m->rdmaDevice.empty()) {
-      if (auto it = watched_.pciOfRdma.find(m->rdmaDevice); it != watched_.pciOfRdma.end()) pci = it->second;
+      if (auto it = s.pciOfRdma.find(m->rdmaDevice); it != s.pciOfRdma.end()) pci = it->second;
     }
     if (pci.empty() && !m->netdev.empty()) {
-      if (auto it = watched_.pciOfNetdev.find(m->netdev); it != watched_.pciOfNetdev.end()) pci = it->second;
+      if (auto it = s.pciOfNetdev.find(m->netdev); it != s.pciOfNetdev.end()) pci = it->second;
     }
     if (pci.empty()) return;
     // A function fabricmon does not watch (and never did since start) is none of its business. One

@@ -340,6 +340,24 @@ TEST_F(NicDriverErrorTest, AFatalFindingHoldsOnceWhileItsFunctionIsAwayForItsRec
   EXPECT_TRUE(findings().empty()) << "cleared after the quiet period, as any record";
 }
 
+// A record that names its RDMA device rather than its PCI function (ib_core registering the device
+// again after a reload) while that device is away is still its function's: counted when it is back.
+TEST_F(NicDriverErrorTest, ARecordNamingADeviceThatIsAwayIsItsFunctions) {
+  poll();  // mlx5_0 is known
+  const Topology full = topology_;
+  topology_.devices.clear();
+  topology_.netdevs.clear();
+  ++topology_.generation;
+  poll();
+  // ib_core's dev_err() on a device not registered yet: no PCI function in the record's dictionary.
+  log_->pending.push_back(rec("infiniband mlx5_0: Couldn't set up InfiniBand P_Key/GID cache", 0, ""));
+  poll();
+  topology_ = full;
+  topology_.generation += 100;
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "ib_core_cache_setup_failed"), 1);
+}
+
 // The record's time, not the moment its series came back, is when it happened: a function that
 // leaves and returns (a reload, a firmware reset) brings its old tallies back as new series, and a
 // fatal record judged and cleared long ago must not page again. The records carry the kernel's
