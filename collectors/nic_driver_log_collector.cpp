@@ -30,6 +30,7 @@ struct Tally {
   std::string message;  ///< the latest record's text (at most kMaxKeptMessage bytes)
   Place place;          ///< the labels of the series below
   SeriesPtr countSeries, timeSeries;
+  double emitted = 0;   ///< `count` when the series were last emitted with a value
 };
 
 double nowWall() {
@@ -143,14 +144,9 @@ class NicDriverLogCollector final : public Collector {
     NicDriverLogState& s = *state_;
     if (topology.generation != generation_ || !built_) {
       watched_.build(topology);
-      // A function whose RDMA device left and whose interface stayed (an mlx5 recovery detaches
-      // its auxiliary devices one by one) keeps the place it had while it had a device.
-      for (const auto& [pci, place] : watched_.byPci) {
-        Place& known = s.remembered[pci];
-        if (known.device.empty() || !place.device.empty()) known = place;
-      }
-      for (const auto& [name, pci] : watched_.pciOfRdma) s.pciOfRdma[name] = pci;
-      for (const auto& [name, pci] : watched_.pciOfNetdev) s.pciOfNetdev[name] = pci;
+      for (const auto& [pci, place] : watched_.byPci) s.remembered[pci] = place;
+      rememberNames(s.pciOfRdma, watched_.pciOfRdma);
+      rememberNames(s.pciOfNetdev, watched_.pciOfNetdev);
       generation_ = topology.generation;
       built_ = true;
     }
@@ -198,6 +194,16 @@ class NicDriverLogCollector final : public Collector {
   }
 
  private:
+  /// Keeps the names of functions that are away; forgets a name whose function goes by another
+  /// now (a renamed interface: its old name may be another function's next).
+  static void rememberNames(std::map<std::string, std::string, std::less<>>& known,
+                            const std::map<std::string, std::string, std::less<>>& current) {
+    std::set<std::string_view> named;
+    for (const auto& [name, pci] : current) named.insert(pci);
+    std::erase_if(known, [&](const auto& kv) { return named.count(kv.second) != 0 && current.count(kv.first) == 0; });
+    for (const auto& [name, pci] : current) known[name] = pci;
+  }
+
   void ingest(NicDriverLogState& s, const KmsgRecord& r) {
     // Only the kernel logs with facility 0; root writing to /dev/kmsg gets the user facility
     // whatever prefix it claims (kernel/printk/printk.c, devkmsg_write()).
@@ -252,8 +258,10 @@ class NicDriverLogCollector final : public Collector {
       // fatal error's recovery detaches the function's devices, a failed one leaves them gone. The
       // series are unread, not vanished: the finding they raised holds as it was (the watchdog
       // holds an unread series, docs/architecture.md), instead of clearing now and firing again
-      // when the function is back.
-      const bool away = w == watched_.byPci.end() || (!t.place.device.empty() && w->second.device.empty());
+      // when the function is back. A new record of a function back in part is news: it goes out
+      // on the part that is there.
+      const bool partly = w != watched_.byPci.end() && !t.place.device.empty() && w->second.device.empty();
+      const bool away = w == watched_.byPci.end() || (partly && t.count == t.emitted);
       if (away) {
         if (t.countSeries) {
           out.unread(t.countSeries);
@@ -275,6 +283,7 @@ class NicDriverLogCollector final : public Collector {
       }
       out.add(t.countSeries, t.count);
       out.add(t.timeSeries, t.lastWall);
+      t.emitted = t.count;
       out.note(t.timeSeries, t.message);  // the rule reads this series (watchdog/input_families.hpp)
     }
     if (!lostSeries_) {

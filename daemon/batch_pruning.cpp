@@ -30,12 +30,14 @@ BatchPtr withoutVanished(const BatchPtr& batch, const Topology& topology) {
   SampleWriter out(*pruned);
   for (size_t i = 0; i < batch->samples.size(); ++i) {
     const Sample& s = batch->samples[i];
-    if (present(*s.series)) out.add(batch->seriesAt(i), s.value);
+    if (present(*s.series)) {
+      out.add(batch->seriesAt(i), s.value);
+    } else {
+      pruned->unread.push_back(batch->seriesAt(i));  // not rendered; the collector's next run decides
+    }
   }
   out.finish();
-  for (const SeriesPtr& series : batch->unread) {
-    if (present(*series)) pruned->unread.push_back(series);
-  }
+  pruned->unread.insert(pruned->unread.end(), batch->unread.begin(), batch->unread.end());
   return pruned;
 }
 

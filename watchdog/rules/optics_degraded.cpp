@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -33,6 +34,7 @@ double dbFactor(double db) { return std::pow(10.0, db / 10.0); }
 struct Judged {
   Verdict v;
   Severity severity = Severity::kWarning;
+  bool noLimits = false;  ///< the module reports no usable threshold for the quantity: not judged
 };
 
 // The threshold of `level` for the interface, when the module has one (absent = unsupported).
@@ -97,10 +99,10 @@ struct UnusedLanes {
   }
 };
 
-/// A quantity whose module reports no usable limit: judged (whatever the reading, nothing is beyond
-/// a limit) and clear once a reading is there. A finding of the module before a swap, which had
-/// limits, clears with it instead of being held for good.
-Judged noLimits(const RuleContext& ctx, std::span<const Tracked* const> values) {
+/// A quantity of another module than the one whose limits were last seen, reporting no usable limit
+/// (a swap to a module with flat memory, all-zero thresholds, an unreadable threshold page): judged
+/// clear once a reading is there, so the finding of the module before does not hold for good.
+Judged clearWithoutLimits(const RuleContext& ctx, std::span<const Tracked* const> values) {
   Judged j;
   for (const Tracked* s : values) {
     if (!ctx.ready(s)) continue;
@@ -111,13 +113,15 @@ Judged noLimits(const RuleContext& ctx, std::span<const Tracked* const> values) 
   return j;
 }
 
-/// Whether the warnings given are limits: a range, inside the alarms given.
-bool warningsOrdered(std::optional<double> lw, std::optional<double> hw, std::optional<double> la,
-                     std::optional<double> ha) {
-  if (lw && hw && !(*lw < *hw)) return false;
-  if (lw && la && *la > *lw) return false;
-  if (hw && ha && *hw > *ha) return false;
-  return true;
+/// Drops the warnings that are no limits. Warnings that are no range (low at or above high: both
+/// left at 0) are both dropped; then each side on its own, against the alarms while those are a
+/// range: a warning outside its alarm, or on the far side of the other alarm, is dropped.
+void usableWarnings(std::optional<double>& lw, std::optional<double>& hw, std::optional<double> la,
+                    std::optional<double> ha) {
+  if (lw && hw && !(*lw < *hw)) lw.reset(), hw.reset();
+  if (la && ha && !(*la < *ha)) return;  // the alarms say nothing (not programmed: both 0)
+  if (lw && ((la && *la > *lw) || (ha && *lw >= *ha))) lw.reset();
+  if (hw && ((ha && *hw > *ha) || (la && *hw <= *la))) hw.reset();
 }
 
 // Rx or Tx power of every lane against the low warning (and alarm) threshold.
@@ -127,7 +131,10 @@ Judged judgePower(const RuleContext& ctx, const OpticsDegradedRule& rule, const 
   Judged j;
   const auto lowWarn = threshold(ctx, thresholdFam, in, "low_warning");
   const auto lowAlarm = threshold(ctx, thresholdFam, in, "low_alarm");
-  if (!lowWarn || *lowWarn <= 0) return noLimits(ctx, lanes);
+  if (!lowWarn || *lowWarn <= 0) {
+    j.noLimits = true;
+    return j;
+  }
   const double fireAt = *lowWarn * dbFactor(rule.powerMarginDb);
   const double clearAbove = fireAt * dbFactor(rule.clearHysteresisDb);
   const Tracked* worst = nullptr;
@@ -175,8 +182,11 @@ Judged judgeRange(const RuleContext& ctx, const IfaceRef& in, const Subject& sub
   // warnings at 0 would otherwise be "beyond its high warning of 0 °C" at every reading. Usable
   // warnings are ordered low alarm <= low warning < high warning <= high alarm (SFF-8472 9.7,
   // SFF-8636 6.2.6, CMIS 8.3: each warning lies inside its alarm).
-  if (!warningsOrdered(lw, hw, la, ha)) lw.reset(), hw.reset();
-  if (!hw && !lw) return noLimits(ctx, values);
+  usableWarnings(lw, hw, la, ha);
+  if (!hw && !lw) {
+    j.noLimits = true;
+    return j;
+  }
   const Tracked* worst = nullptr;
   double worstExcess = -INFINITY;  // how far beyond a warning threshold, in the value's unit
   for (const Tracked* s : values) {
@@ -353,11 +363,17 @@ struct OpticsMemory : RuleState {
   };
   static constexpr Nanos kDarkNow = INT64_MAX;
   std::map<std::string, Light, std::less<>> lightAlarm;
+  /// By interface: the module ("vendor/part number/serial number") whose thresholds were last seen,
+  /// per quantity judged against them (Rx power, Tx power, bias, temperature).
+  std::map<std::string, std::array<std::string, 4>, std::less<>> limitsModule;
   /// Every interface's module's lane baselines, by interface: kept while the interface is away
   /// (a driver reload) until every part is older than the baseline window.
   std::map<std::string, ModuleBaselines, std::less<>> baselines;
   uint64_t pass = 0;
-  void disabled() override { lightAlarm.clear(); }
+  void disabled() override {
+    lightAlarm.clear();
+    limitsModule.clear();
+  }
   bool save(nlohmann::json& out) const override;
   void restore(const nlohmann::json& in) override;
   void appendSamples(SampleWriter& out) override;
@@ -430,15 +446,21 @@ void trackDarkness(const IfaceRef& in, bool down, OpticsMemory::Light& l) {
 /// The interface's module's baselines. Another module than the one they were learned from starts
 /// over; an identity not read, without a serial number, or read with a bad checksum (an I2C glitch
 /// in its bytes) changes nothing.
+/// "vendor/part number/serial number" of the interface's module; "" when not read, without a serial
+/// number, or read with a bad checksum.
+std::string moduleIdentity(const IfaceRef& in) {
+  const Tracked* info = in.in(Fam::kXcvrInfo);
+  if (info == nullptr || info->label("serial_number").empty() || info->label("checksum") == "bad") return {};
+  return fmt::format("{}/{}/{}", info->label("vendor"), info->label("part_number"), info->label("serial_number"));
+}
+
 ModuleBaselines& baselinesOf(OpticsMemory& memory, const IfaceRef& in) {
   auto it = memory.baselines.find(in.name);
   if (it == memory.baselines.end()) it = memory.baselines.emplace(std::string(in.name), ModuleBaselines{}).first;
   ModuleBaselines& module = it->second;
   module.pass = memory.pass;
-  const Tracked* info = in.in(Fam::kXcvrInfo);
-  if (info == nullptr || info->label("serial_number").empty() || info->label("checksum") == "bad") return module;
-  const std::string identity =
-      fmt::format("{}/{}/{}", info->label("vendor"), info->label("part_number"), info->label("serial_number"));
+  const std::string identity = moduleIdentity(in);
+  if (identity.empty()) return module;
   if (identity != module.module) {
     if (!module.module.empty()) {
       module.lanes.clear();
@@ -481,6 +503,20 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     auto report = [&](std::string_view reason, Judged j, const Policy& policy) {
       ctx.observe(reason, j.severity, subject, policy, j.v);
     };
+    // A quantity without usable limits holds its finding (the module's threshold page not read this
+    // time, a value out of its domain) unless the module is another one than the one whose limits
+    // were last seen: then the finding was the module's before.
+    const std::string identity = moduleIdentity(in);
+    auto& limitsModule = memory.limitsModule[std::string(iface)];
+    auto againstLimits = [&](size_t quantity, Judged j, std::span<const Tracked* const> values) {
+      std::string& seen = limitsModule[quantity];
+      if (!j.noLimits) {
+        if (!identity.empty()) seen = identity;
+        return j;
+      }
+      if (!identity.empty() && !seen.empty() && identity != seen) return clearWithoutLimits(ctx, values);
+      return j;
+    };
     // While the link is down every lane is dark: none is told apart as unused then.
     UnusedLanes unused;
     if (!down) {
@@ -501,16 +537,18 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
                values);
       }
       report("rx_power_low",
-             judgePower(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", unused, "rx_power"), values);
+             againstLimits(0, judgePower(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", unused, "rx_power"), rx),
+             values);
       report("tx_power_low",
-             judgePower(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx", unused, "tx_power"), values);
+             againstLimits(1, judgePower(ctx, rule, in, subject, tx, Fam::kXcvrTxPowerThreshold, "Tx", unused, "tx_power"), tx),
+             values);
       report("tx_bias",
-             judgeRange(ctx, in, subject, bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000, unused),
+             againstLimits(2, judgeRange(ctx, in, subject, bias, Fam::kXcvrTxBiasThreshold, "laser bias", "mA", 1000, unused), bias),
              values);
     }
     report("temperature",
-           judgeRange(ctx, in, subject, temperature, Fam::kXcvrTemperatureThreshold,
-                      "module temperature", "°C", 1),
+           againstLimits(3, judgeRange(ctx, in, subject, temperature, Fam::kXcvrTemperatureThreshold,
+                                       "module temperature", "°C", 1), temperature),
            values);
     Nanos flagsT = kNever;
     for (const Tracked* s : alarms) {
@@ -526,6 +564,7 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     if (!skipLight) l.set = lightSet;
   }
   std::erase_if(memory.lightAlarm, [&](const auto& kv) { return kv.second.pass != memory.pass; });
+  std::erase_if(memory.limitsModule, [&](const auto& kv) { return memory.lightAlarm.count(kv.first) == 0; });
   // A module not seen in this evaluation whose every lane's parts are older than the window has
   // nothing left to say (one seen keeps its entry: it is learning).
   const int64_t now = DayBaseline::wallSeconds(ctx.wallNow);

@@ -1,5 +1,5 @@
 // withoutVanished (daemon/batch_pruning.hpp): what a batch from before a discovery keeps of its
-// samples and of its unread series.
+// samples, and that what it drops is unread, not gone, until the collector's next run says.
 #include "daemon/batch_pruning.hpp"
 
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@ std::set<std::string> keys(const std::vector<SeriesPtr>& series) {
   return out;
 }
 
-TEST(BatchPruning, VanishedDevicesAndInterfacesLeaveTheSamplesAndTheUnreadSeries) {
+TEST(BatchPruning, VanishedDevicesAndInterfacesLeaveTheSamplesAndAreUnread) {
   Topology now;
   now.devices = {RdmaDevice{"mlx5_0", "", 1, {}}};
   now.netdevs = {Netdev{"eth0", "", "", 0}};
@@ -42,8 +42,15 @@ TEST(BatchPruning, VanishedDevicesAndInterfacesLeaveTheSamplesAndTheUnreadSeries
   }
   EXPECT_EQ(kept, (std::set<std::string>{"fabricmon_test_pruned{device=\"mlx5_0\"}",
                                          "fabricmon_test_pruned{device=\"mlx5_1,mlx5_0\"}"}));
+  // Not rendered (the samples are gone), but not vanished either: a series the collector's next run
+  // still reports unread stays held (nic_driver_log's function away for its recovery); one it no
+  // longer reports at all goes then.
   EXPECT_EQ(keys(pruned->unread),
-            (std::set<std::string>{"fabricmon_test_pruned{device=\"mlx5_0\",interface=\"eth0\"}"}));
+            (std::set<std::string>{"fabricmon_test_pruned{device=\"mlx5_0\",interface=\"eth0\"}",
+                                   "fabricmon_test_pruned{device=\"mlx5_0\",interface=\"eth1\"}",
+                                   "fabricmon_test_pruned{device=\"mlx5_1\"}",
+                                   "fabricmon_test_pruned{device=\"mlx5_1,mlx5_2\"}",
+                                   "fabricmon_test_pruned{interface=\"eth1\"}"}));
 }
 
 }  // namespace

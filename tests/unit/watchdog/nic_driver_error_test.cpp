@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "daemon/batch_pruning.hpp"
 #include "collectors/error_tracker.hpp"
 #include "collectors/nic_driver_log_collector.hpp"
 #include "collectors/registry.hpp"
@@ -100,6 +101,16 @@ class NicDriverErrorTest : public ::testing::Test {
   }
 
   std::vector<Finding> findings() const { return watchdog_.activeFindings(); }
+
+  /// A pipeline pass between a discovery and the collector's next run: the watchdog judges the
+  /// collector's previous batch without what vanished since (daemon/pipeline.cpp, withoutVanished).
+  void passAfterDiscovery() {
+    now_ += std::chrono::milliseconds(300);
+    auto& batch = snapshot_.batches["nic_driver_log"];
+    batch = withoutVanished(batch, topology_);
+    ++snapshot_.generation;
+    watchdog_.evaluate(snapshot_, now_, wall_);
+  }
 
   static std::string label(const Finding& f, std::string_view name) {
     for (const auto& [k, v] : f.labels) {
@@ -315,11 +326,13 @@ TEST_F(NicDriverErrorTest, AFatalFindingHoldsOnceWhileItsFunctionIsAwayForItsRec
   topology_.netdevs[0].rdmaDevice.clear();
   topology_.netdevs[0].rdmaPort = 0;
   ++topology_.generation;
+  passAfterDiscovery();
   poll();
   ASSERT_EQ(findings().size(), 1u);
   EXPECT_EQ(label(findings()[0], "device"), "mlx5_0") << "not moved to the interface alone";
   topology_.netdevs.clear();
   ++topology_.generation;
+  passAfterDiscovery();
   for (int i = 0; i < 30; ++i) poll();
   ASSERT_EQ(findings().size(), 1u) << "held while the function is away";
   EXPECT_EQ(findings()[0].since, since);
@@ -338,6 +351,27 @@ TEST_F(NicDriverErrorTest, AFatalFindingHoldsOnceWhileItsFunctionIsAwayForItsRec
   EXPECT_EQ(label(findings()[0], "device"), "mlx5_0");
   for (int i = 0; i < 16; ++i) poll(60);
   EXPECT_TRUE(findings().empty()) << "cleared after the quiet period, as any record";
+}
+
+// A failed recovery can bring the interface back and not the RDMA device (with netdev.include the
+// interface alone is watched): a new fatal record then is news, on the interface that is there.
+TEST_F(NicDriverErrorTest, ANewRecordOfAFunctionBackInPartIsReportedOnThePartThatIsThere) {
+  poll();
+  log_->pending.push_back(rec(kFatal));
+  poll();
+  topology_.devices.clear();
+  topology_.netdevs[0].rdmaDevice.clear();
+  topology_.netdevs[0].rdmaPort = 0;
+  ++topology_.generation;
+  passAfterDiscovery();
+  poll();
+  ASSERT_EQ(findings().size(), 1u);
+  log_->pending.push_back(rec(kFatal));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 2);
+  bool onInterface = false;
+  for (const Finding& f : findings()) onInterface |= label(f, "device").empty() && label(f, "interface") == "ens1f0np0";
+  EXPECT_TRUE(onInterface);
 }
 
 // A record that names its RDMA device rather than its PCI function (ib_core registering the device

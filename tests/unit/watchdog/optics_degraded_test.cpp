@@ -397,6 +397,18 @@ TEST(OpticsDegraded, WarningsThatAreNotARangeAreNotLimits) {
     }
   }
   EXPECT_TRUE(run(n, 5).empty());
+  // One side out of its alarm drops that side only: a low temperature warning above its alarm is no
+  // limit, the high side still is.
+  n.set("transceiver", "fabricmon_transceiver_temperature_threshold_celsius",
+        {{"interface", "eth0"}, {"level", "high_warning"}}, 70);
+  n.set("transceiver", "fabricmon_transceiver_temperature_threshold_celsius",
+        {{"interface", "eth0"}, {"level", "low_warning"}}, -10);  // below its low alarm of -5
+  n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 72);
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/temperature/eth0"});
+  n.set("transceiver", "fabricmon_transceiver_temperature_threshold_celsius",
+        {{"interface", "eth0"}, {"level", "low_warning"}}, 0);
+  n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 45);
+  run(n, 10);
   // Ordered warnings are limits again: a module at 72 °C is beyond its high warning of 70.
   n.set("transceiver", "fabricmon_transceiver_temperature_threshold_celsius",
         {{"interface", "eth0"}, {"level", "high_warning"}}, 70);
@@ -408,19 +420,26 @@ void serial(TestNode& n, const std::string& number, const std::string& iface);
 
 // A module swapped for one that reports values but no thresholds (flat memory, all-zero thresholds,
 // an unreadable page 02h): the old module's threshold findings clear; nothing holds them for good.
+// The same module whose thresholds were not read for a while (its threshold page is read again once
+// an hour) holds its findings: a real over-temperature is not cleared and paged again.
 TEST(OpticsDegraded, AFindingOfTheModuleBeforeClearsWhenTheNewOneHasNoThresholds) {
+  auto dropThresholds = [](TestNode& n) {
+    for (const char* fam : {"fabricmon_transceiver_rx_power_threshold_watts", "fabricmon_transceiver_tx_power_threshold_watts",
+                            "fabricmon_transceiver_tx_bias_threshold_amperes",
+                            "fabricmon_transceiver_temperature_threshold_celsius"}) {
+      n.drop("transceiver", "interface", "eth0", fam);
+    }
+  };
+  const std::vector<std::string> both{"optics_degraded/rx_power_low/eth0", "optics_degraded/temperature/eth0"};
   TestNode n;
   module(n, "eth0", {-12, -3, -3, -3});
   serial(n, "A1", "eth0");
   n.set("transceiver", "fabricmon_transceiver_temperature_celsius", {{"interface", "eth0"}}, 72);
-  EXPECT_EQ(run(n, 3), (std::vector<std::string>{"optics_degraded/rx_power_low/eth0",
-                                                 "optics_degraded/temperature/eth0"}));
-  serial(n, "B7", "eth0");
-  for (const char* fam : {"fabricmon_transceiver_rx_power_threshold_watts", "fabricmon_transceiver_tx_power_threshold_watts",
-                          "fabricmon_transceiver_tx_bias_threshold_amperes",
-                          "fabricmon_transceiver_temperature_threshold_celsius"}) {
-    n.drop("transceiver", "interface", "eth0", fam);
-  }
+  EXPECT_EQ(run(n, 3), both);
+  dropThresholds(n);  // the same module, its thresholds not read this time
+  EXPECT_EQ(run(n, 10), both) << "held: the module is the one whose thresholds were seen";
+  n.drop("transceiver", "serial_number", "A1", "fabricmon_transceiver_info");
+  serial(n, "B7", "eth0");  // another module, without thresholds
   for (int lane = 1; lane <= 4; ++lane) setRx(n, lane, -2);
   EXPECT_TRUE(run(n, 10).empty()) << "cleared within clear_after (5 min)";
 }
