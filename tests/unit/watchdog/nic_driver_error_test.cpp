@@ -111,6 +111,15 @@ class NicDriverErrorTest : public ::testing::Test {
     ++snapshot_.generation;
     watchdog_.evaluate(snapshot_, now_, wall_);
   }
+  /// Discovery sees the RDMA device gone and its interface still there (with no RDMA device behind
+  /// it), and the pipeline passes before the collector's next run.
+  void rdmaDeviceLeavesInterfaceStays() {
+    topology_.devices.clear();
+    topology_.netdevs[0].rdmaDevice.clear();
+    topology_.netdevs[0].rdmaPort = 0;
+    ++topology_.generation;
+    passAfterDiscovery();
+  }
 
   static std::string label(const Finding& f, std::string_view name) {
     for (const auto& [k, v] : f.labels) {
@@ -322,11 +331,7 @@ TEST_F(NicDriverErrorTest, AFatalFindingHoldsOnceWhileItsFunctionIsAwayForItsRec
   ASSERT_EQ(findings().size(), 1u);
   const auto since = findings()[0].since;
   const Topology full = topology_;
-  topology_.devices.clear();  // the RDMA device goes first; the interface stays a moment
-  topology_.netdevs[0].rdmaDevice.clear();
-  topology_.netdevs[0].rdmaPort = 0;
-  ++topology_.generation;
-  passAfterDiscovery();
+  rdmaDeviceLeavesInterfaceStays();  // the RDMA device goes first; the interface stays a moment
   poll();
   ASSERT_EQ(findings().size(), 1u);
   EXPECT_EQ(label(findings()[0], "device"), "mlx5_0") << "not moved to the interface alone";
@@ -359,11 +364,7 @@ TEST_F(NicDriverErrorTest, ANewRecordOfAFunctionBackInPartIsReportedOnThePartTha
   poll();
   log_->pending.push_back(rec(kFatal));
   poll();
-  topology_.devices.clear();
-  topology_.netdevs[0].rdmaDevice.clear();
-  topology_.netdevs[0].rdmaPort = 0;
-  ++topology_.generation;
-  passAfterDiscovery();
+  rdmaDeviceLeavesInterfaceStays();
   poll();
   ASSERT_EQ(findings().size(), 1u);
   log_->pending.push_back(rec(kFatal));
