@@ -198,9 +198,10 @@ int64_t partSeconds(const LinkBerRule& rule) {
 
 int64_t wallSeconds(const RuleContext& ctx) { return DayBaseline::wallSeconds(ctx.wallNow); }
 
+/// Adds the interval since the last evaluation to the current part (the caller cut the parts to
+/// the rule's width).
 void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, const Tracked* errors,
            const Tracked* received, const Fec& fec) {
-  m.parts.cut(partSeconds(rule));
   if (errors == nullptr || errors->t == m.lastT) return;
   const double bitsTotal = received != nullptr && received->t == errors->t ? received->total * kBitsPerByte : -1;
   const double dErrors = errors->total - m.lastErrors;

@@ -360,20 +360,17 @@ struct OpticsMemory : RuleState {
     bool staleReading = false;
     Nanos flagsT = kNever;     ///< sample time of the latest flag reading
     double carrierDowns = -1;  ///< the interface's carrier-down count at the last evaluation
+    /// The module (moduleIdentity) whose thresholds were last seen, per quantity judged against
+    /// them: Rx power, Tx power, bias, temperature.
+    std::array<std::string, 4> limitsModule;
   };
   static constexpr Nanos kDarkNow = INT64_MAX;
   std::map<std::string, Light, std::less<>> lightAlarm;
-  /// By interface: the module ("vendor/part number/serial number") whose thresholds were last seen,
-  /// per quantity judged against them (Rx power, Tx power, bias, temperature).
-  std::map<std::string, std::array<std::string, 4>, std::less<>> limitsModule;
   /// Every interface's module's lane baselines, by interface: kept while the interface is away
   /// (a driver reload) until every part is older than the baseline window.
   std::map<std::string, ModuleBaselines, std::less<>> baselines;
   uint64_t pass = 0;
-  void disabled() override {
-    lightAlarm.clear();
-    limitsModule.clear();
-  }
+  void disabled() override { lightAlarm.clear(); }
   bool save(nlohmann::json& out) const override;
   void restore(const nlohmann::json& in) override;
   void appendSamples(SampleWriter& out) override;
@@ -443,23 +440,21 @@ void trackDarkness(const IfaceRef& in, bool down, OpticsMemory::Light& l) {
   }
 }
 
-/// The interface's module's baselines. Another module than the one they were learned from starts
-/// over; an identity not read, without a serial number, or read with a bad checksum (an I2C glitch
-/// in its bytes) changes nothing.
 /// "vendor/part number/serial number" of the interface's module; "" when not read, without a serial
-/// number, or read with a bad checksum.
+/// number, or read with a bad checksum (an I2C glitch in its bytes).
 std::string moduleIdentity(const IfaceRef& in) {
   const Tracked* info = in.in(Fam::kXcvrInfo);
   if (info == nullptr || info->label("serial_number").empty() || info->label("checksum") == "bad") return {};
   return fmt::format("{}/{}/{}", info->label("vendor"), info->label("part_number"), info->label("serial_number"));
 }
 
-ModuleBaselines& baselinesOf(OpticsMemory& memory, const IfaceRef& in) {
+/// The interface's module's baselines. Another module than the one they were learned from starts
+/// over; an identity not known ("", moduleIdentity) changes nothing.
+ModuleBaselines& baselinesOf(OpticsMemory& memory, const IfaceRef& in, const std::string& identity) {
   auto it = memory.baselines.find(in.name);
   if (it == memory.baselines.end()) it = memory.baselines.emplace(std::string(in.name), ModuleBaselines{}).first;
   ModuleBaselines& module = it->second;
   module.pass = memory.pass;
-  const std::string identity = moduleIdentity(in);
   if (identity.empty()) return module;
   if (identity != module.module) {
     if (!module.module.empty()) {
@@ -507,11 +502,10 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     // time, a value out of its domain) unless the module is another one than the one whose limits
     // were last seen: then the finding was the module's before.
     const std::string identity = moduleIdentity(in);
-    auto& limitsModule = memory.limitsModule[std::string(iface)];
     auto againstLimits = [&](size_t quantity, Judged j, std::span<const Tracked* const> values) {
-      std::string& seen = limitsModule[quantity];
+      std::string& seen = l.limitsModule[quantity];
       if (!j.noLimits) {
-        if (!identity.empty()) seen = identity;
+        if (!identity.empty() && seen != identity) seen = identity;
         return j;
       }
       if (!identity.empty() && !seen.empty() && identity != seen) return clearWithoutLimits(ctx, values);
@@ -528,7 +522,7 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
         report(reason, Judged{}, values);
     } else {
       if (!rx.empty() || !tx.empty()) {
-        ModuleBaselines& module = baselinesOf(memory, in);
+        ModuleBaselines& module = baselinesOf(memory, in, identity);
         report("rx_power_sinking",
                judgeSinking(ctx, rule, in, subject, rx, Fam::kXcvrRxPowerThreshold, "Rx", "rx_power", unused, module),
                values);
@@ -564,7 +558,6 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     if (!skipLight) l.set = lightSet;
   }
   std::erase_if(memory.lightAlarm, [&](const auto& kv) { return kv.second.pass != memory.pass; });
-  std::erase_if(memory.limitsModule, [&](const auto& kv) { return memory.lightAlarm.count(kv.first) == 0; });
   // A module not seen in this evaluation whose every lane's parts are older than the window has
   // nothing left to say (one seen keeps its entry: it is learning).
   const int64_t now = DayBaseline::wallSeconds(ctx.wallNow);

@@ -393,6 +393,20 @@ TEST_F(NicDriverErrorTest, ARecordNamingADeviceThatIsAwayIsItsFunctions) {
   EXPECT_EQ(value(b, families::nic::kDriverRecords, "ib_core_cache_setup_failed"), 1);
 }
 
+// A name its function gave up (a device renamed: mlx5_0 is mlx5_5 now) may be another function's
+// next: a record naming it is not the renamed function's.
+TEST_F(NicDriverErrorTest, ANameARenamedFunctionGaveUpIsNoLongerIts) {
+  poll();
+  topology_.devices[0].name = "mlx5_5";
+  topology_.netdevs[0].rdmaDevice = "mlx5_5";
+  ++topology_.generation;
+  poll();
+  log_->pending.push_back(rec("infiniband mlx5_0: Couldn't set up InfiniBand P_Key/GID cache", 0, ""));
+  log_->pending.push_back(rec("infiniband mlx5_5: Couldn't set up InfiniBand P_Key/GID cache", 0, ""));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "ib_core_cache_setup_failed"), 1) << "mlx5_5's record only";
+}
+
 // The record's time, not the moment its series came back, is when it happened: a function that
 // leaves and returns (a reload, a firmware reset) brings its old tallies back as new series, and a
 // fatal record judged and cleared long ago must not page again. The records carry the kernel's
