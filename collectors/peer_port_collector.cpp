@@ -52,6 +52,23 @@ constexpr unsigned kReopenAfter = 3;
 
 double laneBytes(double gbps) { return gbps * 1e9 / 8; }
 
+/// The `lane` label values (static storage, as SeriesKey keeps a view).
+constexpr std::string_view kLaneNames[] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"};
+
+/// FECModeActive values whose PortExtendedSpeedsCounters have the RS-FEC layout (infiniband-diags'
+/// perfquery decides the same way): Standard RS-FEC and RS-FEC2.
+bool rsfecLayout(unsigned mode) { return mode == 2 || mode == 4; }
+
+/// One end's PortExtendedSpeedsCounters: optional in IBA 16.1.4, with no capability bit of their
+/// own. A PMA that has never answered them is asked at most kFecTries times, then not again (until
+/// the neighbour changes); one that has answered and then fails is a failed read.
+constexpr unsigned kFecTries = 3;
+struct FecAsk {
+  bool answered = false;
+  unsigned failures = 0;
+  bool worthAsking() const { return answered || failures < kFecTries; }
+};
+
 /// A series of the cache: the local family it stands for, the side, and the `counter` label (a
 /// name from libibmad's field tables, collectors/sources/mad_fields.cpp: static storage) or "".
 struct SeriesKey {
@@ -75,6 +92,12 @@ struct PortMemory {
   unsigned localLid = 0;
   std::optional<mad::PmaCapabilities> localCaps;
   bool localDetails = true;
+  /// The local port's PortInfo of this poll (its width and whether PortInfoExtended answers).
+  std::optional<mad::PortInfo> localPortInfo;
+  FecAsk localFec, peerFec;
+  /// fabricmon_port_fec_info of each side ([Side]), with the FECModeActive it was built for.
+  SeriesPtr fecInfo[2];
+  unsigned fecInfoMode[2] = {~0u, ~0u};
 
   /// The port's identity or PMA counters were emitted here (no sysfs view of it yet): the series
   /// to let go to rdma_port and pma_counters once sysfs shows the device.
@@ -134,13 +157,15 @@ class PeerPortCollector final : public Collector {
   }
 
  private:
+  /// `counter` is the value of the family's third label, `counter` or (lane families) `lane`.
   SeriesPtr& series(PortMemory& m, const FamilyDef& local, Side side, const UmadPort& port,
                     std::string_view counter = {}) {
     SeriesPtr& s = m.series[SeriesKey{&local, side, counter}];
     if (s == nullptr) {
       const FamilyDef* family = side == Side::kPeer ? peerOf(local) : &local;
       Labels labels{{"device", port.ca}, {"port", std::to_string(port.port)}};
-      if (!counter.empty()) labels.emplace_back("counter", std::string(counter));
+      const bool lane = &local == &kFecLaneCorrectedSymbols || &local == &kFecLaneCorrectedBlocks;
+      if (!counter.empty()) labels.emplace_back(lane ? "lane" : "counter", std::string(counter));
       s = makeSeries(*family, std::move(labels));
     }
     return s;
@@ -172,6 +197,7 @@ class PeerPortCollector final : public Collector {
         m.peerLost();
       } else {
         if (!sysfsKnows) localCountersRead = pollLocalCounters(port, m, out);
+        if (!pollLocalFec(port, m, out)) localCountersRead = false;
         status = pollPeer(topology, port, m, out);
       }
     }
@@ -203,7 +229,9 @@ class PeerPortCollector final : public Collector {
       if (series && !std::binary_search(given.begin(), given.end(), series.get())) out.unread(series);
     };
     for (const auto& [key, series] : m.series) unread(series);
-    for (const SeriesPtr* series : {&m.peerInfo, &m.neighbourInfo, &m.localInfo}) unread(*series);
+    for (const SeriesPtr* series : {&m.peerInfo, &m.neighbourInfo, &m.localInfo, &m.fecInfo[0], &m.fecInfo[1]}) {
+      unread(*series);
+    }
   }
 
   /// Sysfs shows the device now: rdma_port and pma_counters own the port's identity and PMA series,
@@ -225,6 +253,7 @@ class PeerPortCollector final : public Collector {
     auto local = mad::decodePortInfo(*raw);
     if (!local) return Error{"PortInfo out of its domain"};
     m.localLid = local->lid;
+    m.localPortInfo = *local;
     const bool up = local->state == kActive && local->physState == kLinkUp;
     if (m.seen && m.up && !up) ++m.downs;
     m.up = up;
@@ -263,6 +292,71 @@ class PeerPortCollector final : public Collector {
     auto counters = readCounters(port, m.peerLid, m.peerPort, m.peerCaps, m.peerDetails);
     if (!counters) return counters.error();
     for (const Counter& c : *counters) emitCounter(port, Side::kPeer, c, m, out);
+    return pollFec(port, Side::kPeer, hop, m.peerLid, m.peerPort, m.peerCaps, *peer, m, out);
+  }
+
+  /// The local port's FEC: its own PMA by its own LID (sysfs has no FEC counters of an InfiniBand
+  /// port). A failure has its own error key and does not stop the neighbour's reads. False when
+  /// counters that answered before could not be read.
+  bool pollLocalFec(const UmadPort& port, PortMemory& m, CollectOutput& out) {
+    if (!m.localPortInfo || m.localLid == 0) return true;
+    if (!m.localCaps) {
+      auto cpi = source_->pma(port, m.localLid, port.port, CLASS_PORT_INFO);
+      if (cpi) m.localCaps = mad::decodeClassPortInfo(*cpi);
+      if (!m.localCaps) return true;  // pollLocalCounters reports a PMA that does not answer
+    }
+    const std::string key = m.localPmaKey + " FEC";
+    if (auto st = pollFec(port, Side::kLocal, {}, m.localLid, port.port, *m.localCaps, *m.localPortInfo, m, out); !st) {
+      out.fileError(key, st.error());
+      return false;
+    }
+    out.fileOk(key);
+    return true;
+  }
+
+  /// One end's FEC: the mode it runs (PortInfoExtended, where PortInfo says it answers) and its
+  /// PortExtendedSpeedsCounters for the lanes the link trained to. No FEC, no counters.
+  Status pollFec(const UmadPort& port, Side side, const std::vector<uint8_t>& hops, unsigned lid, unsigned portSelect,
+                 const mad::PmaCapabilities& caps, const mad::PortInfo& info, PortMemory& m, CollectOutput& out) {
+    const int s = static_cast<int>(side);
+    std::optional<unsigned> mode;
+    if (info.portInfoExtended) {
+      auto raw = source_->smpDirected(port, hops, IB_ATTR_PORT_INFO_EXT, portSelect);
+      if (!raw) return raw.error();
+      mode = mad::decodeFecModeActive(*raw);
+    }
+    if (mode && !mad::ibFecCode(*mode).empty()) {
+      if (m.fecInfo[s] == nullptr || m.fecInfoMode[s] != *mode) {
+        const FamilyDef& family = side == Side::kPeer ? kPeerFecInfo : kFecInfo;
+        m.fecInfo[s] = makeSeries(family, {{"device", port.ca},
+                                           {"port", std::to_string(port.port)},
+                                           {"mode", std::string(mad::ibFecModeName(*mode))},
+                                           {"code", std::string(mad::ibFecCode(*mode))}});
+        m.fecInfoMode[s] = *mode;
+      }
+      out.add(m.fecInfo[s], 1.0);
+    } else {
+      m.fecInfo[s] = nullptr;
+    }
+    FecAsk& ask = side == Side::kPeer ? m.peerFec : m.localFec;
+    if ((mode && *mode == 0) || info.widthActive == 0 || !ask.worthAsking()) return {};
+    auto raw = source_->pma(port, lid, portSelect, IB_GSI_PORT_EXT_SPEEDS_COUNTERS);
+    if (!raw) {
+      if (ask.answered) return raw.error();
+      ++ask.failures;
+      return {};
+    }
+    const bool rsfec = caps.rsfecCounters() && mode && rsfecLayout(*mode);
+    auto fec = mad::decodeExtendedSpeedsFec(*raw, rsfec, info.widthActive);
+    if (!fec) return Error{"PortExtendedSpeedsCounters out of its domain"};
+    ask.answered = true;
+    out.add(series(m, kFecCorrectedBlocks, side, port), double(fec->correctedBlocks));
+    out.add(series(m, kFecUncorrectableBlocks, side, port), double(fec->uncorrectableBlocks));
+    if (fec->correctedSymbols) out.add(series(m, kFecCorrectedSymbols, side, port), double(*fec->correctedSymbols));
+    const FamilyDef& lanes = fec->rsfec ? kFecLaneCorrectedSymbols : kFecLaneCorrectedBlocks;
+    for (size_t lane = 0; lane < fec->laneCorrected.size(); ++lane) {
+      out.add(series(m, lanes, side, port, kLaneNames[lane]), double(fec->laneCorrected[lane]));
+    }
     return {};
   }
 
@@ -290,6 +384,8 @@ class PeerPortCollector final : public Collector {
     m.peerLid = pi->lid;
     m.peerCaps = *caps;
     m.peerDetails = true;
+    m.peerFec = FecAsk{};
+    m.fecInfo[static_cast<int>(Side::kPeer)] = nullptr;
     const std::string description = mad::decodeNodeDescription(*desc);
     const std::string guid = fmt::format("{:#018x}", node.nodeGuid);
     m.peerInfo = makeSeries(kPeerInfo, {{"device", port.ca},

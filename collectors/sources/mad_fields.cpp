@@ -26,6 +26,12 @@ constexpr uint32_t kExtendedSpeedsSupported = 1u << 14;
 constexpr unsigned kSpeedEnabledAsSupported = 15;
 constexpr unsigned kExtEnabledAsSupported = 30;
 constexpr unsigned kExtDisabled = 31;
+// PortInfo.CapabilityMask2 bit 1: IsPortInfoExtendedSupported (IBA 14.2.5.6).
+constexpr uint32_t kPortInfoExtendedSupported = 1u << 1;
+// PortInfoExtended.CapMask bit 0: IsFECModeSupported (FECModeActive valid; IBA 14.2.5.22).
+constexpr uint32_t kFecModeSupported = 1u << 0;
+// PortExtendedSpeedsCounters (IBA 16.1.4.17): 12 lanes at most.
+constexpr unsigned kMaxLanes = 12;
 
 }  // namespace
 
@@ -131,7 +137,60 @@ std::optional<PortInfo> decodePortInfo(std::span<const uint8_t> data) {
   p.laneGbpsActive = fastestSpeedGbps(get(data, IB_PORT_LINK_SPEED_ACTIVE_F), extActive);
   p.laneGbpsEnabled = fastestSpeedGbps(speedEnabled, extEnabled);
   p.laneGbpsSupported = fastestSpeedGbps(speedSupported, extSupported);
+  p.portInfoExtended = (get(data, IB_PORT_CAPMASK2_F) & kPortInfoExtendedSupported) != 0;
   return p;
+}
+
+std::optional<unsigned> decodeFecModeActive(std::span<const uint8_t> data) {
+  if (data.size() < kSmpData) return std::nullopt;
+  if ((get(data, IB_PORT_EXT_CAPMASK_F) & kFecModeSupported) == 0) return std::nullopt;
+  return get(data, IB_PORT_EXT_FEC_MODE_ACTIVE_F);
+}
+
+std::string_view ibFecModeName(unsigned mode) {
+  switch (mode) {
+    case 0: return "none";
+    case 1: return "firecode";
+    case 2: return "rs";
+    case 3: return "ll_rs";
+    case 4: return "rs2";
+    default: return "unknown";
+  }
+}
+
+std::string_view ibFecCode(unsigned mode) {
+  switch (mode) {
+    case 0: return "none";
+    case 1: return "BaseR(2112,2080)";
+    case 2: return "RS(528,514)";
+    case 3: return "RS(271,257)";
+    case 4: return "RS(544,514)";
+    default: return "";
+  }
+}
+
+std::optional<ExtendedSpeedsFec> decodeExtendedSpeedsFec(std::span<const uint8_t> data, bool rsfec, unsigned lanes) {
+  if (data.size() < kPmaData || lanes == 0 || lanes > kMaxLanes) return std::nullopt;
+  ExtendedSpeedsFec f;
+  f.rsfec = rsfec;
+  auto take = [&](MAD_FIELDS field) { return uint64_t{get(data, field)}; };
+  // The lane fields are consecutive in libibmad's tables (lane 0 .. lane 11).
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    const auto at = [lane](MAD_FIELDS first) { return static_cast<MAD_FIELDS>(first + lane); };
+    if (rsfec) {
+      f.laneCorrected.push_back(take(at(IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE0_F)));
+    } else {
+      f.laneCorrected.push_back(take(at(IB_PESC_FEC_CORR_BLOCK_CTR_LANE0_F)));
+      f.correctedBlocks += f.laneCorrected.back();
+      f.uncorrectableBlocks += take(at(IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE0_F));
+    }
+  }
+  if (rsfec) {
+    f.correctedBlocks = take(IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F);
+    f.uncorrectableBlocks = take(IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F);
+    f.correctedSymbols = take(IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F);
+  }
+  return f;
 }
 
 std::optional<PmaCapabilities> decodeClassPortInfo(std::span<const uint8_t> data) {

@@ -43,6 +43,9 @@ struct PortInfo {
   double laneGbpsActive = 0;    ///< per-lane signalling rate, Gb/s (SDR 2.5 ... NDR 106.25)
   double laneGbpsEnabled = 0;   ///< the fastest enabled
   double laneGbpsSupported = 0; ///< the fastest supported
+  /// CapabilityMask2 bit 1 (IsPortInfoExtendedSupported): PortInfoExtended (0x33) answers, with
+  /// the FEC the link runs.
+  bool portInfoExtended = false;
 };
 /// `capMask` bit 14 (IsExtendedSpeedsSupported) says whether the LinkSpeedExt fields are valid.
 std::optional<PortInfo> decodePortInfo(std::span<const uint8_t> data);
@@ -64,6 +67,9 @@ struct PmaCapabilities {
   uint16_t capMask = 0;
   bool extendedCounters() const { return (capMask & ((1u << 9) | (1u << 10))) != 0; }  ///< PortCountersExtended
   bool xmitWait() const { return (capMask & (1u << 12)) != 0; }  ///< PortCounters.PortXmitWait valid
+  /// IsPortExtendedSpeedsRSFECCountersSupported: PortExtendedSpeedsCounters has the RS-FEC layout
+  /// while an RS-FEC is active.
+  bool rsfecCounters() const { return (capMask & (1u << 14)) != 0; }
 };
 std::optional<PmaCapabilities> decodeClassPortInfo(std::span<const uint8_t> data);
 
@@ -82,6 +88,31 @@ std::vector<Counter> decodePortCountersExtended(std::span<const uint8_t> data);
 /// PortRcvErrorDetails (0x15) and PortXmitDiscardDetails (0x16): 16-bit counters.
 std::vector<Counter> decodeRcvErrorDetails(std::span<const uint8_t> data);
 std::vector<Counter> decodeXmitDiscardDetails(std::span<const uint8_t> data);
+
+/// The FEC an InfiniBand link runs: PortInfoExtended.FECModeActive (IBA 14.2.5.22), when its
+/// CapMask says the field is valid (IsFECModeSupported); std::nullopt otherwise.
+std::optional<unsigned> decodeFecModeActive(std::span<const uint8_t> data);
+/// FECModeActive as a `mode` label: "none", "firecode", "rs", "ll_rs", "rs2"; "unknown" beyond.
+std::string_view ibFecModeName(unsigned mode);
+/// The code of that mode, in the names link_ber's correction limits use (families::fec::fecCode):
+/// FDR's FireCode is the (2112,2080) BASE-R code; Standard RS-FEC is RS(528,514) (EDR); Low-Latency
+/// RS-FEC RS(271,257); mode 4, RS-FEC2, is the RS(544,514) "KP4" code of the 50G and 100G PAM4
+/// lanes (HDR, NDR). "none" for no FEC, "" when unknown.
+std::string_view ibFecCode(unsigned mode);
+
+/// PortExtendedSpeedsCounters (0x1F, IBA 16.1.4.17): the FEC counters of the link's `lanes`. Two
+/// layouts: with an RS-FEC active and the PMA's rsfecCounters(), corrected symbols per lane and
+/// the port's corrected / uncorrectable codewords and corrected symbols; otherwise (FireCode),
+/// correctable and uncorrectable blocks per lane, summed here into the port's. Every counter is
+/// 32 bits wide and saturates (the watchdog's history knows: watchdog/input_families.cpp).
+struct ExtendedSpeedsFec {
+  bool rsfec = false;
+  uint64_t correctedBlocks = 0;
+  uint64_t uncorrectableBlocks = 0;
+  std::optional<uint64_t> correctedSymbols;  ///< RS-FEC layout only
+  std::vector<uint64_t> laneCorrected;       ///< symbols (RS-FEC) or blocks (FireCode), per lane
+};
+std::optional<ExtendedSpeedsFec> decodeExtendedSpeedsFec(std::span<const uint8_t> data, bool rsfec, unsigned lanes);
 
 /// Parses "0a 1b ..." hex text (whitespace and newlines ignored) into a payload; used for fixtures.
 std::optional<Payload> payloadFromHex(std::string_view hex);

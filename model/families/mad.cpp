@@ -126,18 +126,78 @@ const FamilyDef kPeerDownObserved{
     "saw its port facing us leave ACTIVE.",
     kCounter, "events", "device,port"};
 
-const std::array<const FamilyDef*, 25> kAll{
+const FamilyDef kFecInfo{
+    "fabricmon_port_fec_info",
+    "The FEC an InfiniBand port's link runs, PortInfoExtended.FECModeActive: mode none, firecode, rs, "
+    "ll_rs or rs2, and the code it is (BaseR(2112,2080), RS(528,514), RS(271,257), RS(544,514)); always 1.",
+    kGauge, "1", "device,port,mode,code"};
+const FamilyDef kFecCorrectedBlocks{
+    "fabricmon_port_fec_corrected_blocks_total",
+    "FEC codewords (blocks) the port corrected on the lanes it receives: PortExtendedSpeedsCounters "
+    "PortFECCorrectableBlockCounter, or the lanes' FECCorrectableBlockCounters summed (FireCode). "
+    "32-bit, saturates.",
+    kCounter, "blocks", "device,port"};
+const FamilyDef kFecUncorrectableBlocks{
+    "fabricmon_port_fec_uncorrectable_blocks_total",
+    "FEC codewords the port could not correct (frames lost after the FEC): PortExtendedSpeedsCounters "
+    "PortFECUncorrectableBlockCounter, or the lanes' counters summed. 32-bit, saturates.",
+    kCounter, "blocks", "device,port"};
+const FamilyDef kFecCorrectedSymbols{
+    "fabricmon_port_fec_corrected_symbols_total",
+    "RS-FEC symbols the port corrected: PortExtendedSpeedsCounters PortFECCorrectedSymbolCounter "
+    "(RS-FEC layout only). Each holds at least one bit error; link_ber's pre-FEC BER counts them "
+    "as one. 32-bit, saturates.",
+    kCounter, "symbols", "device,port"};
+const FamilyDef kFecLaneCorrectedSymbols{
+    "fabricmon_port_fec_lane_corrected_symbols_total",
+    "RS-FEC symbols the port corrected per lane: FECCorrectedSymbolCounterLane[n], the link's "
+    "active lanes only. 32-bit, saturates.",
+    kCounter, "symbols", "device,port,lane"};
+const FamilyDef kFecLaneCorrectedBlocks{
+    "fabricmon_port_fec_lane_corrected_blocks_total",
+    "FireCode FEC blocks the port corrected per lane: FECCorrectableBlockCounterLane[n], the "
+    "link's active lanes only. 32-bit, saturates.",
+    kCounter, "blocks", "device,port,lane"};
+const FamilyDef kPeerFecInfo{
+    "fabricmon_peer_port_fec_info",
+    "The FEC the neighbour's port facing us runs (PortInfoExtended.FECModeActive); always 1.", kGauge, "1",
+    "device,port,mode,code"};
+const FamilyDef kPeerFecCorrectedBlocks{
+    "fabricmon_peer_port_fec_corrected_blocks_total",
+    "FEC codewords the neighbour's port corrected on the lanes from us (PortExtendedSpeedsCounters).",
+    kCounter, "blocks", "device,port"};
+const FamilyDef kPeerFecUncorrectableBlocks{
+    "fabricmon_peer_port_fec_uncorrectable_blocks_total",
+    "FEC codewords from us the neighbour's port could not correct (PortExtendedSpeedsCounters).", kCounter,
+    "blocks", "device,port"};
+const FamilyDef kPeerFecCorrectedSymbols{
+    "fabricmon_peer_port_fec_corrected_symbols_total",
+    "RS-FEC symbols the neighbour's port corrected on the lanes from us (PortExtendedSpeedsCounters).",
+    kCounter, "symbols", "device,port"};
+const FamilyDef kPeerFecLaneCorrectedSymbols{
+    "fabricmon_peer_port_fec_lane_corrected_symbols_total",
+    "RS-FEC symbols the neighbour's port corrected per lane from us.", kCounter, "symbols",
+    "device,port,lane"};
+const FamilyDef kPeerFecLaneCorrectedBlocks{
+    "fabricmon_peer_port_fec_lane_corrected_blocks_total",
+    "FireCode FEC blocks the neighbour's port corrected per lane from us.", kCounter, "blocks",
+    "device,port,lane"};
+
+const std::array<const FamilyDef*, 37> kAll{
     &kPeerInfo,           &kPeerTransmitBytes, &kPeerReceiveBytes,     &kPeerTransmitPackets,
     &kPeerReceivePackets, &kPeerTransmitWait,  &kPeerSymbolErrors,     &kPeerLinkErrorRecovery,
     &kPeerLinkDowned,     &kPeerReceiveErrors, &kPeerTransmitDiscards, &kPeerStat,
     &kPeerSaturated,      &kPeerState,         &kPeerPhysicalState,    &kWidthActive,
     &kWidthEnabled,       &kSpeedActive,       &kSpeedEnabled,         &kDownObserved,
     &kPeerWidthActive,    &kPeerWidthEnabled,  &kPeerSpeedActive,      &kPeerSpeedEnabled,
-    &kPeerDownObserved};
+    &kPeerDownObserved,   &kFecInfo,           &kFecCorrectedBlocks,   &kFecUncorrectableBlocks,
+    &kFecCorrectedSymbols, &kFecLaneCorrectedSymbols, &kFecLaneCorrectedBlocks, &kPeerFecInfo,
+    &kPeerFecCorrectedBlocks, &kPeerFecUncorrectableBlocks, &kPeerFecCorrectedSymbols,
+    &kPeerFecLaneCorrectedSymbols, &kPeerFecLaneCorrectedBlocks};
 
 std::span<const FamilyDef* const> all() { return kAll; }
 
-const std::array<LocalPeer, 19> kPairs{{
+const std::array<LocalPeer, 25> kPairs{{
     {&pma::kTransmitBytes, &kPeerTransmitBytes},
     {&pma::kReceiveBytes, &kPeerReceiveBytes},
     {&pma::kTransmitPackets, &kPeerTransmitPackets},
@@ -157,6 +217,12 @@ const std::array<LocalPeer, 19> kPairs{{
     {&kSpeedActive, &kPeerSpeedActive},
     {&kSpeedEnabled, &kPeerSpeedEnabled},
     {&kDownObserved, &kPeerDownObserved},
+    {&kFecInfo, &kPeerFecInfo},
+    {&kFecCorrectedBlocks, &kPeerFecCorrectedBlocks},
+    {&kFecUncorrectableBlocks, &kPeerFecUncorrectableBlocks},
+    {&kFecCorrectedSymbols, &kPeerFecCorrectedSymbols},
+    {&kFecLaneCorrectedSymbols, &kPeerFecLaneCorrectedSymbols},
+    {&kFecLaneCorrectedBlocks, &kPeerFecLaneCorrectedBlocks},
 }};
 
 std::span<const LocalPeer> localPeerPairs() { return kPairs; }

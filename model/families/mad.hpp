@@ -36,6 +36,20 @@ extern const FamilyDef kPeerSpeedActive;   // fabricmon_peer_port_lane_speed_act
 extern const FamilyDef
     kPeerSpeedEnabled;  // fabricmon_peer_port_lane_speed_enabled_bytes_per_second
 extern const FamilyDef kPeerDownObserved;  // fabricmon_peer_port_link_down_observed_total
+// The link's FEC, both ends (PortInfoExtended, PortExtendedSpeedsCounters; docs/metrics.md,
+// "Physical layer").
+extern const FamilyDef kFecInfo;                     // fabricmon_port_fec_info
+extern const FamilyDef kFecCorrectedBlocks;          // fabricmon_port_fec_corrected_blocks_total
+extern const FamilyDef kFecUncorrectableBlocks;      // fabricmon_port_fec_uncorrectable_blocks_total
+extern const FamilyDef kFecCorrectedSymbols;         // fabricmon_port_fec_corrected_symbols_total
+extern const FamilyDef kFecLaneCorrectedSymbols;     // fabricmon_port_fec_lane_corrected_symbols_total
+extern const FamilyDef kFecLaneCorrectedBlocks;      // fabricmon_port_fec_lane_corrected_blocks_total
+extern const FamilyDef kPeerFecInfo;                 // fabricmon_peer_port_fec_info
+extern const FamilyDef kPeerFecCorrectedBlocks;      // fabricmon_peer_port_fec_corrected_blocks_total
+extern const FamilyDef kPeerFecUncorrectableBlocks;  // fabricmon_peer_port_fec_uncorrectable_blocks_total
+extern const FamilyDef kPeerFecCorrectedSymbols;     // fabricmon_peer_port_fec_corrected_symbols_total
+extern const FamilyDef kPeerFecLaneCorrectedSymbols; // fabricmon_peer_port_fec_lane_corrected_symbols_total
+extern const FamilyDef kPeerFecLaneCorrectedBlocks;  // fabricmon_peer_port_fec_lane_corrected_blocks_total
 
 /// Every family above, in the order its collector lists them.
 std::span<const FamilyDef* const> all();

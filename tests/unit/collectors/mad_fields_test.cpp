@@ -93,6 +93,61 @@ TEST(MadFields, LaneRatesAsTheKernelReportsThem) {
   EXPECT_DOUBLE_EQ(kernelLaneGbps(0), 0);
 }
 
+// Bytes placed where IBA 14.2.5.6 (PortInfo), 14.2.5.22 (PortInfoExtended) and 16.1.4.17
+// (PortExtendedSpeedsCounters) put them, big-endian, independently of libibmad's field tables.
+void put32(Payload& p, size_t byte, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[byte + i] = static_cast<uint8_t>(v >> (24 - 8 * i));
+}
+
+TEST(MadFields, ThePortInfoExtendedCapabilityAndTheFecModeActive) {
+  Payload pi = load("portinfo_local.hex");
+  EXPECT_FALSE(decodePortInfo(pi)->portInfoExtended);  // ibsim: CapabilityMask2 0x30
+  pi[61] |= 0x02;  // CapabilityMask2 (bytes 60-61) bit 1: IsPortInfoExtendedSupported
+  EXPECT_TRUE(decodePortInfo(pi)->portInfoExtended);
+
+  Payload pie{};
+  pie[5] = 4;  // FECModeActive (bytes 4-5) = RS-FEC2
+  EXPECT_FALSE(decodeFecModeActive(pie)) << "CapMask bit 0 (IsFECModeSupported) clear: not valid";
+  pie[3] = 1;
+  EXPECT_EQ(decodeFecModeActive(pie), 4u);
+  EXPECT_EQ(ibFecModeName(4), "rs2");
+  EXPECT_EQ(ibFecCode(4), "RS(544,514)");
+  EXPECT_EQ(ibFecCode(2), "RS(528,514)");
+  EXPECT_EQ(ibFecCode(0), "none");
+  EXPECT_EQ(ibFecCode(9), "");
+  EXPECT_EQ(ibFecModeName(9), "unknown");
+}
+
+TEST(MadFields, ExtendedSpeedsCountersInBothLayouts) {
+  Payload p{};
+  put32(p, 44, 11);   // lane 0: FECCorrectedSymbolCounter (RS-FEC) / FECCorrectableBlockCounter
+  put32(p, 48, 12);   // lane 1
+  put32(p, 56, 99);   // lane 3, beyond a 2X link
+  put32(p, 92, 3);    // lane 0 FECUncorrectableBlockCounter (FireCode layout)
+  put32(p, 140, 70);  // PortFECCorrectableBlockCounter (RS-FEC layout)
+  put32(p, 144, 4);   // PortFECUncorrectableBlockCounter
+  put32(p, 148, 0xffffffff);  // PortFECCorrectedSymbolCounter, saturated
+
+  auto rs = decodeExtendedSpeedsFec(p, true, 2);
+  ASSERT_TRUE(rs);
+  EXPECT_TRUE(rs->rsfec);
+  EXPECT_EQ(rs->laneCorrected, (std::vector<uint64_t>{11, 12}));
+  EXPECT_EQ(rs->correctedBlocks, 70u);
+  EXPECT_EQ(rs->uncorrectableBlocks, 4u);
+  EXPECT_EQ(rs->correctedSymbols, 0xffffffffu);
+
+  auto fc = decodeExtendedSpeedsFec(p, false, 2);
+  ASSERT_TRUE(fc);
+  EXPECT_EQ(fc->laneCorrected, (std::vector<uint64_t>{11, 12}));
+  EXPECT_EQ(fc->correctedBlocks, 23u);
+  EXPECT_EQ(fc->uncorrectableBlocks, 3u);
+  EXPECT_FALSE(fc->correctedSymbols);
+
+  EXPECT_FALSE(decodeExtendedSpeedsFec(p, true, 0));
+  EXPECT_FALSE(decodeExtendedSpeedsFec(p, true, 13));
+  EXPECT_FALSE(decodeExtendedSpeedsFec(std::span<const uint8_t>(p.data(), 100), true, 4));
+}
+
 TEST(MadFields, BadHexIsRejected) {
   EXPECT_FALSE(payloadFromHex("0g"));
   EXPECT_FALSE(payloadFromHex("abc"));

@@ -32,6 +32,10 @@ struct FakePort {
   unsigned speedExtActive = 0;          // LinkSpeedExtActive (8 = NDR); 0 = QDR, no extended speeds
   uint16_t pmaCapMask = (1u << 9) | (1u << 12);  // PortCountersExtended, PortXmitWait
   std::map<MAD_FIELDS, uint64_t> counters;
+  /// PortInfoExtended.FECModeActive; unset: PortInfo says PortInfoExtended does not answer.
+  std::optional<unsigned> fecMode;
+  /// PortExtendedSpeedsCounters fields; unset: the PMA does not answer the attribute.
+  std::optional<std::map<MAD_FIELDS, uint64_t>> extendedSpeeds;
 };
 
 class FakeMadSource final : public MadSource {
@@ -42,6 +46,8 @@ class FakeMadSource final : public MadSource {
   std::set<std::string> dead;                  ///< "ca/port" whose MADs time out
   std::set<std::string> deadPma;               ///< "ca/port" whose PMA MADs (only) time out
   std::map<std::string, unsigned> sentTo;      ///< MADs per "ca/port"
+  std::map<unsigned, unsigned> pmaSent;        ///< PMA MADs per attribute
+  bool extendedSpeedsTimeOut = false;          ///< PortExtendedSpeedsCounters MADs (only) time out
   unsigned reopens = 0;
 
   Result<std::vector<UmadPort>> ports() override { return localPorts; }
@@ -52,10 +58,15 @@ class FakeMadSource final : public MadSource {
     ++sent_;
     ++sentTo[k];
     if (dead.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
-    if (hops.empty()) return portInfo(local.at(k), local.at(k).lid);
+    if (hops.empty()) {
+      if (attr == IB_ATTR_PORT_INFO_EXT) return portInfoExtended(local.at(k));
+      return portInfo(local.at(k), local.at(k).lid);
+    }
     const FakePort& n = neighbours.at(k);
     mad::Payload p{};
     switch (attr) {
+      case IB_ATTR_PORT_INFO_EXT:
+        return portInfoExtended(n);
       case IB_ATTR_NODE_INFO:
         mad_set_field(p.data(), 0, IB_NODE_TYPE_F, static_cast<uint32_t>(n.type));
         mad_set_field(p.data(), 0, IB_NODE_NPORTS_F, 36);
@@ -77,6 +88,7 @@ class FakeMadSource final : public MadSource {
     const std::string k = key(from);
     ++sent_;
     ++sentTo[k];
+    ++pmaSent[attr];
     if (dead.count(k) != 0 || deadPma.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
     const FakePort* target = nullptr;
     if (neighbours.count(k) != 0 && neighbours.at(k).lid == lid) target = &neighbours.at(k);
@@ -90,6 +102,14 @@ class FakeMadSource final : public MadSource {
     }
     if (attr == IB_GSI_PORT_RCV_ERROR_DETAILS || attr == IB_GSI_PORT_XMIT_DISCARD_DETAILS) {
       return Error{"attribute not supported", EPROTONOSUPPORT};  // optional (IBA 16.1.4)
+    }
+    if (attr == IB_GSI_PORT_EXT_SPEEDS_COUNTERS) {
+      if (!target->extendedSpeeds) return Error{"attribute not supported", EPROTONOSUPPORT};
+      if (extendedSpeedsTimeOut) return Error{"MAD timed out", ETIMEDOUT};
+      for (const auto& [field, value] : *target->extendedSpeeds) {
+        mad_set_field(p.data(), 0, field, static_cast<uint32_t>(value));
+      }
+      return p;
     }
     for (const auto& [field, value] : target->counters) {
       const bool extended = field >= IB_PC_EXT_FIRST_F && field < IB_PC_EXT_LAST_F;
@@ -125,6 +145,13 @@ class FakeMadSource final : public MadSource {
       mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, port.speedExtActive);
       mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, port.speedExtActive);
     }
+    if (port.fecMode) mad_set_field(p.data(), 0, IB_PORT_CAPMASK2_F, 1u << 1);  // IsPortInfoExtendedSupported
+    return p;
+  }
+  static mad::Payload portInfoExtended(const FakePort& port) {
+    mad::Payload p{};
+    mad_set_field(p.data(), 0, IB_PORT_EXT_CAPMASK_F, 1);  // IsFECModeSupported
+    mad_set_field(p.data(), 0, IB_PORT_EXT_FEC_MODE_ACTIVE_F, port.fecMode.value_or(0));
     return p;
   }
   uint64_t sent_ = 0;
@@ -430,6 +457,104 @@ TEST_F(PeerPortCollectorTest, DevicesIncludeAndExcludeSelectTheLocalCas) {
   EXPECT_TRUE(r.has(R"(fabricmon_peer_port_info{device="mlx5_0")"));
   EXPECT_FALSE(r.has(R"(fabricmon_peer_port_info{device="mlx5_9")"));
   EXPECT_EQ(src->sentTo["mlx5_9/1"], 0u) << "an excluded device is not even asked";
+}
+
+// ---- the link's FEC, both ends (PortInfoExtended, PortExtendedSpeedsCounters) ----
+
+/// An NDR link: 4X, RS-FEC2 (RS(544,514)) on both ends, the PMAs with the RS-FEC layout.
+std::shared_ptr<FakeMadSource> rsFecCable() {
+  auto src = oneCable();
+  for (FakePort* p : {&src->local["mlx5_0/1"], &src->neighbours["mlx5_0/1"]}) {
+    p->speedExtActive = 8;
+    p->fecMode = 4;
+    p->pmaCapMask |= 1u << 14;  // IsPortExtendedSpeedsRSFECCountersSupported
+  }
+  src->local["mlx5_0/1"].extendedSpeeds = std::map<MAD_FIELDS, uint64_t>{
+      {IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE0_F, 10}, {IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE1_F, 20},
+      {IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE2_F, 30}, {IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE3_F, 40},
+      {IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE4_F, 999},  // beyond the 4 lanes the link trained to
+      {IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F, 95},           {IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F, 2},
+      {IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F, 100}};
+  src->neighbours["mlx5_0/1"].extendedSpeeds = std::map<MAD_FIELDS, uint64_t>{
+      {IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE2_F, 7000}, {IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F, 7000},
+      {IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F, 6500}};
+  return src;
+}
+
+TEST_F(PeerPortCollectorTest, BothEndsFecModeAndCountersInTheRsFecLayout) {
+  auto src = rsFecCable();
+  auto c = makePeerPortCollector(src);
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(r.value("fabricmon_port_fec_info{" + kPort + R"x(,mode="rs2",code="RS(544,514)"})x"), 1.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_fec_info{" + kPort + R"x(,mode="rs2",code="RS(544,514)"})x"), 1.0);
+  EXPECT_EQ(r.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
+  EXPECT_EQ(r.value("fabricmon_port_fec_corrected_blocks_total{" + kPort + "}"), 95.0);
+  EXPECT_EQ(r.value("fabricmon_port_fec_uncorrectable_blocks_total{" + kPort + "}"), 2.0);
+  for (int lane = 0; lane < 4; ++lane) {
+    EXPECT_EQ(r.value("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"" + std::to_string(lane) +
+                      "\"}"),
+              10.0 * (lane + 1));
+  }
+  EXPECT_FALSE(r.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"4\""));
+  EXPECT_FALSE(r.has("fabricmon_port_fec_lane_corrected_blocks_total"));
+  EXPECT_EQ(r.value("fabricmon_peer_port_fec_corrected_symbols_total{" + kPort + "}"), 7000.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"2\"}"), 7000.0);
+  EXPECT_EQ(r.value("fabricmon_peer_port_fec_corrected_blocks_total{" + kPort + "}"), 6500.0);
+}
+
+TEST_F(PeerPortCollectorTest, AFireCodeLinksLanesAreSummedIntoThePorts) {
+  auto src = rsFecCable();
+  FakePort& ours = src->local["mlx5_0/1"];
+  ours.fecMode = 1;  // FireCode (FDR): the per-lane block layout, whatever the PMA supports
+  ours.extendedSpeeds = std::map<MAD_FIELDS, uint64_t>{
+      {IB_PESC_FEC_CORR_BLOCK_CTR_LANE0_F, 5},   {IB_PESC_FEC_CORR_BLOCK_CTR_LANE3_F, 6},
+      {IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE1_F, 1}, {IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE2_F, 2}};
+  auto c = makePeerPortCollector(src);
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.value("fabricmon_port_fec_info{" + kPort + R"x(,mode="firecode",code="BaseR(2112,2080)"})x"), 1.0);
+  EXPECT_EQ(r.value("fabricmon_port_fec_corrected_blocks_total{" + kPort + "}"), 11.0);
+  EXPECT_EQ(r.value("fabricmon_port_fec_uncorrectable_blocks_total{" + kPort + "}"), 3.0);
+  EXPECT_EQ(r.value("fabricmon_port_fec_lane_corrected_blocks_total{" + kPort + ",lane=\"3\"}"), 6.0);
+  EXPECT_FALSE(r.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
+  // The RS-FEC layout needs both the mode and the PMA's capability.
+  src->local["mlx5_0/1"].fecMode = 4;
+  src->local["mlx5_0/1"].pmaCapMask &= ~(1u << 14);
+  auto fresh = makePeerPortCollector(src);
+  EXPECT_FALSE(run(*fresh).has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
+}
+
+// PortExtendedSpeedsCounters are optional (IBA 16.1.4) and have no capability bit of their own:
+// ibsim, for one, never answers them.
+TEST_F(PeerPortCollectorTest, APmaThatNeverAnswersExtendedSpeedsCountersIsAskedThreeTimes) {
+  auto src = oneCable();
+  auto c = makePeerPortCollector(src);
+  for (int poll = 0; poll < 6; ++poll) {
+    const PollResult r = run(*c);
+    EXPECT_EQ(r.errors, 0u) << poll;
+    EXPECT_TRUE(r.unread.empty()) << poll;
+    EXPECT_FALSE(r.has("fabricmon_port_fec_")) << poll;
+    EXPECT_FALSE(r.has("fabricmon_peer_port_fec_")) << poll;
+  }
+  EXPECT_EQ(src->pmaSent[IB_GSI_PORT_EXT_SPEEDS_COUNTERS], 6u);  // three for each end, then never
+  EXPECT_EQ(run(*c).errors, 0u);
+  EXPECT_EQ(src->pmaSent[IB_GSI_PORT_EXT_SPEEDS_COUNTERS], 6u);
+}
+
+TEST_F(PeerPortCollectorTest, FecCountersThatAnsweredAndThenTimeOutAreAnErrorAndUnread) {
+  auto src = rsFecCable();
+  auto c = makePeerPortCollector(src);
+  ASSERT_EQ(run(*c).errors, 0u);
+  src->extendedSpeedsTimeOut = true;
+  const PollResult r = run(*c);
+  EXPECT_GE(r.errors, 1u);
+  EXPECT_TRUE(r.unread.contains("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"));
+  EXPECT_TRUE(r.unread.contains("fabricmon_peer_port_fec_corrected_symbols_total{" + kPort + "}"));
+  EXPECT_FALSE(r.has("fabricmon_port_fec_corrected_symbols_total"));
+  src->extendedSpeedsTimeOut = false;
+  const PollResult back = run(*c);
+  EXPECT_EQ(back.errors, 0u);
+  EXPECT_EQ(back.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
 }
 
 }  // namespace
