@@ -118,6 +118,18 @@ constexpr InputFamily kFamilies[] = {
     {&families::nic::kKernelLogLost, {"", "", ""}, 0},
     {&families::ethtool::kPhyPcsSymbol, {"interface", "", ""}, 0},
     {&families::nic::kHealthReporterAutoRecover, {"pci_address", "devlink_port", "reporter"}, 0},
+    {&families::mad::kFecInfo, {"device", "port", ""}, 0},
+    {&families::mad::kFecCorrectedBlocks, {"device", "port", ""}, kMax32},
+    {&families::mad::kFecUncorrectableBlocks, {"device", "port", ""}, kMax32},
+    {&families::mad::kFecCorrectedSymbols, {"device", "port", ""}, kMax32},
+    {&families::mad::kFecLaneCorrectedSymbols, {"device", "port", "lane"}, kMax32},
+    {&families::mad::kFecLaneCorrectedBlocks, {"device", "port", "lane"}, kMax32},
+    {&families::mad::kPeerFecInfo, {"device", "port", ""}, 0},
+    {&families::mad::kPeerFecCorrectedBlocks, {"device", "port", ""}, kMax32},
+    {&families::mad::kPeerFecUncorrectableBlocks, {"device", "port", ""}, kMax32},
+    {&families::mad::kPeerFecCorrectedSymbols, {"device", "port", ""}, kMax32},
+    {&families::mad::kPeerFecLaneCorrectedSymbols, {"device", "port", "lane"}, kMax32},
+    {&families::mad::kPeerFecLaneCorrectedBlocks, {"device", "port", "lane"}, kMax32},
 };
 static_assert(std::size(kFamilies) == kFamCount);
 

@@ -119,6 +119,20 @@ enum class Fam : uint8_t {
   kKernelLogLost,       // {} records the kernel log ring overwrote before nic_driver_log read them
   kPhyPcsSymbolErrors,  // {interface} symbol errors the FEC did not correct (mlx5 rx_pcs_symbol_err_phy, bnxt rx_pcs_symbol_err)
   kNicHealthReporterAutoRecover,  // {pci_address,devlink_port,reporter} 0/1; only reporters that can recover
+  // An InfiniBand link's FEC, both ends (peer_port over MADs): the neighbour's carry the local
+  // device and port. 32-bit PMA counters that saturate.
+  kIbFecInfo,               // {device,port} = 1, with mode and code
+  kIbFecCorrectedBlocks,    // {device,port}
+  kIbFecUncorrectable,      // {device,port}
+  kIbFecCorrectedSymbols,   // {device,port} RS-FEC symbols corrected
+  kIbFecLaneSymbols,        // {device,port,lane}
+  kIbFecLaneBlocks,         // {device,port,lane} (FireCode)
+  kPeerIbFecInfo,
+  kPeerIbFecCorrectedBlocks,
+  kPeerIbFecUncorrectable,
+  kPeerIbFecCorrectedSymbols,
+  kPeerIbFecLaneSymbols,
+  kPeerIbFecLaneBlocks,
   kCount
 };
 inline constexpr size_t kFamCount = static_cast<size_t>(Fam::kCount);

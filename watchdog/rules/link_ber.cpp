@@ -1,7 +1,8 @@
 // link_ber: the physical layer before it fails. The pre-FEC bit error rate (corrected bits over
 // received bits, both over one window) against the margin its FEC leaves, uncorrectable FEC
 // codewords (post-FEC errors: frames lost), and the BER climbing against the port's own baseline
-// of the last day. docs/rules.md ("link_ber") argues every default.
+// of the last day; of every Ethernet interface, and of both ends of every InfiniBand link (side
+// local and peer, over MADs). docs/rules.md ("link_ber") argues every default.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -20,8 +21,8 @@
 namespace fabricmon::watchdog {
 namespace {
 
-/// link_ber's memory of one interface: the pre-FEC BER baseline, kept in the state file (it takes
-/// a day to learn; docs/rules.md "link_ber").
+/// link_ber's memory of one end of a link: the pre-FEC BER baseline, kept in the state file (it
+/// takes a day to learn; docs/rules.md "link_ber").
 struct BerBaseline {
   DayBaseline parts;            ///< corrected bits over bits received, per part of the day
   double lastErrors = -1;       ///< running totals (Tracked::total) at the last evaluation
@@ -42,7 +43,7 @@ struct PortCoverage {
   SeriesPtr series;          ///< the info series while `why` and the interface stay the same
 };
 
-/// Every interface's baseline, by interface; every port's coverage, by "device/port".
+/// Every link end's baseline, by Link::key; every port's coverage, by "device/port".
 struct LinkBerMemory : RuleState {
   std::map<std::string, BerBaseline, std::less<>> berBaselines;
   std::map<std::string, PortCoverage, std::less<>> coverage;
@@ -63,6 +64,7 @@ constexpr std::string_view kNoFecCounters = "no_fec_counters";
 constexpr std::string_view kNoCorrectedCounts = "no_corrected_counts";
 constexpr std::string_view kFecOff = "fec_off";
 constexpr std::string_view kNoBitCount = "no_bit_count";
+constexpr std::string_view kCounterSaturated = "counter_saturated";
 }  // namespace unjudged
 using Coverage = std::optional<std::string_view>;  ///< nullopt: passing, hold what was listed
 constexpr Coverage kHold = std::nullopt;
@@ -74,7 +76,7 @@ struct Ber {
   double errors = 0;
   double bits = 0;
   double seconds = 0;
-  bool approximated = false;  ///< from corrected codewords, not corrected bits
+  bool approximated = false;  ///< from corrected codewords or RS symbols, not corrected bits
   Nanos stamp = kNever;
 };
 
@@ -89,24 +91,45 @@ struct Fec {
 double limitFor(const LinkBerRule& rule, std::string_view code) {
   if (code.starts_with("RS(544")) return rule.rs544CorrectionLimit;
   if (code.starts_with("RS(528")) return rule.rs528CorrectionLimit;
-  if (code.starts_with("RS(272")) return rule.llrsCorrectionLimit;
+  // Ethernet's LLRS is RS(272,257+1), InfiniBand's Low-Latency RS-FEC RS(271,257): the same code
+  // family with the same 7-symbol correction (IBA vol. 2, the Consortium's LLRS specification).
+  if (code.starts_with("RS(272") || code.starts_with("RS(271")) return rule.llrsCorrectionLimit;
   if (code.starts_with("BaseR")) return rule.baserCorrectionLimit;
   return 0;
 }
 
-Fec fecOf(const LinkBerRule& rule, const IfaceRef& in) {
-  const PortRef* port = in.port;
+/// One end of one link as link_ber reads it: an Ethernet interface (the ethtool and fec
+/// collectors) or either end of an InfiniBand port's link (peer_port, over MADs).
+struct LinkEnd {
+  std::string key;       ///< its baseline's: the interface, or "<device>/<port>/<side>" (never an interface name)
+  Subject subject;
+  std::string where;     ///< how a summary names it
+  bool down = false;
+  bool infiniband = false;
+  const Inputs* inputs = nullptr;  ///< the lane series' subject
+  const Tracked* correctedBits = nullptr;   ///< bit errors corrected (Ethernet PHY counters)
+  const Tracked* correctedSymbols = nullptr;///< RS symbols corrected (InfiniBand RS-FEC)
+  const Tracked* correctedBlocks = nullptr;
+  const Tracked* uncorrectable = nullptr;
+  const Tracked* received = nullptr;        ///< bytes the PHY received (Ethernet)
+  std::array<Fam, 2> laneFams{};            ///< per-lane corrected counts, the finer first
+  const Tracked* lanes = nullptr;
+  const Tracked* speed = nullptr;           ///< the link's bytes/s (Ethernet link modes)
+  const Tracked* rate = nullptr;            ///< the RDMA port's bytes/s
+  const Tracked* fecInfo = nullptr;
+  bool hasFecCounters() const { return correctedBits || correctedSymbols || correctedBlocks || uncorrectable; }
+};
+
+Fec fecOf(const LinkBerRule& rule, const LinkEnd& in) {
   Fec f;
-  if (const Tracked* lanes = in.in(Fam::kLinkLanes); lanes && lanes->samples > 0) f.lanes = lanes->raw;
-  if (const Tracked* speed = in.in(Fam::kLinkSpeed); speed && speed->samples > 0) {
-    f.bitsPerSecond = speed->raw * kBitsPerByte;
-  } else if (port != nullptr) {
-    if (const Tracked* rate = port->in(Fam::kPortRate); rate && rate->samples > 0) {
-      f.bitsPerSecond = rate->raw * kBitsPerByte;
-    }
+  if (in.lanes && in.lanes->samples > 0) f.lanes = in.lanes->raw;
+  if (in.speed && in.speed->samples > 0) {
+    f.bitsPerSecond = in.speed->raw * kBitsPerByte;
+  } else if (in.rate && in.rate->samples > 0) {
+    f.bitsPerSecond = in.rate->raw * kBitsPerByte;
   }
   std::string_view code;
-  if (const Tracked* info = in.in(Fam::kFecInfo); info && info->samples > 0) code = info->label("code");
+  if (in.fecInfo && in.fecInfo->samples > 0) code = in.fecInfo->label("code");
   if (code == "none") return f;  // FEC off: pre-FEC is post-FEC, link_errors judges it
   if (!code.empty() && code != "RS" && code != "unknown") {
     f.code = std::string(code);
@@ -123,21 +146,32 @@ Fec fecOf(const LinkBerRule& rule, const IfaceRef& in) {
 /// Corrected bits over received bits, both over the same `window`. Without a received-bit counter,
 /// the line rate times the time; without corrected bits, corrected codewords x 1 bit (a lower bound:
 /// a corrected codeword holds at least one bit error, and rarely more while the BER is low).
-Ber berOver(const RuleContext& ctx, const IfaceRef& in, const Fec& fec, Nanos window) {
+/// The count of corrected errors a BER is made of: bits where the NIC counts them, else RS symbols
+/// (each holds at least one bit error), else codewords. `approximated` when not bits.
+const Tracked* correctedErrors(const RuleContext& ctx, const LinkEnd& in, bool* approximated) {
+  *approximated = false;
+  if (ctx.ready(in.correctedBits)) return in.correctedBits;
+  *approximated = true;
+  if (ctx.ready(in.correctedSymbols)) return in.correctedSymbols;
+  return in.correctedBlocks;
+}
+
+Ber berOver(const RuleContext& ctx, const LinkEnd& in, const Fec& fec, Nanos window) {
   Ber b;
-  const Tracked* errors = in.in(Fam::kPhyCorrectedBits);
-  if (!ctx.ready(errors)) {
-    errors = in.in(Fam::kFecCorrectedBlocks);
-    b.approximated = true;
-  }
+  const Tracked* errors = correctedErrors(ctx, in, &b.approximated);
   if (!ctx.ready(errors)) {
     // Neither count exists (uncorrectable codewords only); one that exists is not ready yet.
-    if (!in.in(Fam::kPhyCorrectedBits) && !in.in(Fam::kFecCorrectedBlocks)) b.why = unjudged::kNoCorrectedCounts;
+    if (!in.correctedBits && !in.correctedSymbols && !in.correctedBlocks) b.why = unjudged::kNoCorrectedCounts;
+    return b;
+  }
+  // A 32-bit PMA counter at its maximum stopped counting: its increase says nothing of the BER.
+  if (errors->saturated) {
+    b.why = unjudged::kCounterSaturated;
     return b;
   }
   const auto e = errors->over(window);
   if (e.seconds <= 0) return b;
-  const Tracked* received = in.in(Fam::kPhyReceivedBytes);
+  const Tracked* received = in.received;
   double bits = 0;
   Nanos stamp = errors->t;
   if (ctx.ready(received) && received->t == errors->t) {
@@ -166,19 +200,19 @@ struct Lane {
   int lane = -1;
   double ber = 0;
 };
-Lane worstLane(const RuleContext& ctx, const IfaceRef& in, const Ber& total, double lanes, Nanos window) {
+Lane worstLane(const RuleContext& ctx, const LinkEnd& in, const Ber& total, double lanes, Nanos window) {
   Lane worst;
   double most = -1;
   double count = 0;
-  for (Fam fam : {Fam::kPhyLaneCorrectedBits, Fam::kFecLaneCorrected}) {
-    for (const Tracked* s : in.inputs.all(fam)) {
+  for (Fam fam : in.laneFams) {
+    for (const Tracked* s : in.inputs->all(fam)) {
       if (!ctx.ready(s)) continue;
       ++count;
       const double inc = s->over(window).increase;
       if (inc > most) {
         most = inc;
         unsigned n = 0;
-        auto lane = in.inputs.label(*s);
+        auto lane = in.inputs->label(*s);
         std::from_chars(lane.data(), lane.data() + lane.size(), n);
         worst.lane = static_cast<int>(n);
       }
@@ -230,15 +264,20 @@ double baselineOf(const BerBaseline& m, const RuleContext& ctx, const LinkBerRul
   return m.parts.median(wallSeconds(ctx), rule.minBits, rule.baselineMinParts);
 }
 
-const FamilyDef* gaugeFamily(int which);
+/// The gauges of an interface (`infiniband` false) or of an InfiniBand port's end: 0 BER,
+/// 1 baseline, 2 warning level.
+const FamilyDef* gaugeFamily(bool infiniband, int which);
 const FamilyDef* coverageFamily();
 
-void setGauges(BerBaseline& m, std::string_view iface, double ber, double baseline, double level) {
+void setGauges(BerBaseline& m, const LinkEnd& in, double ber, double baseline, double level) {
   if (!m.berGauge) {
-    const Labels labels{{"interface", std::string(iface)}};
-    m.berGauge = makeSeries(*gaugeFamily(0), labels);
-    m.baselineGauge = makeSeries(*gaugeFamily(1), labels);
-    m.levelGauge = makeSeries(*gaugeFamily(2), labels);
+    const Labels labels = in.infiniband ? Labels{{"device", std::string(in.subject.device)},
+                                                 {"port", std::string(in.subject.port)},
+                                                 {"side", std::string(in.subject.side)}}
+                                        : Labels{{"interface", std::string(in.subject.interface)}};
+    m.berGauge = makeSeries(*gaugeFamily(in.infiniband, 0), labels);
+    m.baselineGauge = makeSeries(*gaugeFamily(in.infiniband, 1), labels);
+    m.levelGauge = makeSeries(*gaugeFamily(in.infiniband, 2), labels);
   }
   m.live = true;
   m.ber = ber;
@@ -246,9 +285,8 @@ void setGauges(BerBaseline& m, std::string_view iface, double ber, double baseli
   m.level = level;
 }
 
-std::string where(const IfaceRef& in) {
-  std::string out(in.name);
-  const PortRef* port = in.port;
+/// How a summary names a link end: the interface (or device/port) with its role and rail.
+std::string whereOf(std::string out, const PortRef* port) {
   if (port == nullptr) return out;
   if (const Tracked* t = port->in(Fam::kPortTopology)) {
     auto role = t->label("role"), rail = t->label("rail");
@@ -259,26 +297,66 @@ std::string where(const IfaceRef& in) {
   return out;
 }
 
-/// Judges one interface; returns whether its margin was judged (docs/rules.md, "link_ber").
-Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const IfaceRef& in) {
-  const std::string_view iface = in.name;
+/// An Ethernet interface as a link end.
+LinkEnd interfaceEnd(const IfaceRef& in) {
   const PortRef* port = in.port;
-  Subject subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, iface, {}};
+  LinkEnd e;
+  e.key = std::string(in.name);
+  e.subject = Subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, in.name, {}};
+  e.where = whereOf(std::string(in.name), port);
+  e.down = RuleContext::interfaceDown(in);
+  e.inputs = &in.inputs;
+  e.correctedBits = in.in(Fam::kPhyCorrectedBits);
+  e.correctedBlocks = in.in(Fam::kFecCorrectedBlocks);
+  e.uncorrectable = in.in(Fam::kFecUncorrectable);
+  e.received = in.in(Fam::kPhyReceivedBytes);
+  e.laneFams = {Fam::kPhyLaneCorrectedBits, Fam::kFecLaneCorrected};
+  e.lanes = in.in(Fam::kLinkLanes);
+  e.speed = in.in(Fam::kLinkSpeed);
+  e.rate = port != nullptr ? port->in(Fam::kPortRate) : nullptr;
+  e.fecInfo = in.in(Fam::kFecInfo);
+  return e;
+}
+
+/// One end of an InfiniBand port's link: the port's own PMA (`peer` false) or the neighbour's port
+/// facing it. Both ends run at the port's rate.
+LinkEnd infinibandEnd(const PortRef& p, bool peer) {
+  LinkEnd e;
+  e.key = fmt::format("{}/{}/{}", p.device, p.port, peer ? "peer" : "local");
+  e.subject = Subject{p.device, p.port, p.interface, {}, peer ? "peer" : "local"};
+  e.where = whereOf(fmt::format("{}/{}", p.device, p.port), &p) + (peer ? ", at the neighbour's end" : "");
+  e.down = RuleContext::portDown(p);
+  e.infiniband = true;
+  e.inputs = p.inputs;
+  e.correctedSymbols = p.in(peer ? Fam::kPeerIbFecCorrectedSymbols : Fam::kIbFecCorrectedSymbols);
+  e.correctedBlocks = p.in(peer ? Fam::kPeerIbFecCorrectedBlocks : Fam::kIbFecCorrectedBlocks);
+  e.uncorrectable = p.in(peer ? Fam::kPeerIbFecUncorrectable : Fam::kIbFecUncorrectable);
+  e.laneFams = peer ? std::array{Fam::kPeerIbFecLaneSymbols, Fam::kPeerIbFecLaneBlocks}
+                    : std::array{Fam::kIbFecLaneSymbols, Fam::kIbFecLaneBlocks};
+  e.lanes = p.in(Fam::kWidthActive);
+  e.rate = p.in(Fam::kPortRate);
+  e.fecInfo = p.in(peer ? Fam::kPeerIbFecInfo : Fam::kIbFecInfo);
+  return e;
+}
+
+/// Judges one link end; returns whether its margin was judged (docs/rules.md, "link_ber").
+Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& in) {
+  const Subject& subject = in.subject;
   const Nanos window = toNanos(rule.window);
   const Fec fec = fecOf(rule, in);
   auto& baselines = ctx.remembered<LinkBerMemory>().berBaselines;
-  auto it = baselines.find(iface);
-  if (it == baselines.end()) it = baselines.try_emplace(std::string(iface)).first;
+  auto it = baselines.find(in.key);
+  if (it == baselines.end()) it = baselines.try_emplace(in.key).first;
   BerBaseline& memory = it->second;
 
   // A link that is down has no BER: hold every verdict as it is.
-  const bool down = RuleContext::interfaceDown(in);
+  const bool down = in.down;
 
   // ---- uncorrectable codewords: frames lost after the FEC ----
   {
     Verdict v;
-    const Tracked* uncorr = in.in(Fam::kFecUncorrectable);
-    if (ctx.ready(uncorr)) {
+    const Tracked* uncorr = in.uncorrectable;
+    if (ctx.ready(uncorr) && !uncorr->saturated) {
       const auto w = uncorr->over(window);
       v.judged = true;
       v.stamp = uncorr->t;
@@ -291,15 +369,16 @@ Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const Ifac
       if (v.fire) {
         v.summary = fmt::format("{}: {:.0f} uncorrectable FEC codewords in {:.0f}s ({}): frames are being lost "
                                 "after FEC",
-                                where(in), w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
+                                in.where, w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
       }
     }
     ctx.observe("uncorrectable", Severity::kCritical, subject, Policy{}, v);
   }
 
-  const Tracked* errors = in.in(Fam::kPhyCorrectedBits);
-  if (!ctx.ready(errors)) errors = in.in(Fam::kFecCorrectedBlocks);
-  const Tracked* received = in.in(Fam::kPhyReceivedBytes);
+  bool approximated = false;
+  const Tracked* errors = correctedErrors(ctx, in, &approximated);
+  if (errors != nullptr && errors->saturated) errors = nullptr;  // stopped counting: nothing to learn
+  const Tracked* received = in.received;
   // Parts cut to another width (a state file of another baseline_window) are dropped even while the
   // link is down and nothing is learned: they are no baseline to show.
   memory.parts.cut(partSeconds(rule));
@@ -308,7 +387,7 @@ Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const Ifac
   const Ber now = down ? Ber{} : berOver(ctx, in, fec, window);
   const bool enough = now.judged && now.bits >= rule.minBits;
   const double level = fec.limit > 0 ? fec.limit / rule.marginFactor : -1;
-  setGauges(memory, iface, enough ? now.ber : -1, baseline, level);
+  setGauges(memory, in, enough ? now.ber : -1, baseline, level);
 
   // ---- too little margin left to the FEC's correction limit ----
   {
@@ -330,7 +409,7 @@ Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const Ifac
       v.evidence.add("approximated", now.approximated ? 1 : 0);
       if (v.fire) {
         v.summary = fmt::format("{}: pre-FEC BER {:.2g} over {:.0f}s, {} corrects up to ~{:.2g}: less than {:g}x margin left{}",
-                                where(in), now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
+                                in.where, now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
                                 lane.lane >= 0 ? fmt::format(" (worst lane {}: {:.2g})", lane.lane, lane.ber) : "");
       }
     }
@@ -356,7 +435,7 @@ Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const Ifac
       if (v.fire) {
         v.summary = fmt::format("{}: pre-FEC BER {:.2g} is {:.0f}x its baseline of {:.2g} ({}): the optic or cable is "
                                 "degrading",
-                                where(in), now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
+                                in.where, now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
                                 fec.code.empty() ? "FEC" : fec.code);
       }
     }
@@ -378,12 +457,16 @@ Coverage evaluateInterface(RuleContext& ctx, const LinkBerRule& rule, const Ifac
 /// port seen for the first time may not have them yet.
 constexpr Nanos kCoverageSettle = 60 * kSecond;
 
-/// `margins[i]`: what evaluateInterface() said of interface i of the subjects (an interface it
-/// did not evaluate has no FEC counters).
-void judgeCoverage(RuleContext& ctx, LinkBerMemory& memory, const std::vector<Coverage>& margins) {
+/// `margins[i]`: what evaluateEnd() said of interface i of the subjects (an interface it did not
+/// evaluate has no FEC counters); `ibMargins[j]`, of the local end of port j when it is an
+/// InfiniBand port with FEC counters (else unset).
+void judgeCoverage(RuleContext& ctx, LinkBerMemory& memory, const std::vector<Coverage>& margins,
+                   const std::vector<std::optional<Coverage>>& ibMargins) {
   const auto& interfaces = ctx.subjects.interfaces();
   for (auto& [key, c] : memory.coverage) c.seen = false;
-  for (const PortRef& p : ctx.subjects.ports()) {
+  const auto& ports = ctx.subjects.ports();
+  for (size_t j = 0; j < ports.size(); ++j) {
+    const PortRef& p = ports[j];
     PortCoverage& c = memory.coverage[fmt::format("{}/{}", p.device, p.port)];
     c.seen = true;
     if (c.firstSeen == kNever || c.interface != p.interface) {
@@ -392,8 +475,9 @@ void judgeCoverage(RuleContext& ctx, LinkBerMemory& memory, const std::vector<Co
       c.why = unjudged::kJudged;
       c.series.reset();
     }
-    const Coverage margin = p.iface != nullptr ? margins[size_t(p.iface - interfaces.data())]
-                                               : Coverage{unjudged::kNoFecCounters};
+    const Coverage margin = ibMargins[j]      ? *ibMargins[j]
+                            : p.iface != nullptr ? margins[size_t(p.iface - interfaces.data())]
+                                                 : Coverage{unjudged::kNoFecCounters};
     if (margin == kHold) continue;  // a link down, a window not full: what was listed stays
     const std::string_view why = ctx.now - c.firstSeen >= kCoverageSettle ? *margin : unjudged::kJudged;
     if (why == c.why) continue;
@@ -415,12 +499,20 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   const auto& interfaces = ctx.subjects.interfaces();
   std::vector<Coverage> margins(interfaces.size(), Coverage{unjudged::kNoFecCounters});
   for (size_t i = 0; i < interfaces.size(); ++i) {
-    const IfaceRef& in = interfaces[i];
-    if (in.in(Fam::kPhyCorrectedBits) || in.in(Fam::kFecCorrectedBlocks) || in.in(Fam::kFecUncorrectable)) {
-      margins[i] = evaluateInterface(ctx, rule, in);
-    }
+    const LinkEnd end = interfaceEnd(interfaces[i]);
+    if (end.hasFecCounters()) margins[i] = evaluateEnd(ctx, rule, end);
   }
-  judgeCoverage(ctx, memory, margins);
+  // An InfiniBand link, both ends: the port is listed by what its own end says.
+  const auto& ports = ctx.subjects.ports();
+  std::vector<std::optional<Coverage>> ibMargins(ports.size());
+  for (size_t j = 0; j < ports.size(); ++j) {
+    if (!ports[j].infiniband()) continue;
+    if (const LinkEnd local = infinibandEnd(ports[j], false); local.hasFecCounters()) {
+      ibMargins[j] = evaluateEnd(ctx, rule, local);
+    }
+    if (const LinkEnd peer = infinibandEnd(ports[j], true); peer.hasFecCounters()) evaluateEnd(ctx, rule, peer);
+  }
+  judgeCoverage(ctx, memory, margins, ibMargins);
   // A baseline whose every part is older than the window has nothing left to say.
   const int64_t now = wallSeconds(ctx);
   std::erase_if(memory.berBaselines, [&](const auto& kv) { return !kv.second.live && kv.second.parts.expired(now); });
@@ -429,7 +521,10 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
 void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
   needHistory(plan,
               {Fam::kPhyCorrectedBits, Fam::kPhyLaneCorrectedBits, Fam::kPhyReceivedBytes, Fam::kFecCorrectedBlocks,
-               Fam::kFecUncorrectable, Fam::kFecLaneCorrected},
+               Fam::kFecUncorrectable, Fam::kFecLaneCorrected, Fam::kIbFecCorrectedBlocks, Fam::kIbFecUncorrectable,
+               Fam::kIbFecCorrectedSymbols, Fam::kIbFecLaneSymbols, Fam::kIbFecLaneBlocks,
+               Fam::kPeerIbFecCorrectedBlocks, Fam::kPeerIbFecUncorrectable, Fam::kPeerIbFecCorrectedSymbols,
+               Fam::kPeerIbFecLaneSymbols, Fam::kPeerIbFecLaneBlocks},
               rule.window);
 }
 
@@ -465,21 +560,39 @@ const FamilyDef kPreFecBerLevel{"fabricmon_link_pre_fec_ber_warning_level",
                                 "correction limit over margin_factor (the margin line of the dashboards).",
                                 MetricType::kGauge, "ratio", "interface"};
 
+const FamilyDef kPortPreFecBer{"fabricmon_port_pre_fec_ber",
+                               "Pre-FEC bit error rate of one end of an InfiniBand link (side local or peer) "
+                               "over watchdog.rules.link_ber.window: RS-FEC symbols (or FireCode blocks) "
+                               "corrected over the bits the link carried at its rate (docs/rules.md, link_ber).",
+                               MetricType::kGauge, "ratio", "device,port,side"};
+const FamilyDef kPortPreFecBerBaseline{"fabricmon_port_pre_fec_ber_baseline",
+                                       "That end's own pre-FEC BER baseline: the median over the parts of the "
+                                       "last baseline_window, kept across restarts in the state file.",
+                                       MetricType::kGauge, "ratio", "device,port,side"};
+const FamilyDef kPortPreFecBerLevel{"fabricmon_port_pre_fec_ber_warning_level",
+                                    "The pre-FEC BER above which link_ber warns on that end: its FEC's "
+                                    "correction limit over margin_factor.",
+                                    MetricType::kGauge, "ratio", "device,port,side"};
+
 const FamilyDef kLinkBerUnjudged{
     "fabricmon_watchdog_link_ber_unjudged_info",
     "1 for each RDMA port whose pre-FEC margin the link_ber rule cannot judge, and why: no_fec_counters "
-    "(the driver reports no FEC or PHY error counts: ionic, an InfiniBand port), no_corrected_counts "
-    "(uncorrectable codewords only), fec_off, no_bit_count (neither received bits read with the errors "
-    "nor the line rate). Listed once the port has been on the node for 60 s; held while its link is down.",
+    "(the driver reports no FEC or PHY error counts: ionic; an InfiniBand port whose PMA does not answer "
+    "PortExtendedSpeedsCounters), no_corrected_counts (uncorrectable codewords only), fec_off, no_bit_count "
+    "(neither received bits read with the errors nor the line rate), counter_saturated (a 32-bit PMA FEC "
+    "counter at its maximum). Listed once the port has been on the node for 60 s; held while its link is down.",
     MetricType::kGauge, "1", "device,port,interface,why"};
 
-const FamilyDef* gaugeFamily(int which) {
-  static const FamilyDef* const kAll[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
-  return kAll[which];
+const FamilyDef* gaugeFamily(bool infiniband, int which) {
+  static const FamilyDef* const kInterface[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel};
+  static const FamilyDef* const kPort[] = {&kPortPreFecBer, &kPortPreFecBerBaseline, &kPortPreFecBerLevel};
+  return infiniband ? kPort[which] : kInterface[which];
 }
 const FamilyDef* coverageFamily() { return &kLinkBerUnjudged; }
 
-const FamilyDef* const kLinkBerFamilies[] = {&kPreFecBer, &kPreFecBerBaseline, &kPreFecBerLevel, &kLinkBerUnjudged};
+const FamilyDef* const kLinkBerFamilies[] = {&kPreFecBer,          &kPreFecBerBaseline,     &kPreFecBerLevel,
+                                             &kPortPreFecBer,      &kPortPreFecBerBaseline, &kPortPreFecBerLevel,
+                                             &kLinkBerUnjudged};
 
 void LinkBerMemory::appendSamples(SampleWriter& out) {
   for (const auto& [iface, m] : berBaselines) {

@@ -400,6 +400,123 @@ TEST(LinkBerCoverage, AnInfinibandPortAndAManagementPort) {
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "", "no_fec_counters")});
 }
 
+// ---- an InfiniBand link: both ends' FEC over MADs (peer_port) ----
+
+/// A 4X NDR InfiniBand port mlx5_8/1 (400 Gb/s) whose own PMA and whose neighbour's answer
+/// PortExtendedSpeedsCounters with the RS-FEC layout; `localBer` / `peerBer` of the bits each end
+/// receives are corrected (one RS symbol per bit error at these rates).
+struct IbLink {
+  TestNode& n;
+  double localBer = 1e-8, peerBer = 1e-8;
+  double localUncorrectable = 0;  ///< per second
+  const Labels port{{"device", "mlx5_8"}, {"port", "1"}};
+
+  void setup() {
+    n.set("rdma_port", "fabricmon_port_info",
+          {{"device", "mlx5_8"}, {"port", "1"}, {"interface", "ib0"}, {"link_layer", "InfiniBand"}, {"rate", "400"}}, 1);
+    n.set("rdma_port", "fabricmon_port_state", port, 4);
+    n.set("rdma_port", "fabricmon_port_physical_state", port, 5);
+    n.set("rdma_port", "fabricmon_port_rate_bytes_per_second", port, k400GBytes);
+    n.set("peer_port", "fabricmon_port_link_width_active_lanes", port, 4);
+    for (const char* side : {"fabricmon_port_", "fabricmon_peer_port_"}) {
+      Labels info = port;
+      info.emplace_back("mode", "rs2");
+      info.emplace_back("code", "RS(544,514)");
+      n.set("peer_port", std::string(side) + "fec_info", info, 1);
+      n.set("peer_port", std::string(side) + "fec_corrected_symbols_total", port, 0);
+      n.set("peer_port", std::string(side) + "fec_corrected_blocks_total", port, 0);
+      n.set("peer_port", std::string(side) + "fec_uncorrectable_blocks_total", port, 0);
+    }
+  }
+  void run(int seconds) {
+    for (int i = 0; i < seconds; ++i) {
+      n.add("peer_port", "fabricmon_port_fec_corrected_symbols_total", port, localBer * k400GBytes * 8);
+      n.add("peer_port", "fabricmon_peer_port_fec_corrected_symbols_total", port, peerBer * k400GBytes * 8);
+      n.add("peer_port", "fabricmon_port_fec_uncorrectable_blocks_total", port, localUncorrectable);
+      n.tick();
+    }
+  }
+};
+
+std::string ibGauge(const std::string& side) {
+  return "fabricmon_port_pre_fec_ber{device=\"mlx5_8\",port=\"1\",side=\"" + side + "\"}";
+}
+
+TEST(LinkBer, BothEndsOfAnInfinibandLinkAreJudgedEachWithItsSide) {
+  TestNode n(shortWindows());
+  IbLink l{n};
+  l.peerBer = 5e-5;  // the switch's receiver: less than a decade from RS(544,514)'s limit
+  l.setup();
+  l.run(61);
+  const Finding* f = finding(n, "margin");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(labelOf(*f, "side"), "peer");
+  EXPECT_EQ(labelOf(*f, "device"), "mlx5_8");
+  EXPECT_EQ(berFindings(n).size(), 1u) << "the local end is healthy";
+  EXPECT_NEAR(evidence(*f, "ber"), 5e-5, 1e-7);
+  EXPECT_DOUBLE_EQ(evidence(*f, "correction_limit"), 2.4e-4);
+  EXPECT_DOUBLE_EQ(evidence(*f, "lanes"), 4);
+  EXPECT_DOUBLE_EQ(evidence(*f, "approximated"), 1) << "RS symbols, not bits";
+  EXPECT_NE(f->summary.find("neighbour"), std::string::npos) << f->summary;
+  EXPECT_NEAR(gauge(n, ibGauge("peer")), 5e-5, 1e-7);
+  EXPECT_NEAR(gauge(n, ibGauge("local")), 1e-8, 1e-10);
+  EXPECT_TRUE(unjudged(n).empty()) << "the port's margin is judged";
+
+  // Frames lost after the FEC at our end: critical, side local.
+  l.localUncorrectable = 1;
+  l.run(10);
+  const Finding* u = finding(n, "uncorrectable");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->severity, Severity::kCritical);
+  EXPECT_EQ(labelOf(*u, "side"), "local");
+}
+
+TEST(LinkBer, AnInfinibandLinksFecModeDecidesTheLevelAndNoFecIsListed) {
+  TestNode n(shortWindows());
+  IbLink l{n};
+  l.localBer = 2e-5;  // within a decade of RS(528,514)'s limit (5e-5), more than one under RS(544,514)'s
+  l.setup();
+  Labels info = l.port;
+  info.emplace_back("mode", "rs");
+  info.emplace_back("code", "RS(528,514)");
+  n.drop("peer_port", "mode", "rs2", "fabricmon_port_fec_info");
+  n.set("peer_port", "fabricmon_port_fec_info", info, 1);
+  l.run(61);
+  const Finding* f = finding(n, "margin");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(labelOf(*f, "side"), "local");
+  EXPECT_NE(f->summary.find("RS(528,514)"), std::string::npos) << f->summary;
+
+  // No FEC on the local end: nothing to judge, and the port says why.
+  Labels none = l.port;
+  none.emplace_back("mode", "none");
+  none.emplace_back("code", "none");
+  n.drop("peer_port", "mode", "rs", "fabricmon_port_fec_info");
+  n.set("peer_port", "fabricmon_port_fec_info", none, 1);
+  l.run(5);
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "fec_off")});
+}
+
+// PMA counters saturate (IBA 16.1.4): a 32-bit FEC counter at its maximum no longer says how many
+// errors there were, so it is not read as a BER of 0.
+TEST(LinkBer, ASaturatedFecCounterIsListedNotReadAsHealthy) {
+  TestNode n(shortWindows());
+  IbLink l{n};
+  l.localBer = 5e-5;
+  l.setup();
+  l.run(61);
+  ASSERT_NE(finding(n, "margin"), nullptr);
+  n.set("peer_port", "fabricmon_port_fec_corrected_symbols_total", l.port, 4294967295.0);
+  l.localBer = 0;  // the counter no longer moves
+  for (int i = 0; i < 70; ++i) {
+    n.set("peer_port", "fabricmon_port_fec_corrected_symbols_total", l.port, 4294967295.0);
+    n.tick();
+  }
+  EXPECT_LT(gauge(n, ibGauge("local")), 0) << "no BER exported";
+  EXPECT_NE(finding(n, "margin"), nullptr) << "the margin finding is held, not cleared by a counter that stopped";
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "counter_saturated")});
+}
+
 TEST(LinkBerCoverage, ARuleSwitchedOffListsNothingAndWaitsAgainWhenBackOn) {
   WatchdogConfig off = shortWindows();
   off.rules.get<LinkBerRule>().enabled = false;

@@ -53,6 +53,8 @@ TEST(Watchdog, FamiliesAreTheAgreedNames) {
                                                "fabricmon_watchdog_link_ber_unjudged_info",
                                                "fabricmon_link_pre_fec_ber", "fabricmon_link_pre_fec_ber_baseline",
                                                "fabricmon_link_pre_fec_ber_warning_level",
+                                               "fabricmon_port_pre_fec_ber", "fabricmon_port_pre_fec_ber_baseline",
+                                               "fabricmon_port_pre_fec_ber_warning_level",
                                                "fabricmon_transceiver_rx_power_baseline_watts",
                                                "fabricmon_transceiver_tx_power_baseline_watts"}));
 }
