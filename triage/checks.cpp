@@ -188,9 +188,28 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
       }
     }
   }
-  for (const SeriesStat* s : ev.family("fabricmon_fec_uncorrectable_blocks_total")) {
-    uncorrectable += s->increase;
-    if (s->increase > 0 && !worst) worst = s;
+  // Both ends of each InfiniBand link (peer_port over MADs): corrected RS symbols, one bit error
+  // each as link_ber counts them, over the bits the port's rate carried (docs/rules.md, link_ber).
+  for (const char* symbols : {"fabricmon_port_fec_corrected_symbols_total", "fabricmon_peer_port_fec_corrected_symbols_total"}) {
+    for (const SeriesStat* s : ev.family(symbols)) {
+      for (const SeriesStat* rate : ev.family("fabricmon_port_rate_bytes_per_second")) {
+        if (rate->label("device") != s->label("device") || rate->label("port") != s->label("port") || rate->last <= 0) {
+          continue;
+        }
+        const double ber = s->rate / (rate->last * 8);
+        if (ber > worstBer) {
+          worstBer = ber;
+          worst = s;
+        }
+      }
+    }
+  }
+  for (const char* fam : {"fabricmon_fec_uncorrectable_blocks_total", "fabricmon_port_fec_uncorrectable_blocks_total",
+                          "fabricmon_peer_port_fec_uncorrectable_blocks_total"}) {
+    for (const SeriesStat* s : ev.family(fam)) {
+      uncorrectable += s->increase;
+      if (s->increase > 0 && !worst) worst = s;
+    }
   }
   // Rx power per lane against the module's own low-warning threshold (fabricmon_transceiver_*).
   const SeriesStat* weakest = nullptr;
@@ -237,7 +256,8 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
   } else {
     r.state = State::kOk;
     // Only what was measured is called normal: a node whose NICs report no corrected bits (ionic,
-    // ice's codewords only, InfiniBand ports) has no pre-FEC BER here, and the watchdog lists such
+    // ice's codewords only, InfiniBand ports whose PMAs do not answer PortExtendedSpeedsCounters) has
+    // no pre-FEC BER here, and the watchdog lists such
     // ports in fabricmon_watchdog_link_ber_unjudged_info (docs/rules.md, "link_ber").
     if (worstBer >= 0) {
       r.summary = weakest ? "FEC margin and optical power within normal" : "FEC margin within normal";
@@ -317,7 +337,10 @@ const std::vector<Check>& table() {
        1,
        {"fabricmon_phy_corrected_bit_errors_total", "fabricmon_fec_corrected_blocks_total",
         "fabricmon_fec_uncorrectable_blocks_total", "fabricmon_transceiver_rx_power_watts",
-        "fabricmon_transceiver_temperature_celsius", "fabricmon_watchdog_link_ber_unjudged_info"},
+        "fabricmon_transceiver_temperature_celsius", "fabricmon_watchdog_link_ber_unjudged_info",
+        "fabricmon_port_fec_corrected_symbols_total", "fabricmon_peer_port_fec_corrected_symbols_total",
+        "fabricmon_port_fec_uncorrectable_blocks_total", "fabricmon_peer_port_fec_uncorrectable_blocks_total",
+        "fabricmon_port_rate_bytes_per_second"},
        "the cable or optic is failing before the link drops: compare with the neighbour's view of "
        "the same cable, reseat and clean, then swap the optic or the cable (one at a time); see "
        "docs/runbook.md#a-cable-or-optic-is-failing",

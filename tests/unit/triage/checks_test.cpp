@@ -228,6 +228,26 @@ TEST(TriageChecks, ThePhysicalStepCallsNormalOnlyWhatItMeasured) {
   EXPECT_EQ(unjudged.state, State::kOk);
   EXPECT_EQ(unjudged.summary, "nothing abnormal; no pre-FEC BER reported (no corrected-bit counts)");
   EXPECT_EQ(numberOf(unjudged, "ports whose pre-FEC margin is not judged"), "2 (no_fec_counters 2)");
+
+  // An InfiniBand port whose PMAs answer PortExtendedSpeedsCounters: both ends' BER over its rate;
+  // the switch's end close to RS(544,514)'s limit makes the step suspicious, and names the port.
+  Evidence link;
+  link.source = "test";
+  const std::map<std::string, std::string> port{{"device", "mlx5_8"}, {"port", "1"}};
+  link.series.push_back(gauge("fabricmon_port_rate_bytes_per_second", port, 5e10));
+  link.series.push_back(counter("fabricmon_port_fec_corrected_symbols_total", 1.2e6, 4000, 4000, port));
+  link.series.push_back(counter("fabricmon_peer_port_fec_corrected_symbols_total", 6e9, 2e7, 2e7, port));
+  link.series.push_back(counter("fabricmon_peer_port_fec_uncorrectable_blocks_total", 0, 0, 0, port));
+  CheckResult ibBer = physical(link);
+  EXPECT_EQ(ibBer.state, State::kSuspicious);
+  EXPECT_EQ(ibBer.summary, "pre-FEC BER close to the FEC's limit");
+  EXPECT_EQ(numberOf(ibBer, "worst pre-FEC BER"), "5e-05");
+  EXPECT_NE(ibBer.where.find("mlx5_8"), std::string::npos) << ibBer.where;
+  link.series[2].rate = 4000;  // healthy at both ends: measured, and normal
+  CheckResult ibOk = physical(link);
+  EXPECT_EQ(ibOk.state, State::kOk);
+  EXPECT_EQ(ibOk.summary, "FEC margin within normal");
+  EXPECT_EQ(numberOf(ibOk, "worst pre-FEC BER"), "1e-08");
 }
 
 TEST(TriageChecks, StepsWithoutSeriesSayNoData) {
