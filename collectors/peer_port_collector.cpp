@@ -69,6 +69,20 @@ struct FecAsk {
   bool worthAsking() const { return answered || failures < kFecTries; }
 };
 
+/// One end's FEC reads: the two optional attributes, and the layout and lane count its counters
+/// were last read in (a change of either is a new set of counters, not a jump in the old ones).
+struct FecEnd {
+  FecAsk mode, counters;
+  bool rsfec = false;
+  unsigned lanes = 0;
+};
+
+/// The FEC families of the local end (their neighbour's are families::mad::peerOf).
+bool isFecFamily(const FamilyDef* local) {
+  return local == &kFecCorrectedBlocks || local == &kFecUncorrectableBlocks || local == &kFecCorrectedSymbols ||
+         local == &kFecLaneCorrectedSymbols || local == &kFecLaneCorrectedBlocks;
+}
+
 /// A series of the cache: the local family it stands for, the side, and the `counter` label (a
 /// name from libibmad's field tables, collectors/sources/mad_fields.cpp: static storage) or "".
 struct SeriesKey {
@@ -94,7 +108,9 @@ struct PortMemory {
   bool localDetails = true;
   /// The local port's PortInfo of this poll (its width and whether PortInfoExtended answers).
   std::optional<mad::PortInfo> localPortInfo;
-  FecAsk localFec, peerFec;
+  /// Whether the neighbour answers PortInfoExtended: a switch's port 0 says (learnNeighbour).
+  bool peerPortInfoExtended = false;
+  FecEnd fec[2];  ///< [Side]
   /// fabricmon_port_fec_info of each side ([Side]), with the FECModeActive it was built for.
   SeriesPtr fecInfo[2];
   unsigned fecInfoMode[2] = {~0u, ~0u};
@@ -195,6 +211,7 @@ class PeerPortCollector final : public Collector {
       if (!m.up) {
         // No neighbour to ask while the link is down; its loss counts as a down on its side too.
         m.peerLost();
+        holdFec(m, out);
       } else {
         if (!sysfsKnows) localCountersRead = pollLocalCounters(port, m, out);
         if (!pollLocalFec(port, m, out)) localCountersRead = false;
@@ -231,6 +248,17 @@ class PeerPortCollector final : public Collector {
     for (const auto& [key, series] : m.series) unread(series);
     for (const SeriesPtr* series : {&m.peerInfo, &m.neighbourInfo, &m.localInfo, &m.fecInfo[0], &m.fecInfo[1]}) {
       unread(*series);
+    }
+  }
+
+  /// While the link is down both ends' FEC series are unread, not gone: link_ber holds what it
+  /// judged of the link until it is back (docs/rules.md, "link_ber").
+  static void holdFec(const PortMemory& m, CollectOutput& out) {
+    for (const auto& [key, series] : m.series) {
+      if (series && isFecFamily(key.local)) out.unread(series);
+    }
+    for (const SeriesPtr& info : m.fecInfo) {
+      if (info) out.unread(info);
     }
   }
 
@@ -292,7 +320,8 @@ class PeerPortCollector final : public Collector {
     auto counters = readCounters(port, m.peerLid, m.peerPort, m.peerCaps, m.peerDetails);
     if (!counters) return counters.error();
     for (const Counter& c : *counters) emitCounter(port, Side::kPeer, c, m, out);
-    return pollFec(port, Side::kPeer, hop, m.peerLid, m.peerPort, m.peerCaps, *peer, m, out);
+    return pollFec(port, Side::kPeer, hop, m.peerLid, m.peerPort, m.peerCaps, m.peerPortInfoExtended,
+                   peer->widthActive, m, out);
   }
 
   /// The local port's FEC: its own PMA by its own LID (sysfs has no FEC counters of an InfiniBand
@@ -300,13 +329,20 @@ class PeerPortCollector final : public Collector {
   /// counters that answered before could not be read.
   bool pollLocalFec(const UmadPort& port, PortMemory& m, CollectOutput& out) {
     if (!m.localPortInfo || m.localLid == 0) return true;
+    FecAsk& ask = m.fec[static_cast<int>(Side::kLocal)].counters;
     if (!m.localCaps) {
+      if (!ask.worthAsking()) return true;
       auto cpi = source_->pma(port, m.localLid, port.port, CLASS_PORT_INFO);
       if (cpi) m.localCaps = mad::decodeClassPortInfo(*cpi);
-      if (!m.localCaps) return true;  // pollLocalCounters reports a PMA that does not answer
+      if (!m.localCaps) {
+        ++ask.failures;  // pollLocalCounters reports a PMA that does not answer
+        return true;
+      }
     }
     const std::string key = m.localPmaKey + " FEC";
-    if (auto st = pollFec(port, Side::kLocal, {}, m.localLid, port.port, *m.localCaps, *m.localPortInfo, m, out); !st) {
+    if (auto st = pollFec(port, Side::kLocal, {}, m.localLid, port.port, *m.localCaps, m.localPortInfo->portInfoExtended,
+                          m.localPortInfo->widthActive, m, out);
+        !st) {
       out.fileError(key, st.error());
       return false;
     }
@@ -315,15 +351,22 @@ class PeerPortCollector final : public Collector {
   }
 
   /// One end's FEC: the mode it runs (PortInfoExtended, where PortInfo says it answers) and its
-  /// PortExtendedSpeedsCounters for the lanes the link trained to. No FEC, no counters.
+  /// PortExtendedSpeedsCounters for the `lanes` the link trained to. No FEC, no counters. Both
+  /// attributes are optional: one that never answered is not an error (FecAsk).
   Status pollFec(const UmadPort& port, Side side, const std::vector<uint8_t>& hops, unsigned lid, unsigned portSelect,
-                 const mad::PmaCapabilities& caps, const mad::PortInfo& info, PortMemory& m, CollectOutput& out) {
+                 const mad::PmaCapabilities& caps, bool portInfoExtended, unsigned lanes, PortMemory& m,
+                 CollectOutput& out) {
     const int s = static_cast<int>(side);
+    FecEnd& end = m.fec[s];
     std::optional<unsigned> mode;
-    if (info.portInfoExtended) {
+    if (portInfoExtended && end.mode.worthAsking()) {
       auto raw = source_->smpDirected(port, hops, IB_ATTR_PORT_INFO_EXT, portSelect);
-      if (!raw) return raw.error();
-      mode = mad::decodeFecModeActive(*raw);
+      if (raw) mode = mad::decodeFecModeActive(*raw);
+      if (mode) {
+        end.mode.answered = true;
+      } else if (!end.mode.answered) {
+        ++end.mode.failures;
+      }
     }
     if (mode && !mad::ibFecCode(*mode).empty()) {
       if (m.fecInfo[s] == nullptr || m.fecInfoMode[s] != *mode) {
@@ -338,8 +381,13 @@ class PeerPortCollector final : public Collector {
     } else {
       m.fecInfo[s] = nullptr;
     }
-    FecAsk& ask = side == Side::kPeer ? m.peerFec : m.localFec;
-    if ((mode && *mode == 0) || info.widthActive == 0 || !ask.worthAsking()) return {};
+    FecAsk& ask = end.counters;
+    // No FEC: nothing to count. A mode mad::ibFecCode does not know: the counters' layout is unknown.
+    const bool unknownMode = mode && (*mode == 0 || mad::ibFecCode(*mode).empty());
+    if (unknownMode || lanes == 0 || !ask.worthAsking()) {
+      forgetFec(m, side);
+      return {};
+    }
     auto raw = source_->pma(port, lid, portSelect, IB_GSI_PORT_EXT_SPEEDS_COUNTERS);
     if (!raw) {
       if (ask.answered) return raw.error();
@@ -347,15 +395,26 @@ class PeerPortCollector final : public Collector {
       return {};
     }
     const bool rsfec = caps.rsfecCounters() && mode && rsfecLayout(*mode);
-    auto fec = mad::decodeExtendedSpeedsFec(*raw, rsfec, info.widthActive);
+    auto fec = mad::decodeExtendedSpeedsFec(*raw, rsfec, lanes);
     if (!fec) return Error{"PortExtendedSpeedsCounters out of its domain"};
     ask.answered = true;
+    if (end.rsfec != rsfec || end.lanes != lanes) {
+      // Another layout or lane count: other counters under the same names. The old series leave in
+      // this run and the new ones start in the next, so no rule reads the switch as a jump.
+      const bool first = end.lanes == 0;
+      end.rsfec = rsfec;
+      end.lanes = lanes;
+      if (!first) {
+        forgetFec(m, side);
+        return {};
+      }
+    }
     out.add(series(m, kFecCorrectedBlocks, side, port), double(fec->correctedBlocks));
     out.add(series(m, kFecUncorrectableBlocks, side, port), double(fec->uncorrectableBlocks));
     if (fec->correctedSymbols) out.add(series(m, kFecCorrectedSymbols, side, port), double(*fec->correctedSymbols));
-    const FamilyDef& lanes = fec->rsfec ? kFecLaneCorrectedSymbols : kFecLaneCorrectedBlocks;
+    const FamilyDef& laneFamily = fec->rsfec ? kFecLaneCorrectedSymbols : kFecLaneCorrectedBlocks;
     for (size_t lane = 0; lane < fec->laneCorrected.size(); ++lane) {
-      out.add(series(m, lanes, side, port, kLaneNames[lane]), double(fec->laneCorrected[lane]));
+      out.add(series(m, laneFamily, side, port, kLaneNames[lane]), double(fec->laneCorrected[lane]));
     }
     return {};
   }
@@ -384,7 +443,9 @@ class PeerPortCollector final : public Collector {
     m.peerLid = pi->lid;
     m.peerCaps = *caps;
     m.peerDetails = true;
-    m.peerFec = FecAsk{};
+    // A switch says on its port 0 whether PortInfoExtended answers; a CA on the port itself.
+    m.peerPortInfoExtended = pi->portInfoExtended;
+    m.fec[static_cast<int>(Side::kPeer)] = FecEnd{};
     m.fecInfo[static_cast<int>(Side::kPeer)] = nullptr;
     const std::string description = mad::decodeNodeDescription(*desc);
     const std::string guid = fmt::format("{:#018x}", node.nodeGuid);
@@ -461,6 +522,11 @@ class PeerPortCollector final : public Collector {
     m.ownsLocalIdentity = true;
     for (const Counter& c : *counters) emitCounter(port, Side::kLocal, c, m, out);
     return true;
+  }
+
+  /// Lets one end's FEC counter series go (they are not emitted this run: gone, not unread).
+  static void forgetFec(PortMemory& m, Side side) {
+    std::erase_if(m.series, [side](const auto& entry) { return entry.first.side == side && isFecFamily(entry.first.local); });
   }
 
   /// A PMA counter of either end: its own family where it has one (families::pma), else

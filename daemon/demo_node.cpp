@@ -84,7 +84,7 @@ void DemoNode::applyTo(Config& config) const {
 }
 
 std::shared_ptr<MadSource> DemoNode::madSource(std::shared_ptr<const SysfsRoot> sysfs) const {
-  return makeDemoMadSource(std::move(sysfs), pod_, nodeIndex_);
+  return makeDemoMadSource(std::move(sysfs), pod_, nodeIndex_, dir_ / "mad");
 }
 
 void DemoNode::stop() {

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "collectors/sources/parse.hpp"
 #include "sim/lldp.hpp"
@@ -14,8 +17,29 @@ namespace {
 
 constexpr unsigned kSwitchLid = 1;
 constexpr unsigned kSwitchPorts = 64;
-constexpr uint16_t kPmaCapMask = (1u << 9) | (1u << 12);  // PortCountersExtended, PortXmitWait valid
+// PortCountersExtended, PortXmitWait valid, PortExtendedSpeedsCounters in the RS-FEC layout.
+constexpr uint16_t kPmaCapMask = (1u << 9) | (1u << 12) | (1u << 14);
 constexpr uint32_t kExtendedSpeedsSupported = 1u << 14;   // PortInfo.CapabilityMask (IBA 14.2.5.6)
+constexpr uint32_t kCapabilityMask2Supported = 1u << 15;  // PortInfo.CapabilityMask
+constexpr uint32_t kPortInfoExtendedSupported = 1u << 1;  // PortInfo.CapabilityMask2
+constexpr uint64_t kMax32 = 0xffffffffu;                  // the PMA's FEC counters saturate here
+
+/// One simulator FEC file: "name: value" (lane lists: "name: a b c d").
+using FecFile = std::map<std::string, std::vector<uint64_t>, std::less<>>;
+FecFile parseFecFile(const std::string& text) {
+  FecFile out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::istringstream values(line.substr(colon + 1));
+    uint64_t v = 0;
+    auto& list = out[line.substr(0, colon)];
+    while (values >> v) list.push_back(v);
+  }
+  return out;
+}
 
 /// The port's LID file: "0x1a" (drivers/infiniband/core/sysfs.c, lid_show).
 uint64_t parseLid(std::string_view text) {
@@ -28,8 +52,8 @@ uint64_t parseLid(std::string_view text) {
 
 class DemoMadSource final : public MadSource {
  public:
-  DemoMadSource(std::shared_ptr<const SysfsRoot> sysfs, std::string pod, unsigned nodeIndex)
-      : sysfs_(std::move(sysfs)), switchName_(std::move(pod) + "-ib-leaf"), facing_(nodeIndex) {
+  DemoMadSource(std::shared_ptr<const SysfsRoot> sysfs, std::string pod, unsigned nodeIndex, std::filesystem::path madDir)
+      : sysfs_(std::move(sysfs)), switchName_(std::move(pod) + "-ib-leaf"), facing_(nodeIndex), madDir_(std::move(madDir)) {
     // Mellanox's OUI and the switch's identity (the one its LLDP chassis MAC derives from).
     switchGuid_ = (uint64_t{0x0002c9} << 40) | (sim::switchIdOf(switchName_) & 0xffffffffffull);
   }
@@ -65,9 +89,17 @@ class DemoMadSource final : public MadSource {
                                    unsigned modifier) override {
     ++sent_;
     const unsigned state = liveState(from);
+    const std::optional<FecFile> fec = fecFile(from);
+    if (attr == IB_ATTR_PORT_INFO_EXT && (hops.empty() || state == 4)) {
+      if (!fec) return Error{"attribute not supported", EPROTONOSUPPORT};
+      mad::Payload p{};
+      mad_set_field(p.data(), 0, IB_PORT_EXT_CAPMASK_F, 1);  // IsFECModeSupported
+      mad_set_field(p.data(), 0, IB_PORT_EXT_FEC_MODE_ACTIVE_F, static_cast<uint32_t>(first(*fec, "fec_mode")));
+      return p;
+    }
     if (hops.empty()) {
       if (attr != IB_ATTR_PORT_INFO) return Error{"unexpected SMP attribute", EINVAL};
-      return portInfo(from.lid, state);
+      return portInfo(from.lid, state, fec.has_value());
     }
     // Nothing answers across a cable that is down: the SMP times out, as on a real fabric.
     if (state != 4) return Error{"MAD timed out (the link is down)", ETIMEDOUT};
@@ -84,7 +116,8 @@ class DemoMadSource final : public MadSource {
         return p;
       case IB_ATTR_PORT_INFO:
         // A switch's LID is on its port 0 (IBA 14.2.5.6); its other ports carry none.
-        return portInfo(modifier == 0 ? kSwitchLid : 0, state);
+        // Its capability masks, too, are on port 0 only (reserved on external ports, IBA 14.2.5.6).
+        return portInfo(modifier == 0 ? kSwitchLid : 0, state, fec.has_value() && modifier == 0);
       default:
         return Error{"unexpected SMP attribute", EINVAL};
     }
@@ -127,6 +160,21 @@ class DemoMadSource final : public MadSource {
       }
       return p;
     }
+    if (attr == IB_GSI_PORT_EXT_SPEEDS_COUNTERS) {
+      const std::optional<FecFile> fec = fecFile(from);
+      if (!fec) return Error{"attribute not supported", EPROTONOSUPPORT};
+      const std::string side = ours ? "" : "peer_";
+      auto put = [&](MAD_FIELDS field, uint64_t v) { mad_set_field(p.data(), 0, field, static_cast<uint32_t>(std::min(v, kMax32))); };
+      put(IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F, first(*fec, side + "corrected_symbols"));
+      put(IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F, first(*fec, side + "corrected_blocks"));
+      put(IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F, first(*fec, side + "uncorrectable_blocks"));
+      if (auto lanes = fec->find(side + "lane_corrected_symbols"); lanes != fec->end()) {
+        for (size_t lane = 0; lane < lanes->second.size() && lane < 12; ++lane) {
+          put(static_cast<MAD_FIELDS>(IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE0_F + lane), lanes->second[lane]);
+        }
+      }
+      return p;
+    }
     return Error{"attribute not supported", EPROTONOSUPPORT};  // the optional details (IBA 16.1.4)
   }
 
@@ -149,13 +197,30 @@ class DemoMadSource final : public MadSource {
     return static_cast<unsigned>(read(dir + "/state", parseEnumNumber, 1));
   }
 
-  /// NDR 4X on both ends (the simulator's InfiniBand port: docs/simulator.md).
-  static mad::Payload portInfo(unsigned lid, unsigned state) {
+  /// The simulator's FEC file of the port (both ends), if the demo has one.
+  std::optional<FecFile> fecFile(const UmadPort& from) const {
+    if (madDir_.empty()) return std::nullopt;
+    std::ifstream in(madDir_ / from.ca / std::to_string(from.port));
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    return parseFecFile(text.str());
+  }
+  static uint64_t first(const FecFile& f, std::string_view name) {
+    auto it = f.find(name);
+    return it == f.end() || it->second.empty() ? 0 : it->second.front();
+  }
+
+  /// NDR 4X on both ends (the simulator's InfiniBand port: docs/simulator.md); PortInfoExtended
+  /// where the simulator keeps the link's FEC.
+  static mad::Payload portInfo(unsigned lid, unsigned state, bool portInfoExtended) {
     mad::Payload p{};
+    if (portInfoExtended) mad_set_field(p.data(), 0, IB_PORT_CAPMASK2_F, kPortInfoExtendedSupported);
+    const uint32_t capMask2Supported = portInfoExtended ? kCapabilityMask2Supported : 0;
     mad_set_field(p.data(), 0, IB_PORT_LID_F, lid);
     mad_set_field(p.data(), 0, IB_PORT_STATE_F, state);
     mad_set_field(p.data(), 0, IB_PORT_PHYS_STATE_F, state == 4 ? 5 : 2);  // LinkUp / Polling
-    mad_set_field(p.data(), 0, IB_PORT_CAPMASK_F, kExtendedSpeedsSupported);
+    mad_set_field(p.data(), 0, IB_PORT_CAPMASK_F, kExtendedSpeedsSupported | capMask2Supported);
     mad_set_field(p.data(), 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 2);      // 4X
     mad_set_field(p.data(), 0, IB_PORT_LINK_WIDTH_ENABLED_F, 2 | 1);  // 4X or 1X
     mad_set_field(p.data(), 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 2 | 1);
@@ -173,13 +238,14 @@ class DemoMadSource final : public MadSource {
   unsigned facing_;
   uint64_t switchGuid_ = 0;
   uint64_t sent_ = 0;
+  std::filesystem::path madDir_;
 };
 
 }  // namespace
 
 std::unique_ptr<MadSource> makeDemoMadSource(std::shared_ptr<const SysfsRoot> sysfs, std::string pod,
-                                             unsigned nodeIndex) {
-  return std::make_unique<DemoMadSource>(std::move(sysfs), std::move(pod), nodeIndex);
+                                             unsigned nodeIndex, std::filesystem::path madDir) {
+  return std::make_unique<DemoMadSource>(std::move(sysfs), std::move(pod), nodeIndex, std::move(madDir));
 }
 
 }  // namespace fabricmon

@@ -6,6 +6,7 @@
 // comes from the simulator's sysfs tree (state, LID, counters); the switch's counters mirror ours
 // (what it sends us is what we receive). The real MAD path is tested against ibsim (tests/ibsim).
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -15,8 +16,10 @@
 namespace fabricmon {
 
 /// The switch is "<pod>-ib-leaf", and its port facing this node is `nodeIndex` (as in the LLDP
-/// neighbours of the RoCE ports: sim/lldp.hpp).
+/// neighbours of the RoCE ports: sim/lldp.hpp). `madDir` holds the simulator's `<device>/<port>`
+/// files of both ends' FEC (sim/simulator.cpp, ibFecText); without one, PortInfoExtended and
+/// PortExtendedSpeedsCounters do not answer, as on ibsim.
 std::unique_ptr<MadSource> makeDemoMadSource(std::shared_ptr<const SysfsRoot> sysfs, std::string pod,
-                                             unsigned nodeIndex);
+                                             unsigned nodeIndex, std::filesystem::path madDir = {});
 
 }  // namespace fabricmon

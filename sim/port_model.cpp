@@ -440,6 +440,8 @@ void buildTables(PortModel& port) {
   port.ethtool = StatTable{};
   port.fecCorrectedBlocks = Counter{};
   port.fecUncorrectableBlocks = Counter{};
+  port.ibFec = PortModel::IbFec{};
+  port.peerIbFec = PortModel::IbFec{};
   buildPma(port.pma);
   buildHw(port.hw, port.roce);
   if (port.roce) buildEthtool(port.ethtool);
@@ -529,7 +531,23 @@ void advance(PortModel& port, double seconds, const PortBehaviour& b) {
     hw.addIf("roce_adp_retrans", kAdpRetransPerSecond * s * uniform(rng, 0.7, 1.3));
     hw.addIf("roce_adp_retrans_to", kAdpRetransTimeoutPerSecond * s * uniform(rng, 0.7, 1.3));
   }
-  if (!port.roce) return;
+  if (!port.roce) {
+    // InfiniBand: the FEC at both ends of the cable. The link runs at line rate, idle included;
+    // while the BER is low each corrected RS symbol holds one bit error, and a corrected RS(544,514)
+    // codeword (5440 bits) one symbol. The scenario's fault is on this port's receive side; the
+    // switch port receives our transmitter at a healthy BER.
+    const double bits = static_cast<double>(port.rateGbps) * 1e9 * seconds;
+    auto count = [&](PortModel::IbFec& f, double ber, double uncorrectablePerSecond) {
+      const double corrected = bits * ber * uniform(rng, 0.8, 1.2);
+      f.correctedSymbols.add(corrected);
+      f.correctedBlocks.add(std::min(corrected, bits / 5440));
+      f.uncorrectableBlocks.add(uncorrectablePerSecond * seconds);
+      for (unsigned lane = 0; lane < 4; ++lane) f.laneSymbols[lane].add(corrected * port.laneWeights[lane]);
+    };
+    count(port.ibFec, b.preFecBer, b.uncorrectablePerSecond);
+    count(port.peerIbFec, PortBehaviour{}.preFecBer, 0);  // a healthy link's BER
+    return;
+  }
 
   hw["np_ecn_marked_roce_packets"].add(tr.marks);
   hw["np_cnp_sent"].add(tr.cnpSent);

@@ -84,6 +84,14 @@ struct PortModel {
   Counter carrierChanges, carrierUpCount, carrierDownCount;
   /// The FEC statistics of ethtool netlink (fec_dir files): corrected and uncorrectable codewords.
   Counter fecCorrectedBlocks, fecUncorrectableBlocks;
+  /// InfiniBand: PMA PortExtendedSpeedsCounters in the RS-FEC layout (32-bit, saturating; the demo's
+  /// MAD source answers them from the simulator's mad/ files).
+  struct IbFec {
+    Counter correctedSymbols{32}, correctedBlocks{32}, uncorrectableBlocks{32};
+    std::array<Counter, 4> laneSymbols{Counter(32), Counter(32), Counter(32), Counter(32)};
+  };
+  /// This port's receiver, and the receiver of the switch port facing it (our transmitter's light).
+  IbFec ibFec, peerIbFec;
 
   double baseTxUtilisation = 0.7;  ///< share of line rate, fixed per port from the seed
   double baseRxUtilisation = 0.7;

@@ -137,6 +137,23 @@ std::string fecYaml(const PortModel& p, Vendor vendor) {
 }
 std::string num(uint64_t v) { return std::to_string(v) + "\n"; }
 
+// The InfiniBand port's FEC at both ends of its cable, for the demo's MAD source
+// (sim/demo_mad_source.cpp): PortInfoExtended's FECModeActive (4, RS-FEC2: RS(544,514) on NDR's
+// 100G PAM4 lanes) and PortExtendedSpeedsCounters in the RS-FEC layout, "<name>: <value>" lines.
+// Not a source of the daemon (docs/contract.md §2 has none for MADs): the simulated fabric's state.
+std::string ibFecText(const PortModel& p) {
+  std::string out = "fec_mode: 4\n";
+  for (const auto& [prefix, f] : {std::pair{"", &p.ibFec}, std::pair{"peer_", &p.peerIbFec}}) {
+    out += std::string(prefix) + "corrected_symbols: " + num(f->correctedSymbols.value());
+    out += std::string(prefix) + "corrected_blocks: " + num(f->correctedBlocks.value());
+    out += std::string(prefix) + "uncorrectable_blocks: " + num(f->uncorrectableBlocks.value());
+    out += std::string(prefix) + "lane_corrected_symbols:";
+    for (const Counter& lane : f->laneSymbols) out += " " + std::to_string(lane.value());
+    out += "\n";
+  }
+  return out;
+}
+
 // The names aer_stats_dev_attr() prints (drivers/pci/pcie/aer.c, Linux 6.1: the named bits of
 // aer_correctable_error_string[] and aer_uncorrectable_error_string[], in bit order).
 constexpr std::array<const char*, 8> kAerCorrectable = {"RxErr",   "BadTLP",      "BadDLLP",    "Rollover",
@@ -440,6 +457,9 @@ Status Simulator::State::createTree() {
     for (const fs::path& d : {pd / "counters", pd / "hw_counters", netDir(p)}) {
       if (Status st = FileWriter::makeDirs(d); !st) return st;
     }
+    if (!p.roce) {
+      if (Status st = FileWriter::makeDirs(options.root / "mad" / p.device); !st) return st;
+    }
     if (p.roce) {
       for (const char* d : {"gid_attrs/ndevs", "gid_attrs/types", "gids"}) {
         if (Status st = FileWriter::makeDirs(pd / d); !st) return st;
@@ -640,6 +660,8 @@ Status Simulator::State::renderPort(const PortModel& p) {
                        dcbYaml({kRocePriority}, "dscp", dscpMap) +
                            "storm_prevention_timeout_ms: " + std::to_string(p.stormPreventionMs) + "\n");
   }
+
+  if (!p.roce) files.emplace_back(options.root / "mad" / p.device / std::to_string(p.port), ibFecText(p));
 
   const std::string devPrefix = dev.string() + "/";
   for (const auto& [path, text] : files) {

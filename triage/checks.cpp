@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "watchdog/rules/rule.hpp"
 
@@ -188,18 +190,32 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
       }
     }
   }
-  // Both ends of each InfiniBand link (peer_port over MADs): corrected RS symbols, one bit error
-  // each as link_ber counts them, over the bits the port's rate carried (docs/rules.md, link_ber).
-  for (const char* symbols : {"fabricmon_port_fec_corrected_symbols_total", "fabricmon_peer_port_fec_corrected_symbols_total"}) {
-    for (const SeriesStat* s : ev.family(symbols)) {
-      for (const SeriesStat* rate : ev.family("fabricmon_port_rate_bytes_per_second")) {
-        if (rate->label("device") != s->label("device") || rate->label("port") != s->label("port") || rate->last <= 0) {
-          continue;
-        }
-        const double ber = s->rate / (rate->last * 8);
-        if (ber > worstBer) {
-          worstBer = ber;
-          worst = s;
+  // Both ends of each InfiniBand link (peer_port over MADs): corrected RS symbols (FireCode: blocks),
+  // one bit error each as link_ber counts them, over the bits the port's rate carried (docs/rules.md,
+  // link_ber). A port whose own counter the watchdog lists as saturated is left out: a counter that
+  // stopped reads as a BER of 0.
+  std::set<std::pair<std::string, std::string>> saturated;
+  for (const SeriesStat* s : ev.family("fabricmon_watchdog_link_ber_unjudged_info")) {
+    if (s->last == 1 && s->label("why") == "counter_saturated") saturated.emplace(s->label("device"), s->label("port"));
+  }
+  for (const char* side : {"fabricmon_port_fec_", "fabricmon_peer_port_fec_"}) {
+    const std::string symbolsName = std::string(side) + "corrected_symbols_total";
+    const auto symbols = ev.family(symbolsName);
+    for (const std::string name : {symbolsName, std::string(side) + "corrected_blocks_total"}) {
+      for (const SeriesStat* s : ev.family(name)) {
+        const std::pair<std::string, std::string> at{s->label("device"), s->label("port")};
+        if (saturated.contains(at) && std::string_view(side) == "fabricmon_port_fec_") continue;
+        const bool hasSymbols = std::any_of(symbols.begin(), symbols.end(), [&](const SeriesStat* y) {
+          return y->label("device") == at.first && y->label("port") == at.second;
+        });
+        if (name != symbolsName && hasSymbols) continue;  // blocks only where there are no symbols
+        for (const SeriesStat* rate : ev.family("fabricmon_port_rate_bytes_per_second")) {
+          if (rate->label("device") != at.first || rate->label("port") != at.second || rate->last <= 0) continue;
+          const double ber = s->rate / (rate->last * 8);
+          if (ber > worstBer) {
+            worstBer = ber;
+            worst = s;
+          }
         }
       }
     }
@@ -339,6 +355,7 @@ const std::vector<Check>& table() {
         "fabricmon_fec_uncorrectable_blocks_total", "fabricmon_transceiver_rx_power_watts",
         "fabricmon_transceiver_temperature_celsius", "fabricmon_watchdog_link_ber_unjudged_info",
         "fabricmon_port_fec_corrected_symbols_total", "fabricmon_peer_port_fec_corrected_symbols_total",
+        "fabricmon_port_fec_corrected_blocks_total", "fabricmon_peer_port_fec_corrected_blocks_total",
         "fabricmon_port_fec_uncorrectable_blocks_total", "fabricmon_peer_port_fec_uncorrectable_blocks_total",
         "fabricmon_port_rate_bytes_per_second"},
        "the cable or optic is failing before the link drops: compare with the neighbour's view of "

@@ -26,7 +26,9 @@ constexpr uint32_t kExtendedSpeedsSupported = 1u << 14;
 constexpr unsigned kSpeedEnabledAsSupported = 15;
 constexpr unsigned kExtEnabledAsSupported = 30;
 constexpr unsigned kExtDisabled = 31;
-// PortInfo.CapabilityMask2 bit 1: IsPortInfoExtendedSupported (IBA 14.2.5.6).
+// PortInfo.CapabilityMask bit 15: IsCapabilityMask2Supported; CapabilityMask2 bit 1:
+// IsPortInfoExtendedSupported (IBA 14.2.5.6). A switch keeps both on its port 0 only.
+constexpr uint32_t kCapabilityMask2Supported = 1u << 15;
 constexpr uint32_t kPortInfoExtendedSupported = 1u << 1;
 // PortInfoExtended.CapMask bit 0: IsFECModeSupported (FECModeActive valid; IBA 14.2.5.22).
 constexpr uint32_t kFecModeSupported = 1u << 0;
@@ -137,7 +139,8 @@ std::optional<PortInfo> decodePortInfo(std::span<const uint8_t> data) {
   p.laneGbpsActive = fastestSpeedGbps(get(data, IB_PORT_LINK_SPEED_ACTIVE_F), extActive);
   p.laneGbpsEnabled = fastestSpeedGbps(speedEnabled, extEnabled);
   p.laneGbpsSupported = fastestSpeedGbps(speedSupported, extSupported);
-  p.portInfoExtended = (get(data, IB_PORT_CAPMASK2_F) & kPortInfoExtendedSupported) != 0;
+  p.portInfoExtended = (get(data, IB_PORT_CAPMASK_F) & kCapabilityMask2Supported) != 0 &&
+                       (get(data, IB_PORT_CAPMASK2_F) & kPortInfoExtendedSupported) != 0;
   return p;
 }
 

@@ -43,8 +43,10 @@ struct PortInfo {
   double laneGbpsActive = 0;    ///< per-lane signalling rate, Gb/s (SDR 2.5 ... NDR 106.25)
   double laneGbpsEnabled = 0;   ///< the fastest enabled
   double laneGbpsSupported = 0; ///< the fastest supported
-  /// CapabilityMask2 bit 1 (IsPortInfoExtendedSupported): PortInfoExtended (0x33) answers, with
-  /// the FEC the link runs.
+  /// CapabilityMask bit 15 (IsCapabilityMask2Supported) and CapabilityMask2 bit 1
+  /// (IsPortInfoExtendedSupported): PortInfoExtended (0x33) answers, with the FEC the link runs. On
+  /// a switch, valid in port 0's PortInfo only (the capability masks of its external ports are
+  /// reserved, IBA 14.2.5.6).
   bool portInfoExtended = false;
 };
 /// `capMask` bit 14 (IsExtendedSpeedsSupported) says whether the LinkSpeedExt fields are valid.

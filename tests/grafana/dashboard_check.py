@@ -293,6 +293,7 @@ NO_DEMO_DATA = {
     # The median of the parts of a day (docs/rules.md, "link_ber", "optics_degraded"): the first
     # value comes hours after the start.
     "fabricmon_link_pre_fec_ber_baseline": "learned over hours",
+    "fabricmon_port_pre_fec_ber_baseline": "learned over hours",
     "fabricmon_transceiver_rx_power_baseline_watts": "learned over hours",
     "fabricmon_transceiver_tx_power_baseline_watts": "learned over hours",
     # Only while a read of a NIC waits (docs/metrics.md): tests/integration/wedged_nic_test.cpp

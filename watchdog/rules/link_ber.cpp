@@ -103,7 +103,7 @@ double limitFor(const LinkBerRule& rule, std::string_view code) {
 struct LinkEnd {
   std::string key;       ///< its baseline's: the interface, or "<device>/<port>/<side>" (never an interface name)
   Subject subject;
-  std::string where;     ///< how a summary names it
+  const PortRef* port = nullptr;  ///< the RDMA port (its role and rail name it in a summary)
   bool down = false;
   bool infiniband = false;
   const Inputs* inputs = nullptr;  ///< the lane series' subject
@@ -118,6 +118,21 @@ struct LinkEnd {
   const Tracked* rate = nullptr;            ///< the RDMA port's bytes/s
   const Tracked* fecInfo = nullptr;
   bool hasFecCounters() const { return correctedBits || correctedSymbols || correctedBlocks || uncorrectable; }
+  /// Whether a 32-bit PMA counter it reads sits at its maximum: the total, or one lane of a total
+  /// summed from the lanes (FireCode). Ethernet counters are 64-bit: never.
+  bool saturated(const Tracked* errors) const {
+    if (errors != nullptr && errors->saturated) return true;
+    for (Fam fam : laneFams) {
+      for (const Tracked* lane : inputs->all(fam)) {
+        if (lane->saturated) return true;
+      }
+    }
+    return false;
+  }
+  /// An InfiniBand end that runs no FEC (PortInfoExtended): judged as `fec_off`, without counters.
+  bool fecOff() const { return fecInfo != nullptr && fecInfo->samples > 0 && fecInfo->label("code") == "none"; }
+  /// How a summary names it (built only for a summary).
+  std::string where() const;
 };
 
 Fec fecOf(const LinkBerRule& rule, const LinkEnd& in) {
@@ -165,7 +180,7 @@ Ber berOver(const RuleContext& ctx, const LinkEnd& in, const Fec& fec, Nanos win
     return b;
   }
   // A 32-bit PMA counter at its maximum stopped counting: its increase says nothing of the BER.
-  if (errors->saturated) {
+  if (in.saturated(errors)) {
     b.why = unjudged::kCounterSaturated;
     return b;
   }
@@ -297,13 +312,19 @@ std::string whereOf(std::string out, const PortRef* port) {
   return out;
 }
 
+std::string LinkEnd::where() const {
+  if (!infiniband) return whereOf(std::string(subject.interface), port);
+  return whereOf(fmt::format("{}/{}", subject.device, subject.port), port) +
+         (subject.side == "peer" ? ", at the neighbour's end" : "");
+}
+
 /// An Ethernet interface as a link end.
 LinkEnd interfaceEnd(const IfaceRef& in) {
   const PortRef* port = in.port;
   LinkEnd e;
   e.key = std::string(in.name);
   e.subject = Subject{port ? port->device : std::string_view{}, port ? port->port : std::string_view{}, in.name, {}};
-  e.where = whereOf(std::string(in.name), port);
+  e.port = port;
   e.down = RuleContext::interfaceDown(in);
   e.inputs = &in.inputs;
   e.correctedBits = in.in(Fam::kPhyCorrectedBits);
@@ -324,7 +345,7 @@ LinkEnd infinibandEnd(const PortRef& p, bool peer) {
   LinkEnd e;
   e.key = fmt::format("{}/{}/{}", p.device, p.port, peer ? "peer" : "local");
   e.subject = Subject{p.device, p.port, p.interface, {}, peer ? "peer" : "local"};
-  e.where = whereOf(fmt::format("{}/{}", p.device, p.port), &p) + (peer ? ", at the neighbour's end" : "");
+  e.port = &p;
   e.down = RuleContext::portDown(p);
   e.infiniband = true;
   e.inputs = p.inputs;
@@ -369,7 +390,7 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
       if (v.fire) {
         v.summary = fmt::format("{}: {:.0f} uncorrectable FEC codewords in {:.0f}s ({}): frames are being lost "
                                 "after FEC",
-                                in.where, w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
+                                in.where(), w.increase, w.seconds, fec.code.empty() ? "FEC" : fec.code);
       }
     }
     ctx.observe("uncorrectable", Severity::kCritical, subject, Policy{}, v);
@@ -377,7 +398,13 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
 
   bool approximated = false;
   const Tracked* errors = correctedErrors(ctx, in, &approximated);
-  if (errors != nullptr && errors->saturated) errors = nullptr;  // stopped counting: nothing to learn
+  if (in.saturated(errors)) {
+    // Stopped counting: nothing to learn, and the interval up to the clearing is not one either.
+    errors = nullptr;
+    memory.lastT = kNever;
+    memory.lastErrors = -1;
+    memory.lastBits = -1;
+  }
   const Tracked* received = in.received;
   // Parts cut to another width (a state file of another baseline_window) are dropped even while the
   // link is down and nothing is learned: they are no baseline to show.
@@ -409,7 +436,7 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
       v.evidence.add("approximated", now.approximated ? 1 : 0);
       if (v.fire) {
         v.summary = fmt::format("{}: pre-FEC BER {:.2g} over {:.0f}s, {} corrects up to ~{:.2g}: less than {:g}x margin left{}",
-                                in.where, now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
+                                in.where(), now.ber, now.seconds, fec.code, fec.limit, rule.marginFactor,
                                 lane.lane >= 0 ? fmt::format(" (worst lane {}: {:.2g})", lane.lane, lane.ber) : "");
       }
     }
@@ -435,7 +462,7 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
       if (v.fire) {
         v.summary = fmt::format("{}: pre-FEC BER {:.2g} is {:.0f}x its baseline of {:.2g} ({}): the optic or cable is "
                                 "degrading",
-                                in.where, now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
+                                in.where(), now.ber, baseline > 0 ? now.ber / baseline : 0.0, baseline,
                                 fec.code.empty() ? "FEC" : fec.code);
       }
     }
@@ -507,7 +534,7 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   std::vector<std::optional<Coverage>> ibMargins(ports.size());
   for (size_t j = 0; j < ports.size(); ++j) {
     if (!ports[j].infiniband()) continue;
-    if (const LinkEnd local = infinibandEnd(ports[j], false); local.hasFecCounters()) {
+    if (const LinkEnd local = infinibandEnd(ports[j], false); local.hasFecCounters() || local.fecOff()) {
       ibMargins[j] = evaluateEnd(ctx, rule, local);
     }
     if (const LinkEnd peer = infinibandEnd(ports[j], true); peer.hasFecCounters()) evaluateEnd(ctx, rule, peer);

@@ -104,6 +104,8 @@ TEST(MadFields, ThePortInfoExtendedCapabilityAndTheFecModeActive) {
   EXPECT_FALSE(decodePortInfo(pi)->portInfoExtended);  // ibsim: CapabilityMask2 0x30
   pi[61] |= 0x02;  // CapabilityMask2 (bytes 60-61) bit 1: IsPortInfoExtendedSupported
   EXPECT_TRUE(decodePortInfo(pi)->portInfoExtended);
+  pi[22] &= 0x7f;  // CapabilityMask (bytes 20-23) bit 15 clear: CapabilityMask2 is not valid
+  EXPECT_FALSE(decodePortInfo(pi)->portInfoExtended);
 
   Payload pie{};
   pie[5] = 4;  // FECModeActive (bytes 4-5) = RS-FEC2

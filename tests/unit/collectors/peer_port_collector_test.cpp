@@ -48,6 +48,7 @@ class FakeMadSource final : public MadSource {
   std::map<std::string, unsigned> sentTo;      ///< MADs per "ca/port"
   std::map<unsigned, unsigned> pmaSent;        ///< PMA MADs per attribute
   bool extendedSpeedsTimeOut = false;          ///< PortExtendedSpeedsCounters MADs (only) time out
+  bool portInfoExtendedFails = false;          ///< PortInfoExtended SMPs (only) are refused
   unsigned reopens = 0;
 
   Result<std::vector<UmadPort>> ports() override { return localPorts; }
@@ -58,9 +59,10 @@ class FakeMadSource final : public MadSource {
     ++sent_;
     ++sentTo[k];
     if (dead.count(k) != 0) return Error{"MAD timed out", ETIMEDOUT};
+    if (attr == IB_ATTR_PORT_INFO_EXT && portInfoExtendedFails) return Error{"status 0xc", EPROTONOSUPPORT};
     if (hops.empty()) {
       if (attr == IB_ATTR_PORT_INFO_EXT) return portInfoExtended(local.at(k));
-      return portInfo(local.at(k), local.at(k).lid);
+      return portInfo(local.at(k), local.at(k).lid, true);
     }
     const FakePort& n = neighbours.at(k);
     mad::Payload p{};
@@ -78,7 +80,9 @@ class FakeMadSource final : public MadSource {
         return p;
       case IB_ATTR_PORT_INFO:
         // A switch's LID is on its port 0 (IBA 14.2.5.6); the port itself carries none.
-        return portInfo(n, modifier == 0 || n.type != mad::NodeType::kSwitch ? n.lid : 0);
+        // Its capability masks too: a switch's external ports have them reserved (zero here).
+        return portInfo(n, modifier == 0 || n.type != mad::NodeType::kSwitch ? n.lid : 0,
+                        modifier == 0 || n.type != mad::NodeType::kSwitch);
       default:
         return Error{"unexpected SMP attribute", EINVAL};
     }
@@ -128,7 +132,7 @@ class FakeMadSource final : public MadSource {
 
  private:
   static std::string key(const UmadPort& p) { return p.ca + "/" + std::to_string(p.port); }
-  static mad::Payload portInfo(const FakePort& port, unsigned lid) {
+  static mad::Payload portInfo(const FakePort& port, unsigned lid, bool capabilities) {
     mad::Payload p{};
     mad_set_field(p.data(), 0, IB_PORT_LID_F, lid);
     mad_set_field(p.data(), 0, IB_PORT_STATE_F, port.state);
@@ -139,13 +143,16 @@ class FakeMadSource final : public MadSource {
     mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);   // QDR
     mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
     mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+    if (port.fecMode && capabilities) {
+      mad_set_field(p.data(), 0, IB_PORT_CAPMASK_F, 1u << 15);     // IsCapabilityMask2Supported
+      mad_set_field(p.data(), 0, IB_PORT_CAPMASK2_F, 1u << 1);     // IsPortInfoExtendedSupported
+    }
     if (port.speedExtActive != 0) {
-      mad_set_field(p.data(), 0, IB_PORT_CAPMASK_F, 1u << 14);  // IsExtendedSpeedsSupported
+      mad_set_field(p.data(), 0, IB_PORT_CAPMASK_F, (capabilities && port.fecMode ? 1u << 15 : 0) | 1u << 14);
       mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, port.speedExtActive);
       mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, port.speedExtActive);
       mad_set_field(p.data(), 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, port.speedExtActive);
     }
-    if (port.fecMode) mad_set_field(p.data(), 0, IB_PORT_CAPMASK2_F, 1u << 1);  // IsPortInfoExtendedSupported
     return p;
   }
   static mad::Payload portInfoExtended(const FakePort& port) {
@@ -555,6 +562,56 @@ TEST_F(PeerPortCollectorTest, FecCountersThatAnsweredAndThenTimeOutAreAnErrorAnd
   const PollResult back = run(*c);
   EXPECT_EQ(back.errors, 0u);
   EXPECT_EQ(back.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
+}
+
+// While the link is down nothing is read, and nothing of the link's FEC is lost: link_ber holds
+// what it judged until the link is back.
+TEST_F(PeerPortCollectorTest, ALinkDownHoldsBothEndsFecSeriesUnread) {
+  auto src = rsFecCable();
+  auto c = makePeerPortCollector(src);
+  ASSERT_EQ(run(*c).errors, 0u);
+  src->local["mlx5_0/1"].state = 1;
+  src->local["mlx5_0/1"].physState = 2;
+  const PollResult down = run(*c);
+  EXPECT_EQ(down.errors, 0u);
+  EXPECT_FALSE(down.has("fabricmon_port_fec_"));
+  for (const char* name : {"fabricmon_port_fec_corrected_symbols_total", "fabricmon_peer_port_fec_corrected_symbols_total",
+                           "fabricmon_port_fec_uncorrectable_blocks_total"}) {
+    EXPECT_TRUE(down.unread.contains(name + ("{" + kPort + "}"))) << name;
+  }
+  EXPECT_TRUE(down.unread.contains("fabricmon_port_fec_info{" + kPort + R"x(,mode="rs2",code="RS(544,514)"})x"));
+}
+
+// Fewer lanes (a link that trained to 1X) or another layout: other counters under the same names.
+// The old series leave for one run, so no rule reads the change as a jump in them.
+TEST_F(PeerPortCollectorTest, AnotherLaneCountStartsTheCountersAgain) {
+  auto src = rsFecCable();
+  auto c = makePeerPortCollector(src);
+  ASSERT_TRUE(run(*c).has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"3\"}"));
+  src->local["mlx5_0/1"].widthActive = 1;  // 1X
+  const PollResult changed = run(*c);
+  EXPECT_FALSE(changed.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
+  EXPECT_FALSE(changed.unread.contains("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"));
+  EXPECT_TRUE(changed.has("fabricmon_peer_port_fec_corrected_symbols_total{" + kPort)) << "the other end goes on";
+  const PollResult next = run(*c);
+  EXPECT_EQ(next.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
+  EXPECT_TRUE(next.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"0\"}"));
+  EXPECT_FALSE(next.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"1\"}"));
+}
+
+// PortInfoExtended is optional too: a port that refuses it is read in the FireCode layout (as
+// perfquery does without it), never failed.
+TEST_F(PeerPortCollectorTest, APortInfoExtendedThatIsRefusedIsNotAFailedRead) {
+  auto src = rsFecCable();
+  src->portInfoExtendedFails = true;
+  auto c = makePeerPortCollector(src);
+  const PollResult r = run(*c);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_TRUE(r.unread.empty());
+  EXPECT_TRUE(r.has("fabricmon_peer_port_symbol_errors_total{" + kPort));
+  EXPECT_FALSE(r.has("fabricmon_port_fec_info"));
+  EXPECT_TRUE(r.has("fabricmon_port_fec_corrected_blocks_total{" + kPort));
+  EXPECT_FALSE(r.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
 }
 
 }  // namespace

@@ -487,12 +487,17 @@ TEST(LinkBer, AnInfinibandLinksFecModeDecidesTheLevelAndNoFecIsListed) {
   EXPECT_EQ(labelOf(*f, "side"), "local");
   EXPECT_NE(f->summary.find("RS(528,514)"), std::string::npos) << f->summary;
 
-  // No FEC on the local end: nothing to judge, and the port says why.
+  // No FEC on the local end: peer_port reads no counters of it, and the port says why.
   Labels none = l.port;
   none.emplace_back("mode", "none");
   none.emplace_back("code", "none");
   n.drop("peer_port", "mode", "rs", "fabricmon_port_fec_info");
   n.set("peer_port", "fabricmon_port_fec_info", none, 1);
+  for (const char* fam : {"fabricmon_port_fec_corrected_symbols_total", "fabricmon_port_fec_corrected_blocks_total",
+                          "fabricmon_port_fec_uncorrectable_blocks_total"}) {
+    n.drop("peer_port", "device", "mlx5_8", fam);
+  }
+  l.localBer = 0;
   l.run(5);
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "fec_off")});
 }
@@ -514,6 +519,37 @@ TEST(LinkBer, ASaturatedFecCounterIsListedNotReadAsHealthy) {
   }
   EXPECT_LT(gauge(n, ibGauge("local")), 0) << "no BER exported";
   EXPECT_NE(finding(n, "margin"), nullptr) << "the margin finding is held, not cleared by a counter that stopped";
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "counter_saturated")});
+}
+
+// FireCode (FDR): the port's blocks are a sum of the lanes' 32-bit counters; one lane at its
+// maximum stops the sum telling the truth.
+TEST(LinkBer, ASaturatedLaneOfAFireCodeLinkIsListed) {
+  TestNode n(shortWindows());
+  IbLink l{n};
+  l.setup();
+  for (const char* side : {"fabricmon_port_fec_info", "fabricmon_peer_port_fec_info"}) {
+    n.drop("peer_port", "mode", "rs2", side);
+    Labels info = l.port;
+    info.emplace_back("mode", "firecode");
+    info.emplace_back("code", "BaseR(2112,2080)");
+    n.set("peer_port", side, info, 1);
+  }
+  n.drop("peer_port", "device", "mlx5_8", "fabricmon_port_fec_corrected_symbols_total");
+  n.drop("peer_port", "device", "mlx5_8", "fabricmon_peer_port_fec_corrected_symbols_total");
+  Labels lane0 = l.port, lane1 = l.port;
+  lane0.emplace_back("lane", "0");
+  lane1.emplace_back("lane", "1");
+  for (int i = 0; i < 61; ++i) {
+    n.add("peer_port", "fabricmon_port_fec_corrected_blocks_total", l.port, 2);
+    n.add("peer_port", "fabricmon_port_fec_lane_corrected_blocks_total", lane0, 1);
+    n.add("peer_port", "fabricmon_port_fec_lane_corrected_blocks_total", lane1, 1);
+    n.tick();
+  }
+  EXPECT_GE(gauge(n, ibGauge("local")), 0) << "judged from the blocks";
+  n.set("peer_port", "fabricmon_port_fec_lane_corrected_blocks_total", lane1, 4294967295.0);
+  for (int i = 0; i < 5; ++i) n.tick();
+  EXPECT_LT(gauge(n, ibGauge("local")), 0);
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "counter_saturated")});
 }
 
