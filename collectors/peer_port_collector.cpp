@@ -69,10 +69,11 @@ struct FecAsk {
   bool worthAsking() const { return answered || failures < kFecTries; }
 };
 
-/// One end's FEC reads: the two optional attributes, and the layout and lane count its counters
-/// were last read in (a change of either is a new set of counters, not a jump in the old ones).
+/// One end's FEC reads: the counters' optional attribute, the mode PortInfoExtended last gave, and
+/// the layout and lane count the counters were last read in.
 struct FecEnd {
-  FecAsk mode, counters;
+  FecAsk counters;
+  std::optional<unsigned> lastMode;
   bool rsfec = false;
   unsigned lanes = 0;
 };
@@ -351,22 +352,24 @@ class PeerPortCollector final : public Collector {
   }
 
   /// One end's FEC: the mode it runs (PortInfoExtended, where PortInfo says it answers) and its
-  /// PortExtendedSpeedsCounters for the `lanes` the link trained to. No FEC, no counters. Both
-  /// attributes are optional: one that never answered is not an error (FecAsk).
+  /// PortExtendedSpeedsCounters for the `lanes` the link trained to. No FEC, no counters.
+  /// PortExtendedSpeedsCounters are optional with no capability bit: an end that never answered
+  /// them is not an error (FecAsk). PortInfoExtended has its bit: where it says the attribute
+  /// answers, the counters are read in the layout its mode gives, and not before it has answered
+  /// once (a FireCode decode of RS-FEC counters would be garbage); a later failure keeps the mode
+  /// it gave last.
   Status pollFec(const UmadPort& port, Side side, const std::vector<uint8_t>& hops, unsigned lid, unsigned portSelect,
                  const mad::PmaCapabilities& caps, bool portInfoExtended, unsigned lanes, PortMemory& m,
                  CollectOutput& out) {
     const int s = static_cast<int>(side);
     FecEnd& end = m.fec[s];
     std::optional<unsigned> mode;
-    if (portInfoExtended && end.mode.worthAsking()) {
+    if (portInfoExtended) {
       auto raw = source_->smpDirected(port, hops, IB_ATTR_PORT_INFO_EXT, portSelect);
       if (raw) mode = mad::decodeFecModeActive(*raw);
-      if (mode) {
-        end.mode.answered = true;
-      } else if (!end.mode.answered) {
-        ++end.mode.failures;
-      }
+      if (mode) end.lastMode = mode;
+      mode = end.lastMode;
+      if (!mode) return {};  // promised but never given: the counters' layout is not known yet
     }
     if (mode && !mad::ibFecCode(*mode).empty()) {
       if (m.fecInfo[s] == nullptr || m.fecInfoMode[s] != *mode) {
@@ -398,9 +401,11 @@ class PeerPortCollector final : public Collector {
     auto fec = mad::decodeExtendedSpeedsFec(*raw, rsfec, lanes);
     if (!fec) return Error{"PortExtendedSpeedsCounters out of its domain"};
     ask.answered = true;
-    if (end.rsfec != rsfec || end.lanes != lanes) {
-      // Another layout or lane count: other counters under the same names. The old series leave in
-      // this run and the new ones start in the next, so no rule reads the switch as a jump.
+    if (end.rsfec != rsfec || (!rsfec && end.lanes != lanes)) {
+      // Another layout, or FireCode sums over another number of lanes: other counters under the
+      // same names. The old series leave in this run and the new ones start in the next, so no
+      // rule reads the switch as a jump. (The RS-FEC layout's port totals do not depend on the
+      // lanes: a link that retrained narrower keeps them and only loses the lanes it left.)
       const bool first = end.lanes == 0;
       end.rsfec = rsfec;
       end.lanes = lanes;
@@ -408,6 +413,15 @@ class PeerPortCollector final : public Collector {
         forgetFec(m, side);
         return {};
       }
+    }
+    if (end.lanes != lanes) {
+      const FamilyDef* lanesFamily = &kFecLaneCorrectedSymbols;
+      std::erase_if(m.series, [&](const auto& entry) {
+        return entry.first.side == side && entry.first.local == lanesFamily &&
+               std::find(std::begin(kLaneNames), std::begin(kLaneNames) + lanes, entry.first.counter) ==
+                   std::begin(kLaneNames) + lanes;
+      });
+      end.lanes = lanes;
     }
     out.add(series(m, kFecCorrectedBlocks, side, port), double(fec->correctedBlocks));
     out.add(series(m, kFecUncorrectableBlocks, side, port), double(fec->uncorrectableBlocks));

@@ -440,8 +440,7 @@ void buildTables(PortModel& port) {
   port.ethtool = StatTable{};
   port.fecCorrectedBlocks = Counter{};
   port.fecUncorrectableBlocks = Counter{};
-  port.ibFec = PortModel::IbFec{};
-  port.peerIbFec = PortModel::IbFec{};
+  port.ibFec = PortModel::IbFec{};  // the switch's end (peerIbFec) keeps counting through our reload
   buildPma(port.pma);
   buildHw(port.hw, port.roce);
   if (port.roce) buildEthtool(port.ethtool);

@@ -192,8 +192,9 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
   }
   // Both ends of each InfiniBand link (peer_port over MADs): corrected RS symbols (FireCode: blocks),
   // one bit error each as link_ber counts them, over the bits the port's rate carried (docs/rules.md,
-  // link_ber). A port whose own counter the watchdog lists as saturated is left out: a counter that
-  // stopped reads as a BER of 0.
+  // link_ber). A counter that stopped at its 32-bit maximum reads as a BER of 0, so it is left out:
+  // a port's own end where the watchdog lists it as saturated (Prometheus), any end whose value
+  // the node's window shows at the maximum.
   std::set<std::pair<std::string, std::string>> saturated;
   for (const SeriesStat* s : ev.family("fabricmon_watchdog_link_ber_unjudged_info")) {
     if (s->last == 1 && s->label("why") == "counter_saturated") saturated.emplace(s->label("device"), s->label("port"));
@@ -205,6 +206,7 @@ void judgePhysical(const Evidence& ev, CheckResult& r) {
       for (const SeriesStat* s : ev.family(name)) {
         const std::pair<std::string, std::string> at{s->label("device"), s->label("port")};
         if (saturated.contains(at) && std::string_view(side) == "fabricmon_port_fec_") continue;
+        if (s->last >= 4294967295.0) continue;  // the node's window gives the value: a stopped counter
         const bool hasSymbols = std::any_of(symbols.begin(), symbols.end(), [&](const SeriesStat* y) {
           return y->label("device") == at.first && y->label("port") == at.second;
         });

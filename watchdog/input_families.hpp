@@ -120,7 +120,7 @@ enum class Fam : uint8_t {
   kPhyPcsSymbolErrors,  // {interface} symbol errors the FEC did not correct (mlx5 rx_pcs_symbol_err_phy, bnxt rx_pcs_symbol_err)
   kNicHealthReporterAutoRecover,  // {pci_address,devlink_port,reporter} 0/1; only reporters that can recover
   // An InfiniBand link's FEC, both ends (peer_port over MADs): the neighbour's carry the local
-  // device and port. 32-bit PMA counters that saturate (the block counts may be lane sums).
+  // device and port. 32-bit PMA counters that saturate (FireCode's port blocks: held lane sums).
   kIbFecInfo,               // {device,port} = 1, with mode and code
   kIbFecCorrectedBlocks,    // {device,port}
   kIbFecUncorrectable,      // {device,port}

@@ -32,8 +32,9 @@ constexpr uint32_t kCapabilityMask2Supported = 1u << 15;
 constexpr uint32_t kPortInfoExtendedSupported = 1u << 1;
 // PortInfoExtended.CapMask bit 0: IsFECModeSupported (FECModeActive valid; IBA 14.2.5.22).
 constexpr uint32_t kFecModeSupported = 1u << 0;
-// PortExtendedSpeedsCounters (IBA 16.1.4.17): 12 lanes at most.
+// PortExtendedSpeedsCounters (IBA 16.1.4.17): 12 lanes at most, 32-bit counters that saturate.
 constexpr unsigned kMaxLanes = 12;
+constexpr uint64_t kMax32 = 0xffffffffu;
 
 }  // namespace
 
@@ -178,15 +179,26 @@ std::optional<ExtendedSpeedsFec> decodeExtendedSpeedsFec(std::span<const uint8_t
   f.rsfec = rsfec;
   auto take = [&](MAD_FIELDS field) { return uint64_t{get(data, field)}; };
   // The lane fields are consecutive in libibmad's tables (lane 0 .. lane 11).
+  // A FireCode port total is its lanes' sum, held at a 32-bit counter's maximum once it reaches it
+  // or once one of its lanes sits there (from then on the sum no longer tells the truth): the
+  // port's totals saturate as the RS-FEC layout's own do.
+  bool correctedStuck = false, uncorrectableStuck = false;
   for (unsigned lane = 0; lane < lanes; ++lane) {
     const auto at = [lane](MAD_FIELDS first) { return static_cast<MAD_FIELDS>(first + lane); };
     if (rsfec) {
       f.laneCorrected.push_back(take(at(IB_PESC_RSFEC_FEC_CORR_SYMBOL_CTR_LANE0_F)));
     } else {
       f.laneCorrected.push_back(take(at(IB_PESC_FEC_CORR_BLOCK_CTR_LANE0_F)));
+      const uint64_t uncorrectable = take(at(IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE0_F));
+      correctedStuck |= f.laneCorrected.back() >= kMax32;
+      uncorrectableStuck |= uncorrectable >= kMax32;
       f.correctedBlocks += f.laneCorrected.back();
-      f.uncorrectableBlocks += take(at(IB_PESC_FEC_UNCORR_BLOCK_CTR_LANE0_F));
+      f.uncorrectableBlocks += uncorrectable;
     }
+  }
+  if (!rsfec) {
+    if (correctedStuck || f.correctedBlocks > kMax32) f.correctedBlocks = kMax32;
+    if (uncorrectableStuck || f.uncorrectableBlocks > kMax32) f.uncorrectableBlocks = kMax32;
   }
   if (rsfec) {
     f.correctedBlocks = take(IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F);

@@ -106,7 +106,8 @@ std::string_view ibFecCode(unsigned mode);
 /// layouts: with an RS-FEC active and the PMA's rsfecCounters(), corrected symbols per lane and
 /// the port's corrected / uncorrectable codewords and corrected symbols; otherwise (FireCode),
 /// correctable and uncorrectable blocks per lane, summed here into the port's. Every counter is
-/// 32 bits wide and saturates (the watchdog's history knows: watchdog/input_families.cpp).
+/// 32 bits wide and saturates (the watchdog's history knows: watchdog/input_families.cpp); a
+/// FireCode sum is held at 2^32 - 1 once it reaches it or once one of its lanes sits there.
 struct ExtendedSpeedsFec {
   bool rsfec = false;
   uint64_t correctedBlocks = 0;

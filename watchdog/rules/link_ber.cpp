@@ -409,6 +409,13 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
   // Parts cut to another width (a state file of another baseline_window) are dropped even while the
   // link is down and nothing is learned: they are no baseline to show.
   memory.parts.cut(partSeconds(rule));
+  if (down) {
+    // The interval over the outage is not one: without a received-bit count its bits would be the
+    // line rate over the time the link carried nothing.
+    memory.lastT = kNever;
+    memory.lastErrors = -1;
+    memory.lastBits = -1;
+  }
   if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
   const double baseline = baselineOf(memory, ctx, rule);
   const Ber now = down ? Ber{} : berOver(ctx, in, fec, window);
@@ -534,10 +541,12 @@ void evaluateLinkBer(RuleContext& ctx, const LinkBerRule& rule) {
   std::vector<std::optional<Coverage>> ibMargins(ports.size());
   for (size_t j = 0; j < ports.size(); ++j) {
     if (!ports[j].infiniband()) continue;
-    if (const LinkEnd local = infinibandEnd(ports[j], false); local.hasFecCounters() || local.fecOff()) {
-      ibMargins[j] = evaluateEnd(ctx, rule, local);
-    }
+    const LinkEnd local = infinibandEnd(ports[j], false);
+    if (local.hasFecCounters() || local.fecOff()) ibMargins[j] = evaluateEnd(ctx, rule, local);
     if (const LinkEnd peer = infinibandEnd(ports[j], true); peer.hasFecCounters()) evaluateEnd(ctx, rule, peer);
+    // A link that is down keeps what was listed, also once the FEC series held for it are let go
+    // (an end that had counters still has its memory).
+    if (RuleContext::portDown(ports[j]) && memory.berBaselines.contains(local.key)) ibMargins[j].emplace(kHold);
   }
   judgeCoverage(ctx, memory, margins, ibMargins);
   // A baseline whose every part is older than the window has nothing left to say.

@@ -145,6 +145,11 @@ TEST(MadFields, ExtendedSpeedsCountersInBothLayouts) {
   EXPECT_EQ(fc->uncorrectableBlocks, 3u);
   EXPECT_FALSE(fc->correctedSymbols);
 
+  // A FireCode sum is held at the 32-bit maximum once one of its lanes sits there.
+  put32(p, 48, 0xffffffff);
+  EXPECT_EQ(decodeExtendedSpeedsFec(p, false, 2)->correctedBlocks, 0xffffffffu);
+  EXPECT_EQ(decodeExtendedSpeedsFec(p, false, 2)->uncorrectableBlocks, 3u);
+
   EXPECT_FALSE(decodeExtendedSpeedsFec(p, true, 0));
   EXPECT_FALSE(decodeExtendedSpeedsFec(p, true, 13));
   EXPECT_FALSE(decodeExtendedSpeedsFec(std::span<const uint8_t>(p.data(), 100), true, 4));

@@ -582,36 +582,55 @@ TEST_F(PeerPortCollectorTest, ALinkDownHoldsBothEndsFecSeriesUnread) {
   EXPECT_TRUE(down.unread.contains("fabricmon_port_fec_info{" + kPort + R"x(,mode="rs2",code="RS(544,514)"})x"));
 }
 
-// Fewer lanes (a link that trained to 1X) or another layout: other counters under the same names.
-// The old series leave for one run, so no rule reads the change as a jump in them.
-TEST_F(PeerPortCollectorTest, AnotherLaneCountStartsTheCountersAgain) {
+// A link that retrained narrower (4X to 1X: a failing cable's symptom) keeps its RS-FEC port
+// totals, which do not depend on the lanes, and loses the lanes it left. Another layout (RS-FEC to
+// FireCode) is other counters under the same names: the old series leave for one run, so no rule
+// reads the change as a jump in them.
+TEST_F(PeerPortCollectorTest, ANarrowerLinkKeepsItsTotalsAndAnotherLayoutStartsAgain) {
   auto src = rsFecCable();
   auto c = makePeerPortCollector(src);
   ASSERT_TRUE(run(*c).has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"3\"}"));
   src->local["mlx5_0/1"].widthActive = 1;  // 1X
+  const PollResult narrower = run(*c);
+  EXPECT_EQ(narrower.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
+  EXPECT_TRUE(narrower.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"0\"}"));
+  EXPECT_FALSE(narrower.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"1\"}"));
+  src->deadPma.insert("mlx5_0/1");  // a failed read afterwards: the lanes it left are not held
+  const PollResult failed = run(*c);
+  EXPECT_FALSE(failed.unread.contains("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"1\"}"));
+  src->deadPma.clear();
+
+  src->local["mlx5_0/1"].fecMode = 1;  // FireCode
   const PollResult changed = run(*c);
-  EXPECT_FALSE(changed.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
-  EXPECT_FALSE(changed.unread.contains("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"));
+  EXPECT_FALSE(changed.has("fabricmon_port_fec_corrected_blocks_total{" + kPort));
+  EXPECT_FALSE(changed.unread.contains("fabricmon_port_fec_corrected_blocks_total{" + kPort + "}"));
   EXPECT_TRUE(changed.has("fabricmon_peer_port_fec_corrected_symbols_total{" + kPort)) << "the other end goes on";
   const PollResult next = run(*c);
-  EXPECT_EQ(next.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
-  EXPECT_TRUE(next.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"0\"}"));
-  EXPECT_FALSE(next.has("fabricmon_port_fec_lane_corrected_symbols_total{" + kPort + ",lane=\"1\"}"));
+  EXPECT_TRUE(next.has("fabricmon_port_fec_corrected_blocks_total{" + kPort));
+  EXPECT_FALSE(next.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
 }
 
-// PortInfoExtended is optional too: a port that refuses it is read in the FireCode layout (as
-// perfquery does without it), never failed.
-TEST_F(PeerPortCollectorTest, APortInfoExtendedThatIsRefusedIsNotAFailedRead) {
+// Where PortInfo promises PortInfoExtended, the counters are read in the layout its mode gives:
+// not before it has answered once (a FireCode decode of RS-FEC counters is garbage), and in the
+// last mode it gave while it does not answer. Neither is a failed read of the port.
+TEST_F(PeerPortCollectorTest, ThePromisedFecModeDecidesTheLayoutAndItsLastAnswerHolds) {
   auto src = rsFecCable();
   src->portInfoExtendedFails = true;
   auto c = makePeerPortCollector(src);
-  const PollResult r = run(*c);
-  EXPECT_EQ(r.errors, 0u);
-  EXPECT_TRUE(r.unread.empty());
-  EXPECT_TRUE(r.has("fabricmon_peer_port_symbol_errors_total{" + kPort));
-  EXPECT_FALSE(r.has("fabricmon_port_fec_info"));
-  EXPECT_TRUE(r.has("fabricmon_port_fec_corrected_blocks_total{" + kPort));
-  EXPECT_FALSE(r.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
+  const PollResult never = run(*c);
+  EXPECT_EQ(never.errors, 0u);
+  EXPECT_TRUE(never.unread.empty());
+  EXPECT_TRUE(never.has("fabricmon_peer_port_symbol_errors_total{" + kPort));
+  EXPECT_FALSE(never.has("fabricmon_port_fec_"));
+  EXPECT_FALSE(never.has("fabricmon_peer_port_fec_"));
+
+  src->portInfoExtendedFails = false;
+  ASSERT_EQ(run(*c).value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
+  src->portInfoExtendedFails = true;
+  const PollResult after = run(*c);
+  EXPECT_EQ(after.errors, 0u);
+  EXPECT_EQ(after.value("fabricmon_port_fec_corrected_symbols_total{" + kPort + "}"), 100.0);
+  EXPECT_EQ(after.value("fabricmon_port_fec_info{" + kPort + R"x(,mode="rs2",code="RS(544,514)"})x"), 1.0);
 }
 
 }  // namespace

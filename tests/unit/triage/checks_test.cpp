@@ -236,7 +236,7 @@ TEST(TriageChecks, ThePhysicalStepCallsNormalOnlyWhatItMeasured) {
   const std::map<std::string, std::string> port{{"device", "mlx5_8"}, {"port", "1"}};
   link.series.push_back(gauge("fabricmon_port_rate_bytes_per_second", port, 5e10));
   link.series.push_back(counter("fabricmon_port_fec_corrected_symbols_total", 1.2e6, 4000, 4000, port));
-  link.series.push_back(counter("fabricmon_peer_port_fec_corrected_symbols_total", 6e9, 2e7, 2e7, port));
+  link.series.push_back(counter("fabricmon_peer_port_fec_corrected_symbols_total", 2e9, 2e7, 2e7, port));
   link.series.push_back(counter("fabricmon_peer_port_fec_uncorrectable_blocks_total", 0, 0, 0, port));
   CheckResult ibBer = physical(link);
   EXPECT_EQ(ibBer.state, State::kSuspicious);
@@ -248,6 +248,13 @@ TEST(TriageChecks, ThePhysicalStepCallsNormalOnlyWhatItMeasured) {
   EXPECT_EQ(ibOk.state, State::kOk);
   EXPECT_EQ(ibOk.summary, "FEC margin within normal");
   EXPECT_EQ(numberOf(ibOk, "worst pre-FEC BER"), "1e-08");
+  // A counter stopped at its 32-bit maximum (the node's window shows its value) is no BER of 0.
+  link.series[1].rate = 0;
+  link.series[1].last = 4294967295.0;
+  link.series[2].rate = 0;
+  EXPECT_EQ(numberOf(physical(link), "worst pre-FEC BER"), "0");
+  link.series[2].last = 4294967295.0;
+  EXPECT_EQ(numberOf(physical(link), "worst pre-FEC BER"), "not reported");
 }
 
 TEST(TriageChecks, StepsWithoutSeriesSayNoData) {

@@ -520,6 +520,18 @@ TEST(LinkBer, ASaturatedFecCounterIsListedNotReadAsHealthy) {
   EXPECT_LT(gauge(n, ibGauge("local")), 0) << "no BER exported";
   EXPECT_NE(finding(n, "margin"), nullptr) << "the margin finding is held, not cleared by a counter that stopped";
   EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "counter_saturated")});
+  // The link goes down, and its FEC series, held while it is down, are let go at last: the port
+  // keeps what it had, it is not an end without FEC counters.
+  n.set("rdma_port", "fabricmon_port_state", l.port, 1);
+  n.set("rdma_port", "fabricmon_port_physical_state", l.port, 2);
+  for (const char* fam : {"fabricmon_port_fec_corrected_symbols_total", "fabricmon_port_fec_corrected_blocks_total",
+                          "fabricmon_port_fec_uncorrectable_blocks_total", "fabricmon_port_fec_info",
+                          "fabricmon_peer_port_fec_corrected_symbols_total", "fabricmon_peer_port_fec_corrected_blocks_total",
+                          "fabricmon_peer_port_fec_uncorrectable_blocks_total", "fabricmon_peer_port_fec_info"}) {
+    n.drop("peer_port", "device", "mlx5_8", fam);
+  }
+  for (int i = 0; i < 5; ++i) n.tick();
+  EXPECT_EQ(unjudged(n), std::vector<std::string>{unjudgedKey("mlx5_8", "ib0", "counter_saturated")});
 }
 
 // FireCode (FDR): the port's blocks are a sum of the lanes' 32-bit counters; one lane at its
