@@ -76,6 +76,7 @@ struct FecEnd {
   std::optional<unsigned> lastMode;
   bool rsfec = false;
   unsigned lanes = 0;
+  bool counting = false;  ///< its counter series are in the cache (forgetFec has something to do)
 };
 
 /// The FEC families of the local end (their neighbour's are families::mad::peerOf).
@@ -96,7 +97,7 @@ struct SeriesKey {
 /// What the collector remembers per local port between polls.
 struct PortMemory {
   // The error-tracker keys of the port's three reads, built once.
-  std::string localKey, peerKey, localPmaKey;
+  std::string localKey, peerKey, localPmaKey, localFecKey;
 
   // The neighbour, learnt when its GUID first answers; re-learnt when the GUID changes.
   uint64_t peerGuid = 0;
@@ -164,6 +165,7 @@ class PeerPortCollector final : public Collector {
         memory.localKey = at + " (local PortInfo)";
         memory.peerKey = at + " (neighbour)";
         memory.localPmaKey = at + " (local PMA)";
+        memory.localFecKey = at + " (local PMA) FEC";
       }
       pollPort(topology, port, memory, out);
       kept.emplace(std::move(key), std::move(memory));
@@ -340,14 +342,13 @@ class PeerPortCollector final : public Collector {
         return true;
       }
     }
-    const std::string key = m.localPmaKey + " FEC";
     if (auto st = pollFec(port, Side::kLocal, {}, m.localLid, port.port, *m.localCaps, m.localPortInfo->portInfoExtended,
                           m.localPortInfo->widthActive, m, out);
         !st) {
-      out.fileError(key, st.error());
+      out.fileError(m.localFecKey, st.error());
       return false;
     }
-    out.fileOk(key);
+    out.fileOk(m.localFecKey);
     return true;
   }
 
@@ -423,6 +424,7 @@ class PeerPortCollector final : public Collector {
       });
       end.lanes = lanes;
     }
+    end.counting = true;
     out.add(series(m, kFecCorrectedBlocks, side, port), double(fec->correctedBlocks));
     out.add(series(m, kFecUncorrectableBlocks, side, port), double(fec->uncorrectableBlocks));
     if (fec->correctedSymbols) out.add(series(m, kFecCorrectedSymbols, side, port), double(*fec->correctedSymbols));
@@ -540,6 +542,9 @@ class PeerPortCollector final : public Collector {
 
   /// Lets one end's FEC counter series go (they are not emitted this run: gone, not unread).
   static void forgetFec(PortMemory& m, Side side) {
+    bool& counting = m.fec[static_cast<int>(side)].counting;
+    if (!counting) return;
+    counting = false;
     std::erase_if(m.series, [side](const auto& entry) { return entry.first.side == side && isFecFamily(entry.first.local); });
   }
 
