@@ -70,13 +70,12 @@ struct FecAsk {
 };
 
 /// One end's FEC reads: the counters' optional attribute, the mode PortInfoExtended last gave, and
-/// the layout and lane count the counters were last read in.
+/// the layout and lane count the counters were last emitted in (0 lanes: none are).
 struct FecEnd {
   FecAsk counters;
   std::optional<unsigned> lastMode;
   bool rsfec = false;
   unsigned lanes = 0;
-  bool counting = false;  ///< its counter series are in the cache (forgetFec has something to do)
 };
 
 /// The FEC families of the local end (their neighbour's are families::mad::peerOf).
@@ -113,9 +112,8 @@ struct PortMemory {
   /// Whether the neighbour answers PortInfoExtended: a switch's port 0 says (learnNeighbour).
   bool peerPortInfoExtended = false;
   FecEnd fec[2];  ///< [Side]
-  /// fabricmon_port_fec_info of each side ([Side]), with the FECModeActive it was built for.
+  /// fabricmon_port_fec_info of each side ([Side]).
   SeriesPtr fecInfo[2];
-  unsigned fecInfoMode[2] = {~0u, ~0u};
 
   /// The port's identity or PMA counters were emitted here (no sysfs view of it yet): the series
   /// to let go to rdma_port and pma_counters once sysfs shows the device.
@@ -373,13 +371,12 @@ class PeerPortCollector final : public Collector {
       if (!mode) return {};  // promised but never given: the counters' layout is not known yet
     }
     if (mode && !mad::ibFecCode(*mode).empty()) {
-      if (m.fecInfo[s] == nullptr || m.fecInfoMode[s] != *mode) {
+      if (m.fecInfo[s] == nullptr || m.fecInfo[s]->label("mode") != mad::ibFecModeName(*mode)) {
         const FamilyDef& family = side == Side::kPeer ? kPeerFecInfo : kFecInfo;
         m.fecInfo[s] = makeSeries(family, {{"device", port.ca},
                                            {"port", std::to_string(port.port)},
                                            {"mode", std::string(mad::ibFecModeName(*mode))},
                                            {"code", std::string(mad::ibFecCode(*mode))}});
-        m.fecInfoMode[s] = *mode;
       }
       out.add(m.fecInfo[s], 1.0);
     } else {
@@ -402,33 +399,27 @@ class PeerPortCollector final : public Collector {
     auto fec = mad::decodeExtendedSpeedsFec(*raw, rsfec, lanes);
     if (!fec) return Error{"PortExtendedSpeedsCounters out of its domain"};
     ask.answered = true;
-    if (end.rsfec != rsfec || (!rsfec && end.lanes != lanes)) {
+    if (end.lanes != 0 && (end.rsfec != rsfec || (!rsfec && end.lanes != lanes))) {
       // Another layout, or FireCode sums over another number of lanes: other counters under the
       // same names. The old series leave in this run and the new ones start in the next, so no
       // rule reads the switch as a jump. (The RS-FEC layout's port totals do not depend on the
       // lanes: a link that retrained narrower keeps them and only loses the lanes it left.)
-      const bool first = end.lanes == 0;
-      end.rsfec = rsfec;
-      end.lanes = lanes;
-      if (!first) {
-        forgetFec(m, side);
-        return {};
-      }
+      forgetFec(m, side);
+      return {};
     }
-    if (end.lanes != lanes) {
-      const FamilyDef* lanesFamily = &kFecLaneCorrectedSymbols;
+    if (end.lanes > lanes) {
       std::erase_if(m.series, [&](const auto& entry) {
-        return entry.first.side == side && entry.first.local == lanesFamily &&
-               std::find(std::begin(kLaneNames), std::begin(kLaneNames) + lanes, entry.first.counter) ==
-                   std::begin(kLaneNames) + lanes;
+        const auto& [family, at, lane] = entry.first;
+        return at == side && family == &kFecLaneCorrectedSymbols &&
+               std::find(kLaneNames, kLaneNames + lanes, lane) == kLaneNames + lanes;
       });
-      end.lanes = lanes;
     }
-    end.counting = true;
+    end.rsfec = rsfec;
+    end.lanes = lanes;
     out.add(series(m, kFecCorrectedBlocks, side, port), double(fec->correctedBlocks));
     out.add(series(m, kFecUncorrectableBlocks, side, port), double(fec->uncorrectableBlocks));
     if (fec->correctedSymbols) out.add(series(m, kFecCorrectedSymbols, side, port), double(*fec->correctedSymbols));
-    const FamilyDef& laneFamily = fec->rsfec ? kFecLaneCorrectedSymbols : kFecLaneCorrectedBlocks;
+    const FamilyDef& laneFamily = rsfec ? kFecLaneCorrectedSymbols : kFecLaneCorrectedBlocks;
     for (size_t lane = 0; lane < fec->laneCorrected.size(); ++lane) {
       out.add(series(m, laneFamily, side, port, kLaneNames[lane]), double(fec->laneCorrected[lane]));
     }
@@ -542,9 +533,9 @@ class PeerPortCollector final : public Collector {
 
   /// Lets one end's FEC counter series go (they are not emitted this run: gone, not unread).
   static void forgetFec(PortMemory& m, Side side) {
-    bool& counting = m.fec[static_cast<int>(side)].counting;
-    if (!counting) return;
-    counting = false;
+    unsigned& lanes = m.fec[static_cast<int>(side)].lanes;
+    if (lanes == 0) return;  // none emitted
+    lanes = 0;
     std::erase_if(m.series, [side](const auto& entry) { return entry.first.side == side && isFecFamily(entry.first.local); });
   }
 

@@ -9,6 +9,7 @@
 #include "model/families/dcqcn.hpp"
 #include "model/families/ethtool.hpp"
 #include "model/families/fec.hpp"
+#include "model/families/mad.hpp"
 #include "model/families/netdev.hpp"
 #include "model/families/pma.hpp"
 #include "model/families/port.hpp"
@@ -20,7 +21,7 @@ namespace {
 
 // What triage walks (docs/runbook.md, "Triage") and the status page charts, by the families'
 // definitions (model/families/).
-constexpr std::array<const FamilyDef*, 44> kKept{
+constexpr std::array<const FamilyDef*, 50> kKept{
     // step 1: PFC pause and storm events
     &families::ethtool::kPfcPauseSeconds,
     &families::ethtool::kPfcPauseRx,
@@ -50,6 +51,13 @@ constexpr std::array<const FamilyDef*, 44> kKept{
     &families::ethtool::kPhyReceivedBytes,
     &families::fec::kCorrectedBlocks,
     &families::fec::kUncorrectableBlocks,
+    // both ends of an InfiniBand link (peer_port over MADs; their bits are the port's rate)
+    &families::mad::kFecCorrectedSymbols,
+    &families::mad::kPeerFecCorrectedSymbols,
+    &families::mad::kFecCorrectedBlocks,
+    &families::mad::kPeerFecCorrectedBlocks,
+    &families::mad::kFecUncorrectableBlocks,
+    &families::mad::kPeerFecUncorrectableBlocks,
     &families::transceiver::kRxPower,
     &families::transceiver::kRxPowerThreshold,
     &families::transceiver::kTemperature,

@@ -176,7 +176,6 @@ std::string_view ibFecCode(unsigned mode) {
 std::optional<ExtendedSpeedsFec> decodeExtendedSpeedsFec(std::span<const uint8_t> data, bool rsfec, unsigned lanes) {
   if (data.size() < kPmaData || lanes == 0 || lanes > kMaxLanes) return std::nullopt;
   ExtendedSpeedsFec f;
-  f.rsfec = rsfec;
   auto take = [&](MAD_FIELDS field) { return uint64_t{get(data, field)}; };
   // The lane fields are consecutive in libibmad's tables (lane 0 .. lane 11).
   // A FireCode port total is its lanes' sum, held at a 32-bit counter's maximum once it reaches it
@@ -199,8 +198,7 @@ std::optional<ExtendedSpeedsFec> decodeExtendedSpeedsFec(std::span<const uint8_t
   if (!rsfec) {
     if (correctedStuck || f.correctedBlocks > kMax32) f.correctedBlocks = kMax32;
     if (uncorrectableStuck || f.uncorrectableBlocks > kMax32) f.uncorrectableBlocks = kMax32;
-  }
-  if (rsfec) {
+  } else {
     f.correctedBlocks = take(IB_PESC_PORT_FEC_CORR_BLOCK_CTR_F);
     f.uncorrectableBlocks = take(IB_PESC_PORT_FEC_UNCORR_BLOCK_CTR_F);
     f.correctedSymbols = take(IB_PESC_PORT_FEC_CORR_SYMBOL_CTR_F);

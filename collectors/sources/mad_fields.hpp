@@ -109,7 +109,6 @@ std::string_view ibFecCode(unsigned mode);
 /// 32 bits wide and saturates (the watchdog's history knows: watchdog/input_families.cpp); a
 /// FireCode sum is held at 2^32 - 1 once it reaches it or once one of its lanes sits there.
 struct ExtendedSpeedsFec {
-  bool rsfec = false;
   uint64_t correctedBlocks = 0;
   uint64_t uncorrectableBlocks = 0;
   std::optional<uint64_t> correctedSymbols;  ///< RS-FEC layout only

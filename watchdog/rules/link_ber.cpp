@@ -29,6 +29,12 @@ struct BerBaseline {
   double lastBits = -1;
   Nanos lastT = kNever;
   bool live = false;            ///< judged in the latest evaluation: its gauges are exported
+  /// The next interval is not learned (the link was down, the counter stopped): it starts anew.
+  void restartInterval() {
+    lastErrors = -1;
+    lastBits = -1;
+    lastT = kNever;
+  }
   SeriesPtr berGauge, baselineGauge, levelGauge;
   double ber = -1, baseline = -1, level = -1;  ///< the gauges' values (< 0: not exported)
 };
@@ -43,7 +49,7 @@ struct PortCoverage {
   SeriesPtr series;          ///< the info series while `why` and the interface stay the same
 };
 
-/// Every link end's baseline, by Link::key; every port's coverage, by "device/port".
+/// Every link end's baseline, by LinkEnd::key; every port's coverage, by "device/port".
 struct LinkBerMemory : RuleState {
   std::map<std::string, BerBaseline, std::less<>> berBaselines;
   std::map<std::string, PortCoverage, std::less<>> coverage;
@@ -118,17 +124,6 @@ struct LinkEnd {
   const Tracked* rate = nullptr;            ///< the RDMA port's bytes/s
   const Tracked* fecInfo = nullptr;
   bool hasFecCounters() const { return correctedBits || correctedSymbols || correctedBlocks || uncorrectable; }
-  /// Whether a 32-bit PMA counter it reads sits at its maximum: the total, or one lane of a total
-  /// summed from the lanes (FireCode). Ethernet counters are 64-bit: never.
-  bool saturated(const Tracked* errors) const {
-    if (errors != nullptr && errors->saturated) return true;
-    for (Fam fam : laneFams) {
-      for (const Tracked* lane : inputs->all(fam)) {
-        if (lane->saturated) return true;
-      }
-    }
-    return false;
-  }
   /// An InfiniBand end that runs no FEC (PortInfoExtended): judged as `fec_off`, without counters.
   bool fecOff() const { return fecInfo != nullptr && fecInfo->samples > 0 && fecInfo->label("code") == "none"; }
   /// How a summary names it (built only for a summary).
@@ -158,9 +153,6 @@ Fec fecOf(const LinkBerRule& rule, const LinkEnd& in) {
   return f;
 }
 
-/// Corrected bits over received bits, both over the same `window`. Without a received-bit counter,
-/// the line rate times the time; without corrected bits, corrected codewords x 1 bit (a lower bound:
-/// a corrected codeword holds at least one bit error, and rarely more while the BER is low).
 /// The count of corrected errors a BER is made of: bits where the NIC counts them, else RS symbols
 /// (each holds at least one bit error), else codewords. `approximated` when not bits.
 const Tracked* correctedErrors(const RuleContext& ctx, const LinkEnd& in, bool* approximated) {
@@ -171,6 +163,9 @@ const Tracked* correctedErrors(const RuleContext& ctx, const LinkEnd& in, bool* 
   return in.correctedBlocks;
 }
 
+/// Corrected bits over received bits, both over the same `window`. Without a received-bit counter,
+/// the line rate times the time; without corrected bits, corrected codewords x 1 bit (a lower bound:
+/// a corrected codeword holds at least one bit error, and rarely more while the BER is low).
 Ber berOver(const RuleContext& ctx, const LinkEnd& in, const Fec& fec, Nanos window) {
   Ber b;
   const Tracked* errors = correctedErrors(ctx, in, &b.approximated);
@@ -179,8 +174,9 @@ Ber berOver(const RuleContext& ctx, const LinkEnd& in, const Fec& fec, Nanos win
     if (!in.correctedBits && !in.correctedSymbols && !in.correctedBlocks) b.why = unjudged::kNoCorrectedCounts;
     return b;
   }
-  // A 32-bit PMA counter at its maximum stopped counting: its increase says nothing of the BER.
-  if (in.saturated(errors)) {
+  // A 32-bit PMA counter at its maximum stopped counting: its increase says nothing of the BER (a
+  // FireCode total is held there once one of its lanes is: collectors/sources/mad_fields.hpp).
+  if (errors->saturated) {
     b.why = unjudged::kCounterSaturated;
     return b;
   }
@@ -398,24 +394,18 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
 
   bool approximated = false;
   const Tracked* errors = correctedErrors(ctx, in, &approximated);
-  if (in.saturated(errors)) {
+  if (errors != nullptr && errors->saturated) {
     // Stopped counting: nothing to learn, and the interval up to the clearing is not one either.
     errors = nullptr;
-    memory.lastT = kNever;
-    memory.lastErrors = -1;
-    memory.lastBits = -1;
+    memory.restartInterval();
   }
   const Tracked* received = in.received;
   // Parts cut to another width (a state file of another baseline_window) are dropped even while the
   // link is down and nothing is learned: they are no baseline to show.
   memory.parts.cut(partSeconds(rule));
-  if (down) {
-    // The interval over the outage is not one: without a received-bit count its bits would be the
-    // line rate over the time the link carried nothing.
-    memory.lastT = kNever;
-    memory.lastErrors = -1;
-    memory.lastBits = -1;
-  }
+  // The interval over an outage is not one: without a received-bit count its bits would be the
+  // line rate over the time the link carried nothing.
+  if (down) memory.restartInterval();
   if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
   const double baseline = baselineOf(memory, ctx, rule);
   const Ber now = down ? Ber{} : berOver(ctx, in, fec, window);

@@ -524,6 +524,10 @@ TEST_F(PeerPortCollectorTest, AFireCodeLinksLanesAreSummedIntoThePorts) {
   EXPECT_EQ(r.value("fabricmon_port_fec_uncorrectable_blocks_total{" + kPort + "}"), 3.0);
   EXPECT_EQ(r.value("fabricmon_port_fec_lane_corrected_blocks_total{" + kPort + ",lane=\"3\"}"), 6.0);
   EXPECT_FALSE(r.has("fabricmon_port_fec_corrected_symbols_total{" + kPort));
+  // One lane's counter stopped at its 32-bit maximum: the port's sum no longer tells the truth and
+  // stops there too, where the watchdog sees a saturated counter (watchdog/input_families.cpp).
+  (*ours.extendedSpeeds)[IB_PESC_FEC_CORR_BLOCK_CTR_LANE3_F] = 0xffffffff;
+  EXPECT_EQ(run(*c).value("fabricmon_port_fec_corrected_blocks_total{" + kPort + "}"), 4294967295.0);
   // The RS-FEC layout needs both the mode and the PMA's capability.
   src->local["mlx5_0/1"].fecMode = 4;
   src->local["mlx5_0/1"].pmaCapMask &= ~(1u << 14);
