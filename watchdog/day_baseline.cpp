@@ -28,11 +28,19 @@ void DayBaseline::cut(int64_t partSeconds) {
   if (partSeconds <= 0 || partSeconds_ == partSeconds) return;
   parts_ = {};
   partSeconds_ = partSeconds;
+  release();  // nothing is left to hold
+}
+
+void DayBaseline::hold(int64_t sinceSeconds, int64_t untilSeconds) {
+  if (untilSeconds <= sinceSeconds) return;
+  heldSince_ = sinceSeconds;
+  heldUntil_ = untilSeconds;
 }
 
 void DayBaseline::add(int64_t partSeconds, int64_t wallSeconds, double sum, double weight) {
   if (partSeconds <= 0) return;
   cut(partSeconds);
+  if (holding(wallSeconds)) return;
   const int64_t index = wallSeconds / partSeconds;
   Part& part = slotOf(index);
   if (part.index != index) part = Part{index, 0, 0};
@@ -42,7 +50,7 @@ void DayBaseline::add(int64_t partSeconds, int64_t wallSeconds, double sum, doub
 
 double DayBaseline::median(int64_t wallSeconds, double minWeight, unsigned minParts) const {
   if (partSeconds_ <= 0) return -1;
-  const int64_t current = wallSeconds / partSeconds_;
+  const int64_t current = readAt(wallSeconds) / partSeconds_;
   // Sized by the slots, not the parts: at most kParts of them fall in the day, but an index test that
   // slipped by one would then read a part too many, not write past the array.
   std::array<double, kSlots> ratios{};
@@ -62,7 +70,7 @@ double DayBaseline::median(int64_t wallSeconds, double minWeight, unsigned minPa
 
 bool DayBaseline::expired(int64_t wallSeconds) const {
   if (partSeconds_ <= 0) return true;
-  const int64_t current = wallSeconds / partSeconds_;
+  const int64_t current = readAt(wallSeconds) / partSeconds_;
   return std::none_of(parts_.begin(), parts_.end(),
                       [&](const Part& p) { return p.index >= current - kN && p.index <= current; });
 }
@@ -77,6 +85,7 @@ void DayBaseline::save(nlohmann::json& out) const {
     if (p.index != INT64_MIN) parts.push_back({p.index, p.sum, p.weight});
   }
   out = {{"part_seconds", partSeconds_}, {"parts", std::move(parts)}};
+  if (held()) out["held"] = {heldSince_, heldUntil_};
 }
 
 bool DayBaseline::restore(const nlohmann::json& in, double maxRatio) {
@@ -88,6 +97,11 @@ bool DayBaseline::restore(const nlohmann::json& in, double maxRatio) {
   if (width <= 0) return false;
   parts_ = {};
   partSeconds_ = width;
+  release();
+  if (const auto h = in.find("held"); h != in.end() && h->is_array() && h->size() == 2 &&
+                                      (*h)[0].is_number_integer() && (*h)[1].is_number_integer()) {
+    hold((*h)[0].get<int64_t>(), (*h)[1].get<int64_t>());  // refuses one that ends before it begins
+  }
   bool any = false;
   for (const auto& p : in["parts"]) {
     if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || !p[1].is_number() || !p[2].is_number()) continue;

@@ -41,12 +41,27 @@ class DayBaseline {
   bool empty() const;
   int64_t partSeconds() const { return partSeconds_; }
 
+  /// Stands the baseline still from `sinceSeconds` until `untilSeconds` (wall clock): meanwhile
+  /// median() reads the day as it was at `sinceSeconds`, add() learns nothing and expired() counts
+  /// from there too. A rule holds it while its finding says the port has left its normal, so the
+  /// fault is not learned as the new normal and the finding does not clear by itself half a day
+  /// later. After `untilSeconds` the hold lapses and the parts learn again (the new level becomes the
+  /// normal); held() stays true until release(), so the rule does not hold the same excursion twice.
+  void hold(int64_t sinceSeconds, int64_t untilSeconds);
+  /// Ends a hold (the port is back within its normal), lapsed or not.
+  void release() { heldSince_ = heldUntil_ = kNotHeld; }
+  /// A hold was taken and not released (it may have lapsed).
+  bool held() const { return heldSince_ != kNotHeld; }
+  /// The hold is in force at `wallSeconds`.
+  bool holding(int64_t wallSeconds) const { return held() && wallSeconds < heldUntil_; }
+  int64_t heldSince() const { return heldSince_; }
+
   /// {"part_seconds": N, "parts": [[index, sum, weight], ...]}: the layout link_ber's state file
-  /// has always used for an interface.
+  /// has always used for an interface; with "held": [since, until] while a hold was taken.
   void save(nlohmann::json& out) const;
   /// Reads what save() wrote. A part that cannot be is not believed: a negative or not finite sum or
-  /// weight, or a ratio above `maxRatio` (a BER above 1, more light than a DOM can report). False
-  /// when nothing was read.
+  /// weight, or a ratio above `maxRatio` (a BER above 1, more light than a DOM can report); nor is a
+  /// hold that ends before it begins. False when nothing was read.
   bool restore(const nlohmann::json& in, double maxRatio);
 
  private:
@@ -57,9 +72,14 @@ class DayBaseline {
   };
   /// The 24 earlier parts and the current one.
   static constexpr size_t kSlots = kParts + 1;
+  static constexpr int64_t kNotHeld = INT64_MIN;
   Part& slotOf(int64_t index);
+  /// The time the parts are read at: `wallSeconds`, or the start of a hold in force.
+  int64_t readAt(int64_t wallSeconds) const { return holding(wallSeconds) ? heldSince_ : wallSeconds; }
   std::array<Part, kSlots> parts_{};
   int64_t partSeconds_ = 0;  ///< the width the parts were cut with
+  int64_t heldSince_ = kNotHeld;
+  int64_t heldUntil_ = kNotHeld;
 };
 
 }  // namespace fabricmon::watchdog

@@ -464,6 +464,16 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
       }
     }
     ctx.observe("degrading", Severity::kWarning, subject, Policy{}, v);
+    // A degrading end holds its baseline (DayBaseline::hold) for baseline_hold: learned, its BER
+    // would be the median half a day later and the finding would clear with the link no better.
+    // Back under the clearing level it learns again; a hold that lapsed is not taken again for the
+    // same rise, whose level is then learned as normal.
+    if (v.judged && v.clear) {
+      memory.parts.release();
+    } else if (v.fire && !memory.parts.held()) {
+      const auto hold = std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count();
+      if (hold > 0) memory.parts.hold(wallSeconds(ctx), wallSeconds(ctx) + hold);
+    }
   }
 
   if (down) return kHold;

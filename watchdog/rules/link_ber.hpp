@@ -36,6 +36,10 @@ struct LinkBerRule {
   unsigned baselineMinParts = 12;
   /// Bits a BER needs under it to mean anything (1e9: 2.5 ms of a 400G link, a quiet link excluded).
   double minBits = 1e9;
+  /// How long an end's baseline stands still once it is degrading, so the raised BER is not learned
+  /// as its normal (0: learned as any interval, the finding then clears once the median follows,
+  /// about half a day later). After it the new level is learned.
+  Duration baselineHold = 168h;
 
   void bind(SettingsBinder& b) {
     static constexpr Range kAtLeastOne{1, false, std::numeric_limits<double>::infinity(), true};
@@ -54,6 +58,7 @@ struct LinkBerRule {
     b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "ethtool_pfc,fec");
     b.count("baseline_min_parts", baselineMinParts, 1, watchdog::DayBaseline::kParts);
     b.number("min_bits", minBits, kPositive);
+    b.durationBetween("baseline_hold", baselineHold, std::chrono::seconds(1), Duration::max(), true);  // 0: none
   }
 
   bool operator==(const LinkBerRule&) const = default;

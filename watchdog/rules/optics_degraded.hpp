@@ -27,6 +27,10 @@ struct OpticsDegradedRule {
   /// Parts of the baseline window that must hold a reading before the baseline is judged (half a
   /// day). At most the 24 parts before the current one (DayBaseline::kParts).
   unsigned baselineMinParts = 12;
+  /// How long a lane's baseline stands still once the lane sank sink_db below it, so the sunk light
+  /// is not learned as the lane's normal (0: learned as any reading, the finding then clears once
+  /// the median follows, about half a day later). After it the new level is learned.
+  Duration baselineHold = 168h;
 
   void bind(SettingsBinder& b) {
     b.flag("enabled", enabled);
@@ -38,6 +42,7 @@ struct OpticsDegradedRule {
     // Its parts are filled by the transceiver collector's readings (every 60 s by default).
     b.partedWindow("baseline_window", baselineWindow, watchdog::DayBaseline::kParts, "transceiver");
     b.count("baseline_min_parts", baselineMinParts, 1, watchdog::DayBaseline::kParts);
+    b.durationBetween("baseline_hold", baselineHold, std::chrono::seconds(1), Duration::max(), true);  // 0: none
   }
 
   bool operator==(const OpticsDegradedRule&) const = default;

@@ -158,6 +158,8 @@ TEST(Defaults, EveryKeyOfTheShippedFileIsReadFromIt) {
       {"baseline_window: 24h         # the baseline: median BER", "baseline_window: 25h # the baseline: median BER"},
       {"baseline_min_parts: 12       # parts learned before degrading", "baseline_min_parts: 13 # parts learned before degrading"},
       {"min_bits: 1e9", "min_bits: 2e9"},
+      {"baseline_hold: 168h          # a degrading", "baseline_hold: 169h # a degrading"},
+      {"baseline_hold: 168h          # a sunk lane", "baseline_hold: 0 # a sunk lane"},
       {"port_degraded:\n      enabled: true", "port_degraded:\n      enabled: false"},
       {"expected_rate_gbps: ~", "expected_rate_gbps: 400"},
       {"not_active_for: 30s", "not_active_for: 31s"},

@@ -96,6 +96,65 @@ TEST(DayBaseline, WhatASavedFileBringsBack) {
   EXPECT_EQ(back.median(3 * kHour, 1, 3), -1) << "the part of ratio 3 is above 2: two parts are left";
 }
 
+// A rule holds the baseline while its finding says the port left its normal: the day then reads as
+// it did when the hold began, nothing is learned and nothing ages out, until the hold lapses.
+TEST(DayBaseline, AHoldStandsTheDayStillUntilItLapses) {
+  DayBaseline b;
+  for (int p = 0; p < 24; ++p) b.add(kHour, p * kHour + 10, 1, 1);  // a day of parts at 1
+  const int64_t since = 24 * kHour + 10;
+  b.hold(since, since + 48 * kHour);
+  EXPECT_TRUE(b.held());
+  for (int p = 24; p < 60; ++p) b.add(kHour, p * kHour + 10, 9, 1);  // a day and a half at 9: not learned
+  EXPECT_DOUBLE_EQ(b.median(59 * kHour + 20, 1, 12), 1) << "the day before the hold, not today's parts";
+  EXPECT_FALSE(b.expired(59 * kHour + 20)) << "its parts are older than a day, but held";
+  // The hold lapses: what is added from then on is learned, the day is read at the time asked for.
+  const int64_t lapsed = since + 48 * kHour;
+  EXPECT_FALSE(b.holding(lapsed));
+  EXPECT_TRUE(b.held()) << "lapsed, not released: a rule does not hold the same excursion again";
+  EXPECT_EQ(b.median(lapsed, 1, 1), -1) << "nothing was learned in the day before now";
+  EXPECT_TRUE(b.expired(lapsed));
+  for (int p = 72; p < 84; ++p) b.add(kHour, p * kHour + 10, 9, 1);
+  EXPECT_DOUBLE_EQ(b.median(84 * kHour + 20, 1, 12), 9);
+  b.release();
+  EXPECT_FALSE(b.held());
+  // A hold that ends before it begins is none; another part width drops a hold with the parts.
+  DayBaseline c;
+  c.add(kHour, 10, 1, 1);
+  c.hold(100, 100);
+  EXPECT_FALSE(c.held());
+  c.hold(100, 200);
+  c.cut(600);
+  EXPECT_FALSE(c.held());
+}
+
+TEST(DayBaseline, AHoldSurvivesTheStateFile) {
+  DayBaseline b;
+  for (int p = 0; p < 3; ++p) b.add(kHour, p * kHour, 2, 1);
+  b.hold(3 * kHour, 10 * kHour);
+  nlohmann::json doc;
+  b.save(doc);
+  DayBaseline back;
+  ASSERT_TRUE(back.restore(doc, 10));
+  EXPECT_TRUE(back.holding(9 * kHour));
+  EXPECT_FALSE(back.holding(10 * kHour));
+  back.add(kHour, 5 * kHour, 8, 1);
+  EXPECT_DOUBLE_EQ(back.median(9 * kHour, 1, 3), 2) << "held: read at 3 h, the reading at 5 h not learned";
+  // A hold that ends before it begins, or is not two times, is not believed; the parts still are.
+  for (const nlohmann::json& held : {nlohmann::json::array({10 * kHour, 3 * kHour}), nlohmann::json::array({1}),
+                                     nlohmann::json("x")}) {
+    nlohmann::json bad = doc;
+    bad["held"] = held;
+    DayBaseline c;
+    ASSERT_TRUE(c.restore(bad, 10));
+    EXPECT_FALSE(c.held()) << held.dump();
+  }
+  DayBaseline none;
+  none.add(kHour, 0, 1, 1);
+  nlohmann::json plain;
+  none.save(plain);
+  EXPECT_FALSE(plain.contains("held"));
+}
+
 // A file written by the 24-slot ring of earlier versions lists its parts in slot order (index mod 24):
 // parts 25 apart may then share a slot of today's 25, and the later one, still in the day, is kept.
 TEST(DayBaseline, AnOlderFilesPartsThatShareASlotKeepTheLaterOne) {

@@ -183,6 +183,39 @@ TEST(LinkBer, DegradingAgainstItsOwnBaseline) {
   EXPECT_NEAR(evidence(*f, "baseline_ber"), 1e-9, 1e-10);
 }
 
+// A BER that rose and stays up is a link still degrading, not its new normal: the end's baseline
+// stands still while the finding holds (baseline_hold), so the finding does not clear once the
+// median would have followed the rise (here after ~12 of the 24-minute window's parts). Back under
+// the clearing level it learns again. baseline_hold 0 learns the rise, as before the hold existed.
+TEST(LinkBer, ADegradingLinkIsNotLearnedAsItsNormal) {
+  for (const auto hold : {std::chrono::hours(168), std::chrono::hours(0)}) {
+    WatchdogConfig c = shortWindows();
+    c.rules.get<LinkBerRule>().baselineHold = hold;
+    TestNode n(c);
+    Link l{n};
+    l.ber = 1e-9;
+    l.setup();
+    l.run(30 * 60);
+    l.ber = 5e-8;
+    l.run(60);
+    ASSERT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"}) << hold.count();
+    l.run(40 * 60);  // longer than the baseline window
+    const std::string baseline = R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})";
+    if (hold.count() > 0) {
+      EXPECT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"});
+      EXPECT_NEAR(gauge(n, baseline), 1e-9, 1e-10) << "judged against the BER before the rise";
+    } else {
+      EXPECT_TRUE(berFindings(n).empty());
+      EXPECT_NEAR(gauge(n, baseline), 5e-8, 5e-9) << "the rise learned as the normal";
+    }
+    l.ber = 4e-9;  // under half the trigger: clears, and is learned from then on
+    l.run(6 * 60);  // the 60 s window, then clear_after
+    EXPECT_TRUE(berFindings(n).empty()) << hold.count();
+    l.run(40 * 60);
+    EXPECT_NEAR(gauge(n, baseline), 4e-9, 4e-10) << hold.count() << ": released, learned again";
+  }
+}
+
 // The received-bytes counter unread at one poll of every minute (a flaky read): the interval
 // after it has no start for its bits, and is counted by the line rate instead, never as every bit
 // received since start (that would read as a BER near 0 in every part, and the baseline with them).

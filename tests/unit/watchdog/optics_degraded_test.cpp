@@ -694,6 +694,86 @@ TEST(OpticsSinking, ADarkTimeIsNotLearned) {
   EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
 }
 
+// A lane that sank and stays sunk is an optic still degraded, not a new normal: its baseline stands
+// still (baseline_hold), so the finding holds past the half day in which the median would have
+// followed the sunk light, and until the light is back. Learned again from then on, a second
+// sinking is found again.
+TEST(OpticsSinking, ALaneThatStaysSunkIsNotLearnedAsItsNormal) {
+  TestNode n(shortBaseline());
+  module(n);
+  run(n, 130);
+  setRx(n, 2, -6);
+  ASSERT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+  for (int i = 0; i < 400; ++i) {  // 6.7 h: longer than the 4 h window, whose median would be -6 after 2 h
+    n.tick(60);
+    ASSERT_NE(finding(n.findings(), "rx_power_sinking"), nullptr) << "reading " << i;
+  }
+  EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-2), 1e-9) << "judged against the light before it sank";
+  EXPECT_NE(finding(n.findings(), "rx_power_sinking")->summary.find("4.0 dB below the lane's own baseline of -2.00 dBm"),
+            std::string::npos);
+  // Back within sink_db less the hysteresis (re-seated 1 dB lower): clears, and learns again.
+  setRx(n, 2, -3);
+  EXPECT_TRUE(run(n, 7).empty()) << "the light is back: clears after clear_after";
+  run(n, 300);
+  EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-3), 1e-9) << "released: the level it came back at is learned";
+  setRx(n, 2, -5.5);
+  EXPECT_TRUE(run(n, 2).empty()) << "2.5 dB below what it learned since";
+  setRx(n, 2, -6.5);
+  EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+}
+
+// baseline_hold bounds the hold: a lane that stays sunk for longer is learned at its new level (a
+// fibre re-routed through a patch panel on purpose), and the finding clears about half the window
+// later; the same sinking does not hold it again. 0 learns the sunk light at once, as before the
+// hold existed.
+TEST(OpticsSinking, TheHoldLapsesAfterBaselineHold) {
+  for (const auto hold : {std::chrono::hours(3), std::chrono::hours(0)}) {
+    WatchdogConfig config = shortBaseline();
+    config.rules.get<OpticsDegradedRule>().baselineHold = hold;
+    TestNode n(config);
+    module(n);
+    run(n, 130);
+    setRx(n, 2, -6);
+    ASSERT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+    run(n, 170);  // 2 h 52 min
+    EXPECT_EQ(finding(n.findings(), "rx_power_sinking") != nullptr, hold > std::chrono::hours(0))
+        << "hold " << hold.count() << " h";
+    run(n, 160);  // 5 h 32 min in all: a lapsed hold's 2 h of learning are over
+    EXPECT_TRUE(n.findings().empty()) << "hold " << hold.count() << " h: " << describe(n.findings()).size();
+    EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-6), 1e-9) << "the new level is the lane's normal";
+    run(n, 240);
+    EXPECT_TRUE(n.findings().empty());
+  }
+}
+
+// A sinking found before a restart is still held after it: the hold is in the state file with the
+// parts, so the restarted daemon does not learn the sunk light either.
+TEST(OpticsSinking, AHoldSurvivesARestart) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  {
+    TestNode a(shortBaseline());
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    module(a);
+    serial(a, "A1");
+    run(a, 130);
+    setRx(a, 2, -6);
+    ASSERT_EQ(run(a, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  TestNode b(shortBaseline());
+  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
+  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  module(b);
+  serial(b, "A1");
+  setRx(b, 2, -6);
+  run(b, 300);  // 5 h: the 4 h window would have learned the sunk light
+  EXPECT_NE(finding(b.findings(), "rx_power_sinking"), nullptr);
+  EXPECT_NEAR(gauge(b, rxBaseline(2)), dbm(-2), 1e-9);
+}
+
 // A baseline takes half a day to learn: an upgrade must not lose it. A light that sank while the
 // daemon was restarting is found by the new process with the file, and learned as normal without.
 TEST(OpticsSinking, TheBaselineSurvivesARestart) {
