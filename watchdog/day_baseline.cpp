@@ -32,9 +32,16 @@ void DayBaseline::cut(int64_t partSeconds) {
 }
 
 void DayBaseline::hold(int64_t sinceSeconds, int64_t untilSeconds) {
-  if (untilSeconds <= sinceSeconds) return;
+  // Wall-clock seconds are positive: a negative start is no time a part can be read at.
+  if (sinceSeconds <= 0 || untilSeconds <= sinceSeconds) return;
   heldSince_ = sinceSeconds;
   heldUntil_ = untilSeconds;
+}
+
+void DayBaseline::limitHold(int64_t maxSeconds, int64_t wallSeconds) {
+  if (!held()) return;
+  if (maxSeconds <= 0 || heldSince_ > wallSeconds) return release();
+  if (heldUntil_ - heldSince_ > maxSeconds) heldUntil_ = heldSince_ + maxSeconds;
 }
 
 void DayBaseline::add(int64_t partSeconds, int64_t wallSeconds, double sum, double weight) {

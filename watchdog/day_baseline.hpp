@@ -50,6 +50,10 @@ class DayBaseline {
   void hold(int64_t sinceSeconds, int64_t untilSeconds);
   /// Ends a hold (the port is back within its normal), lapsed or not.
   void release() { heldSince_ = heldUntil_ = kNotHeld; }
+  /// Shortens a hold to at most `maxSeconds` from its start (0 ends it): a hold taken under a longer
+  /// baseline_hold, or read from a state file, lasts no longer than the one configured now. One that
+  /// starts after `wallSeconds` (a clock set back, a file that says so) ends.
+  void limitHold(int64_t maxSeconds, int64_t wallSeconds);
   /// A hold was taken and not released (it may have lapsed).
   bool held() const { return heldSince_ != kNotHeld; }
   /// The hold is in force at `wallSeconds`.

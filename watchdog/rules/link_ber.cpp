@@ -28,6 +28,9 @@ struct BerBaseline {
   double lastErrors = -1;       ///< running totals (Tracked::total) at the last evaluation
   double lastBits = -1;
   Nanos lastT = kNever;
+  /// When the link was first seen up since it was last down (or since start): a BER window that
+  /// reaches back before it holds the time before the outage, which takes no hold.
+  Nanos upSince = kNever;
   bool live = false;            ///< judged in the latest evaluation: its gauges are exported
   /// The next interval is not learned (the link was down, the counter stopped): it starts anew.
   void restartInterval() {
@@ -243,6 +246,10 @@ int64_t partSeconds(const LinkBerRule& rule) {
 
 int64_t wallSeconds(const RuleContext& ctx) { return DayBaseline::wallSeconds(ctx.wallNow); }
 
+int64_t holdSeconds(const LinkBerRule& rule) {
+  return std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count();
+}
+
 /// Adds the interval since the last evaluation to the current part (the caller cut the parts to
 /// the rule's width).
 void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, const Tracked* errors,
@@ -403,10 +410,20 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
   // Parts cut to another width (a state file of another baseline_window) are dropped even while the
   // link is down and nothing is learned: they are no baseline to show.
   memory.parts.cut(partSeconds(rule));
-  // The interval over an outage is not one: without a received-bit count its bits would be the
-  // line rate over the time the link carried nothing.
-  if (down) memory.restartInterval();
-  if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
+  memory.parts.limitHold(holdSeconds(rule), wallSeconds(ctx));
+  if (down) {
+    // The interval over an outage is not one: without a received-bit count its bits would be the
+    // line rate over the time the link carried nothing. A link that went down and came back (a
+    // reseat, a swapped optic or cable: a repair) is judged afresh: its hold ends, and is taken
+    // again if it still degrades.
+    memory.restartInterval();
+    memory.parts.release();
+    memory.upSince = kNever;
+  } else if (memory.upSince == kNever) {
+    memory.upSince = ctx.now;
+  }
+  // The median is of the parts before the current one: learning (below, once the verdicts are in)
+  // does not move it.
   const double baseline = baselineOf(memory, ctx, rule);
   const Ber now = down ? Ber{} : berOver(ctx, in, fec, window);
   const bool enough = now.judged && now.bits >= rule.minBits;
@@ -464,17 +481,19 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
       }
     }
     ctx.observe("degrading", Severity::kWarning, subject, Policy{}, v);
-    // A degrading end holds its baseline (DayBaseline::hold) for baseline_hold: learned, its BER
-    // would be the median half a day later and the finding would clear with the link no better.
-    // Back under the clearing level it learns again; a hold that lapsed is not taken again for the
-    // same rise, whose level is then learned as normal.
-    if (v.judged && v.clear) {
+    // A degrading end holds its baseline (DayBaseline::hold) for baseline_hold, from the interval
+    // that fired on (learned after this): learned, its BER would be the median half a day later
+    // and the finding would clear with the link no better. Back under the clearing level it learns
+    // again. A hold that lapsed is not taken again for the same rise (its level is then learned as
+    // normal), only once the end no longer fires.
+    const int64_t wall = wallSeconds(ctx);
+    if (v.judged && (v.clear || (!v.fire && !memory.parts.holding(wall)))) {
       memory.parts.release();
-    } else if (v.fire && !memory.parts.held()) {
-      const auto hold = std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count();
-      if (hold > 0) memory.parts.hold(wallSeconds(ctx), wallSeconds(ctx) + hold);
+    } else if (v.fire && !memory.parts.held() && holdSeconds(rule) > 0 && ctx.now - memory.upSince >= window) {
+      memory.parts.hold(wall, wall + holdSeconds(rule));
     }
   }
+  if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);
 
   if (down) return kHold;
   // Every correction limit is > 0 (the config loader's range): only FEC off has none.
@@ -589,7 +608,8 @@ const FamilyDef kPreFecBer{"fabricmon_link_pre_fec_ber",
                            MetricType::kGauge, "ratio", "interface"};
 const FamilyDef kPreFecBerBaseline{"fabricmon_link_pre_fec_ber_baseline",
                                    "The interface's own pre-FEC BER baseline: the median over the parts of "
-                                   "the last baseline_window (a day), kept across restarts in the state file.",
+                                   "the last baseline_window (a day), or of the day before degrading fired "
+                                   "while it holds the baseline; kept across restarts in the state file.",
                                    MetricType::kGauge, "ratio", "interface"};
 const FamilyDef kPreFecBerLevel{"fabricmon_link_pre_fec_ber_warning_level",
                                 "The pre-FEC BER above which link_ber warns on this interface: its FEC's "

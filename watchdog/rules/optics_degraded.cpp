@@ -248,23 +248,24 @@ constexpr double kMaxDomWatts = 65535 * 1e-7;
 const FamilyDef kRxPowerBaseline{"fabricmon_transceiver_rx_power_baseline_watts",
                                  "A lane's own Rx power baseline, which optics_degraded's rx_power_sinking judges "
                                  "the lane against: the median of the mean power of the parts of the last "
-                                 "baseline_window (a day) before the current part, kept across restarts in the "
-                                 "state file.",
+                                 "baseline_window (a day) before the current part, or of the day before the lane "
+                                 "sank while a sinking finding holds it; kept across restarts in the state file.",
                                  MetricType::kGauge, "watts", "interface,lane"};
 const FamilyDef kTxPowerBaseline{"fabricmon_transceiver_tx_power_baseline_watts",
                                  "A lane's own Tx power baseline, which optics_degraded's tx_power_sinking judges "
                                  "the lane against: the median of the mean power of the parts of the last "
-                                 "baseline_window (a day) before the current part, kept across restarts in the "
-                                 "state file.",
+                                 "baseline_window (a day) before the current part, or of the day before the lane "
+                                 "sank while a sinking finding holds it; kept across restarts in the state file.",
                                  MetricType::kGauge, "watts", "interface,lane"};
 const FamilyDef* const kOpticsDegradedFamilies[] = {&kRxPowerBaseline, &kTxPowerBaseline};
 
 // A lane that sank sink_db below its baseline holds it (DayBaseline::hold) for baseline_hold: learned,
 // its sunk light would be the median half a day later and the finding would clear with the optic
 // still degraded. Back within sink_db less the hysteresis, where the finding clears, it learns again.
-// A hold that lapsed is not taken again for the same sinking: its level is then learned as normal.
+// A hold that lapsed is not taken again for the same sinking (its level is then learned as normal),
+// only once a reading no longer sank.
 void holdOrRelease(DayBaseline& parts, const OpticsDegradedRule& rule, int64_t now, double drop) {
-  if (drop <= rule.sinkDb - rule.clearHysteresisDb) {
+  if (drop <= rule.sinkDb - rule.clearHysteresisDb || (drop < rule.sinkDb && !parts.holding(now))) {
     parts.release();
   } else if (drop >= rule.sinkDb && !parts.held()) {
     const auto hold = std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count();
@@ -313,6 +314,7 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
     if (lane == module.lanes.end()) lane = module.lanes.emplace(std::string(key), ModuleBaselines::Lane{}).first;
     ModuleBaselines::Lane& l = lane->second;
     l.parts.cut(width);
+    l.parts.limitHold(std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count(), now);
     const bool fresh = s->t != l.lastT;
     l.lastT = s->t;
     // Judged before it is learned: a reading that sank holds the baseline first (holdOrRelease).

@@ -155,6 +155,26 @@ TEST(DayBaseline, AHoldSurvivesTheStateFile) {
   EXPECT_FALSE(plain.contains("held"));
 }
 
+// The hold configured now bounds one taken before (a reload, a state file): shortened to it, ended
+// by 0, and ended when it would start after now (a clock set back, a file from the future).
+TEST(DayBaseline, TheHoldConfiguredNowBoundsOneTakenBefore) {
+  DayBaseline b;
+  b.add(kHour, 10, 1, 1);
+  b.hold(100, 100 + 168 * kHour);
+  b.limitHold(2 * kHour, 200);
+  EXPECT_TRUE(b.holding(100 + 2 * kHour - 1));
+  EXPECT_FALSE(b.holding(100 + 2 * kHour));
+  b.limitHold(24 * kHour, 200);
+  EXPECT_FALSE(b.holding(100 + 2 * kHour)) << "never lengthened";
+  b.limitHold(0, 200);
+  EXPECT_FALSE(b.held());
+  b.hold(5000, 9000);
+  b.limitHold(kHour, 4000);
+  EXPECT_FALSE(b.held()) << "a hold that starts after now";
+  b.hold(-5, 9000);
+  EXPECT_FALSE(b.held()) << "no wall-clock time is negative";
+}
+
 // A file written by the 24-slot ring of earlier versions lists its parts in slot order (index mod 24):
 // parts 25 apart may then share a slot of today's 25, and the later one, still in the day, is kept.
 TEST(DayBaseline, AnOlderFilesPartsThatShareASlotKeepTheLaterOne) {

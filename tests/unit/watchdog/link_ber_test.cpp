@@ -216,6 +216,29 @@ TEST(LinkBer, ADegradingLinkIsNotLearnedAsItsNormal) {
   }
 }
 
+// A link that went down and came back (an optic or cable swapped, a reseat) is judged afresh: a new
+// optic that runs healthy at a few times the old one's BER is learned as the link's normal,
+// instead of being held against the old baseline for baseline_hold.
+TEST(LinkBer, ALinkThatWentDownAndCameBackEndsItsHold) {
+  TestNode n(shortWindows());
+  Link l{n};
+  l.ber = 1e-9;
+  l.setup();
+  l.run(30 * 60);
+  l.ber = 5e-8;
+  l.run(60);
+  ASSERT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"});
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 1);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
+  for (int i = 0; i < 20; ++i) n.tick();  // swapped; the counters stand still
+  n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 4);
+  n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 1);
+  l.ber = 7e-9;  // 7x the old baseline: neither degrading (10x) nor clear (under 5x) against it
+  l.run(40 * 60);
+  EXPECT_TRUE(berFindings(n).empty()) << "the new optic's BER is learned as the link's normal";
+  EXPECT_NEAR(gauge(n, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 7e-9, 7e-10);
+}
+
 // The received-bytes counter unread at one poll of every minute (a flaky read): the interval
 // after it has no start for its bits, and is counted by the line rate instead, never as every bit
 // received since start (that would read as a BER near 0 in every part, and the baseline with them).

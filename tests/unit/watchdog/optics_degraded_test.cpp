@@ -723,11 +723,13 @@ TEST(OpticsSinking, ALaneThatStaysSunkIsNotLearnedAsItsNormal) {
 }
 
 // baseline_hold bounds the hold: a lane that stays sunk for longer is learned at its new level (a
-// fibre re-routed through a patch panel on purpose), and the finding clears about half the window
-// later; the same sinking does not hold it again. 0 learns the sunk light at once, as before the
-// hold existed.
+// fibre re-routed through a patch panel on purpose). A 3 h hold outlasts the light the 4 h window
+// held before the sinking: the lane then has no baseline and clears, as a new module would. A 1 h
+// hold leaves the old light in the window: the median follows the sunk light from the lapse, and
+// the same sinking does not hold it again (else it would fire for good). 0 learns the sunk light at
+// once, as before the hold existed.
 TEST(OpticsSinking, TheHoldLapsesAfterBaselineHold) {
-  for (const auto hold : {std::chrono::hours(3), std::chrono::hours(0)}) {
+  for (const auto hold : {std::chrono::hours(3), std::chrono::hours(1), std::chrono::hours(0)}) {
     WatchdogConfig config = shortBaseline();
     config.rules.get<OpticsDegradedRule>().baselineHold = hold;
     TestNode n(config);
@@ -736,14 +738,34 @@ TEST(OpticsSinking, TheHoldLapsesAfterBaselineHold) {
     setRx(n, 2, -6);
     ASSERT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
     run(n, 170);  // 2 h 52 min
-    EXPECT_EQ(finding(n.findings(), "rx_power_sinking") != nullptr, hold > std::chrono::hours(0))
+    EXPECT_EQ(finding(n.findings(), "rx_power_sinking") != nullptr, hold == std::chrono::hours(3))
         << "hold " << hold.count() << " h";
-    run(n, 160);  // 5 h 32 min in all: a lapsed hold's 2 h of learning are over
+    run(n, 18);  // 3 h 10 min: the 3 h hold lapsed
+    EXPECT_TRUE(n.findings().empty()) << "hold " << hold.count() << " h: " << describe(n.findings()).size();
+    run(n, 142);  // 5 h 32 min in all
     EXPECT_TRUE(n.findings().empty()) << "hold " << hold.count() << " h: " << describe(n.findings()).size();
     EXPECT_NEAR(gauge(n, rxBaseline(2)), dbm(-6), 1e-9) << "the new level is the lane's normal";
     run(n, 240);
     EXPECT_TRUE(n.findings().empty());
+    setRx(n, 2, -9.5);  // and a new sinking from it is found, and held, again
+    EXPECT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"}) << hold.count();
   }
+}
+
+// A hold taken under a longer baseline_hold ends with the shorter one a reload brings (0: at once),
+// instead of running its old course.
+TEST(OpticsSinking, AShorterBaselineHoldEndsAHoldAlreadyTaken) {
+  TestNode n(shortBaseline());
+  module(n);
+  run(n, 130);
+  setRx(n, 2, -6);
+  ASSERT_EQ(run(n, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+  run(n, 30);
+  WatchdogConfig config = shortBaseline();
+  config.rules.get<OpticsDegradedRule>().baselineHold = std::chrono::hours(0);
+  n.watchdog().reconfigure(config, QosConfig{});
+  run(n, 170);  // 3 h 20 min after the sinking: learned since the reload
+  EXPECT_TRUE(n.findings().empty()) << describe(n.findings()).size();
 }
 
 // A sinking found before a restart is still held after it: the hold is in the state file with the
@@ -760,6 +782,7 @@ TEST(OpticsSinking, AHoldSurvivesARestart) {
     run(a, 130);
     setRx(a, 2, -6);
     ASSERT_EQ(run(a, 2), std::vector<std::string>{"optics_degraded/rx_power_sinking/eth0"});
+    run(a, 300);  // 5 h: the light before the sinking is older than the 4 h window
     a.watchdog().flushState();
     wall = a.wall();
   }
@@ -769,7 +792,10 @@ TEST(OpticsSinking, AHoldSurvivesARestart) {
   module(b);
   serial(b, "A1");
   setRx(b, 2, -6);
-  run(b, 300);  // 5 h: the 4 h window would have learned the sunk light
+  run(b, 3);
+  EXPECT_NE(finding(b.findings(), "rx_power_sinking"), nullptr) << "judged against the held day";
+  EXPECT_NEAR(gauge(b, rxBaseline(2)), dbm(-2), 1e-9);
+  run(b, 300);  // 5 h more: the 4 h window would have learned the sunk light
   EXPECT_NE(finding(b.findings(), "rx_power_sinking"), nullptr);
   EXPECT_NEAR(gauge(b, rxBaseline(2)), dbm(-2), 1e-9);
 }
