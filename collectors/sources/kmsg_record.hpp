@@ -23,6 +23,9 @@ struct KmsgRecord {
   std::string message;         ///< as the kernel escaped it (non-printable bytes as \xNN)
   std::string subsystem;       ///< SUBSYSTEM= ("pci", "net"); "" when absent
   std::string device;          ///< DEVICE= ("+pci:0000:3b:00.0", "n3" for netdev ifindex 3); "" when absent
+  /// Set by the reader, not the parser: the record was in the ring when the reader opened the log
+  /// (logged before the daemon started reading), not one that arrived while it read.
+  bool backlog = false;
 
   /// The PCI address the DEVICE= line names ("0000:3b:00.0"), or "".
   std::string_view pciDevice() const;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "collectors/sources/kernel_log_source.hpp"
@@ -43,6 +44,7 @@ class KmsgSource final : public KernelLogSource {
         ++out.malformed;
         continue;
       }
+      record->backlog = backlogEnd_ && record->sequence <= *backlogEnd_;
       account(out, record->sequence);
       out.records.push_back(std::move(*record));
     }
@@ -77,14 +79,36 @@ class KmsgSource final : public KernelLogSource {
       return Error{path_ + " is not the kernel log device (char 1:11): a container's stand-in?", ENODEV};
     }
     absent_ = false;
-    // Start after the last record: the boot's records were judged by whoever was there then.
-    if (::lseek(fd, 0, SEEK_END) < 0) {
+    // An open descriptor reads from the oldest record still in the ring (devkmsg_open(),
+    // kernel/printk/printk.c): that backlog is read first, so a NIC that failed at boot, or while the
+    // daemon was restarting, is not missed (the rule ages each record by its own time). Where the
+    // backlog ends is the newest record's sequence number now; without it, reading starts after the
+    // last record, as it did before there was a backlog.
+    backlogEnd_ = newestSequence();
+    if (!backlogEnd_ && ::lseek(fd, 0, SEEK_END) < 0) {
       const int err = errno;
       ::close(fd);
       return sysError("seek " + path_, err);
     }
     fd_ = fd;
     return {};
+  }
+
+  /// The sequence number of the newest record in the ring, read through a descriptor of its own
+  /// (the interface tells it no other way); nullopt when the ring is empty or cannot be read.
+  std::optional<uint64_t> newestSequence() {
+    const int probe = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (probe < 0) return std::nullopt;
+    std::optional<uint64_t> newest;
+    // Bounded: a log flooded faster than it is read would keep the probe going.
+    for (size_t n = 0; n < kMaxProbeReads; ++n) {
+      const ssize_t got = ::read(probe, buffer_.data(), buffer_.size());
+      if (got < 0 && (errno == EINTR || errno == EPIPE)) continue;  // EPIPE: overwritten meanwhile
+      if (got <= 0) break;  // EAGAIN: the end
+      if (auto r = parseKmsgRecord(std::string_view(buffer_.data(), static_cast<size_t>(got)))) newest = r->sequence;
+    }
+    ::close(probe);
+    return newest;
   }
 
   void account(KernelLogRead& out, uint64_t seq) {
@@ -98,6 +122,8 @@ class KmsgSource final : public KernelLogSource {
     nextSeq_ = seq + 1;
   }
 
+  /// More records than any ring holds (a 32 MiB log_buf_len of the shortest records).
+  static constexpr size_t kMaxProbeReads = 1 << 20;
   std::string path_, origin_;
   int fd_ = -1;
   bool denied_ = false;
@@ -105,6 +131,8 @@ class KmsgSource final : public KernelLogSource {
   std::chrono::steady_clock::time_point lastTry_{};
   bool haveSeq_ = false;
   bool overrun_ = false;
+  /// The newest record's sequence number when the log was opened: records up to it are the backlog.
+  std::optional<uint64_t> backlogEnd_;
   uint64_t nextSeq_ = 0;
   std::string buffer_ = std::string(kKmsgReadBuffer, '\0');
 };

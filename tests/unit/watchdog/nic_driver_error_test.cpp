@@ -463,6 +463,40 @@ TEST_F(NicDriverErrorTest, AFreshRecordIsNotAgedByPrintksClockLaggingTheWallCloc
   EXPECT_EQ(label(findings()[0], "reason"), "mlx5_fw_fatal");
 }
 
+// What the ring held when the log was opened (a NIC that failed at boot, or while the daemon was
+// being restarted) is judged like news, by each record's own time: a fatal record of five minutes
+// ago pages for the rest of its quiet period, one of an hour ago is only counted. A user-written
+// record of the backlog is never judged, even where user records are admitted (an earlier test's).
+TEST_F(NicDriverErrorTest, TheBacklogIsJudgedByEachRecordsOwnTime) {
+  timespec mono{};
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  if (mono.tv_sec < 61 * 60) GTEST_SKIP() << "the machine booted less than 61 minutes ago: no hour-old record to fake";
+  wall_ = std::chrono::system_clock::now();
+  config_.sources.kmsgAcceptUserRecords = true;
+  remake();
+  auto logged = [&](KmsgRecord r, int minutesAgo) {
+    r.timestampUsec = uint64_t(mono.tv_sec - minutesAgo * 60) * 1000000;
+    r.backlog = true;
+    return r;
+  };
+  log_->pending.push_back(logged(rec("mlx5_core 0000:3b:00.0: mlx5_health_try_recover:327:(pid 87): handling bad device here"), 60));
+  log_->pending.push_back(logged(rec(kFatal), 5));
+  log_->pending.push_back(logged(rec(kFatal + " (user)", 1, ""), 1));
+  const BatchPtr b = poll();
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_fw_fatal"), 1) << "the user record is not counted";
+  EXPECT_EQ(value(b, families::nic::kDriverRecords, "mlx5_health_recovering"), 1);
+  EXPECT_EQ(value(b, families::nic::kKernelLogRefused), 0) << "nor refused: it is nobody's now";
+  const auto f = findings();
+  ASSERT_EQ(f.size(), 1u) << "only the fatal record is within the quiet period";
+  EXPECT_EQ(label(f[0], "reason"), "mlx5_fw_fatal");
+  EXPECT_EQ(f[0].severity, Severity::kCritical);
+  EXPECT_EQ(f[0].summary.find("(user)"), std::string::npos) << f[0].summary;
+  for (int i = 0; i < 9; ++i) poll(60);
+  EXPECT_EQ(findings().size(), 1u) << "14 minutes after the record";
+  poll(61);
+  EXPECT_TRUE(findings().empty()) << "the quiet period counts from the record, not from the read";
+}
+
 TEST_F(NicDriverErrorTest, HungTaskInTheDriverIsCriticalOnEveryFunctionOfThatDriver) {
   log_->pending.push_back(rec("INFO: task kworker/u258:1:1234 blocked for more than 122 seconds.", 0, ""));
   log_->pending.push_back(rec(" mlx5_cmd_exec+0x2f/0x50 [mlx5_core]", 0, ""));
