@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -73,6 +74,15 @@ struct NicDriverLogState {
   bool absent = false;  ///< no kernel log device (a container), said once
   KernelLogRead read;  ///< reused between runs
   double lastReadWall = 0;  ///< wall time of the latest good read (0: none yet): see wallFromKernel()
+  /// Backlog records about a function discovery has not shown yet, ingested again when the
+  /// topology changes; at most kMaxUnseen, the newest, for an hour of the kernel's clock.
+  std::deque<KmsgRecord> unseen;
+  static constexpr size_t kMaxUnseen = 256;
+
+  void keepUntilSeen(const KmsgRecord& r) {
+    unseen.push_back(r);
+    if (unseen.size() > kMaxUnseen) unseen.pop_front();
+  }
 };
 
 std::shared_ptr<NicDriverLogState> makeNicDriverLogState(std::unique_ptr<KernelLogSource> source) {
@@ -149,6 +159,14 @@ class NicDriverLogCollector final : public Collector {
       rememberNames(s.pciOfNetdev, watched_.pciOfNetdev);
       generation_ = topology.generation;
       built_ = true;
+      // Backlog records that waited for their function: judged if it is here now, else kept (an
+      // hour at most: older ones could raise nothing and are no count to wait for).
+      std::deque<KmsgRecord> waiting;
+      waiting.swap(s.unseen);
+      const double hourAgo = nowWall() - 3600;
+      for (const KmsgRecord& r : waiting) {
+        if (wallFromKernel(r.timestampUsec, 0) >= hourAgo) ingest(s, r);
+      }
     }
 
     s.read.records.clear();
@@ -206,19 +224,16 @@ class NicDriverLogCollector final : public Collector {
 
   void ingest(NicDriverLogState& s, const KmsgRecord& r) {
     // Only the kernel logs with facility 0; root writing to /dev/kmsg gets the user facility
-    // whatever prefix it claims (kernel/printk/printk.c, devkmsg_write()). User records from before
-    // the log was opened are nobody's to judge now, even where user records are accepted (tests
-    // write them; an earlier test's must not reach a later one).
-    if (r.facility != 0) {
-      if (r.backlog) return;
-      if (!acceptUser_) {
-        if (matchDriverMessage(r.message) != nullptr) s.refused += 1;
-        return;
-      }
+    // whatever prefix it claims (kernel/printk/printk.c, devkmsg_write()).
+    if (r.facility != 0 && !acceptUser_) {
+      if (matchDriverMessage(r.message) != nullptr) s.refused += 1;
+      return;
     }
     auto m = s.matcher.match(r);
     if (!m) return;
-    const double wall = wallFromKernel(r.timestampUsec, s.lastReadWall);
+    // A record of the backlog (KmsgRecord::backlog) was logged before the daemon's first read: the
+    // time of a later read is no bound on it.
+    const double wall = wallFromKernel(r.timestampUsec, r.backlog ? 0 : s.lastReadWall);
     if (m->row->attribution == Attribution::kTrace) {
       // Every watched function of the driver the trace names.
       std::string_view netDriver;
@@ -233,16 +248,23 @@ class NicDriverLogCollector final : public Collector {
       return;
     }
     std::string pci = m->pci;
-    if (pci.empty() && !m->rdmaDevice.empty()) {
+    // A backlog record names devices and interfaces by what they were called then (mlx5_3, eth2
+    // before udev and rdma renamed them at boot): only its PCI address is its function's.
+    if (pci.empty() && !m->rdmaDevice.empty() && !r.backlog) {
       if (auto it = s.pciOfRdma.find(m->rdmaDevice); it != s.pciOfRdma.end()) pci = it->second;
     }
-    if (pci.empty() && !m->netdev.empty()) {
+    if (pci.empty() && !m->netdev.empty() && !r.backlog) {
       if (auto it = s.pciOfNetdev.find(m->netdev); it != s.pciOfNetdev.end()) pci = it->second;
     }
     if (pci.empty()) return;
     // A function fabricmon does not watch (and never did since start) is none of its business. One
     // that is gone for the moment (a driver reload under way) keeps its records for when it is back.
-    if (!s.remembered.count(pci)) return;
+    // A backlog record of a function not seen yet waits for it: at boot the RDMA device may
+    // register after the daemon's first discovery.
+    if (!s.remembered.count(pci)) {
+      if (r.backlog) s.keepUntilSeen(r);
+      return;
+    }
     tally(s, pci, *m, r, wall);
   }
 

@@ -1,12 +1,11 @@
 #pragma once
 // The kernel log, read as it is meant to be read (Documentation/ABI/testing/dev-kmsg): one record
-// per read() of /dev/kmsg, non-blocking, starting at the oldest record the ring still holds on the
-// first open. The records up to the newest one at that open are the backlog (KmsgRecord::backlog):
-// logged before the daemon started reading, such as a NIC that failed at boot or while the daemon
-// restarted; the nic_driver_error rule ages each record by its own time, so only those within its
-// quiet_period are news. A reader that falls behind the ring gets EPIPE
-// once and then continues at the oldest record still there: the gap in sequence numbers is counted
-// as lost.
+// per read() of /dev/kmsg, non-blocking. The first open reads the ring to its end: the kernel's
+// records of the last hour are the backlog (KmsgRecord::backlog), handed out first, so a NIC that
+// failed at boot or while the daemon restarted is not missed (the nic_driver_error rule ages each
+// record by its own time, so only those within its quiet_period are news). A reader that falls
+// behind the ring gets EPIPE once and then continues at the oldest record still there: the gap in
+// sequence numbers is counted as lost.
 // Two implementations:
 //  - /dev/kmsg (needs root or CAP_SYSLOG when kernel.dmesg_restrict = 1; without it the source
 //    says "no access" once and the daemon goes on);

@@ -2,10 +2,11 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <optional>
+#include <deque>
 #include <string>
 
 #include "collectors/sources/kernel_log_source.hpp"
@@ -23,6 +24,11 @@ class KmsgSource final : public KernelLogSource {
   Status read(KernelLogRead& out, size_t max) override {
     if (fd_ < 0) {
       if (Status st = open(out); !st) return st;
+    }
+    // What the ring held at the open goes first (readBacklog).
+    for (; !backlog_.empty() && max > 0; --max) {
+      out.records.push_back(std::move(backlog_.front()));
+      backlog_.pop_front();
     }
     for (size_t n = 0; n < max; ++n) {
       const ssize_t got = ::read(fd_, buffer_.data(), buffer_.size());
@@ -44,7 +50,6 @@ class KmsgSource final : public KernelLogSource {
         ++out.malformed;
         continue;
       }
-      record->backlog = backlogEnd_ && record->sequence <= *backlogEnd_;
       account(out, record->sequence);
       out.records.push_back(std::move(*record));
     }
@@ -79,36 +84,39 @@ class KmsgSource final : public KernelLogSource {
       return Error{path_ + " is not the kernel log device (char 1:11): a container's stand-in?", ENODEV};
     }
     absent_ = false;
-    // An open descriptor reads from the oldest record still in the ring (devkmsg_open(),
-    // kernel/printk/printk.c): that backlog is read first, so a NIC that failed at boot, or while the
-    // daemon was restarting, is not missed (the rule ages each record by its own time). Where the
-    // backlog ends is the newest record's sequence number now; without it, reading starts after the
-    // last record, as it did before there was a backlog.
-    backlogEnd_ = newestSequence();
-    if (!backlogEnd_ && ::lseek(fd, 0, SEEK_END) < 0) {
-      const int err = errno;
-      ::close(fd);
-      return sysError("seek " + path_, err);
-    }
+    readBacklog(fd);
     fd_ = fd;
     return {};
   }
 
-  /// The sequence number of the newest record in the ring, read through a descriptor of its own
-  /// (the interface tells it no other way); nullopt when the ring is empty or cannot be read.
-  std::optional<uint64_t> newestSequence() {
-    const int probe = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (probe < 0) return std::nullopt;
-    std::optional<uint64_t> newest;
-    // Bounded: a log flooded faster than it is read would keep the probe going.
-    for (size_t n = 0; n < kMaxProbeReads; ++n) {
-      const ssize_t got = ::read(probe, buffer_.data(), buffer_.size());
-      if (got < 0 && (errno == EINTR || errno == EPIPE)) continue;  // EPIPE: overwritten meanwhile
+  /// An open descriptor reads from the oldest record still in the ring (devkmsg_open(),
+  /// kernel/printk/printk.c). Read to its end here, at the open: the kernel's records (facility 0)
+  /// of the last kBacklogHorizon are kept, the newest kMaxBacklog of them, marked as the backlog, for
+  /// the next read() to hand out first, so a NIC that failed at boot, or while the daemon was
+  /// restarting, is not missed (the rule ages each record by its own time). Older records, and what
+  /// user space wrote before the open (an earlier test's records), are passed over. The descriptor
+  /// is then at the end, so a record logged from now on is read at the next poll, however large the
+  /// ring. Records the ring overwrites meanwhile are not counted as lost: they were never news.
+  void readBacklog(int fd) {
+    timespec mono{};
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    const uint64_t nowUsec = uint64_t(mono.tv_sec) * 1000000 + uint64_t(mono.tv_nsec) / 1000;
+    const uint64_t horizonUsec = std::chrono::duration_cast<std::chrono::microseconds>(kBacklogHorizon).count();
+    const uint64_t oldest = nowUsec > horizonUsec ? nowUsec - horizonUsec : 0;
+    for (size_t n = 0; n < kMaxBacklogReads; ++n) {
+      const ssize_t got = ::read(fd, buffer_.data(), buffer_.size());
+      if (got < 0 && (errno == EINTR || errno == EPIPE)) continue;
       if (got <= 0) break;  // EAGAIN: the end
-      if (auto r = parseKmsgRecord(std::string_view(buffer_.data(), static_cast<size_t>(got)))) newest = r->sequence;
+      auto record = parseKmsgRecord(std::string_view(buffer_.data(), static_cast<size_t>(got)));
+      if (!record) continue;
+      haveSeq_ = true;
+      nextSeq_ = record->sequence + 1;
+      if (record->facility != 0 || record->timestampUsec < oldest) continue;
+      record->backlog = true;
+      backlog_.push_back(std::move(*record));
+      if (backlog_.size() > kMaxBacklog) backlog_.pop_front();
     }
-    ::close(probe);
-    return newest;
+    overrun_ = false;
   }
 
   void account(KernelLogRead& out, uint64_t seq) {
@@ -122,8 +130,14 @@ class KmsgSource final : public KernelLogSource {
     nextSeq_ = seq + 1;
   }
 
-  /// More records than any ring holds (a 32 MiB log_buf_len of the shortest records).
-  static constexpr size_t kMaxProbeReads = 1 << 20;
+  /// How far back the backlog reaches: longer than nic_driver_error's quiet_period (15 min), so
+  /// every record that can still raise a finding is in it, with some to count.
+  static constexpr std::chrono::hours kBacklogHorizon{1};
+  /// The most backlog records kept: one run's worth (kMaxKernelRecordsPerRun), the newest.
+  static constexpr size_t kMaxBacklog = 4096;
+  /// More records than any ring holds (a 32 MiB log_buf_len of the shortest records); a log flooded
+  /// faster than it is read ends the backlog there.
+  static constexpr size_t kMaxBacklogReads = 1 << 20;
   std::string path_, origin_;
   int fd_ = -1;
   bool denied_ = false;
@@ -131,8 +145,7 @@ class KmsgSource final : public KernelLogSource {
   std::chrono::steady_clock::time_point lastTry_{};
   bool haveSeq_ = false;
   bool overrun_ = false;
-  /// The newest record's sequence number when the log was opened: records up to it are the backlog.
-  std::optional<uint64_t> backlogEnd_;
+  std::deque<KmsgRecord> backlog_;  ///< read at the open, not handed out yet
   uint64_t nextSeq_ = 0;
   std::string buffer_ = std::string(kKmsgReadBuffer, '\0');
 };

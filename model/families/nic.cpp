@@ -13,8 +13,8 @@ constexpr std::string_view kRecordLabels = "device,port,interface,pci_address,dr
 const FamilyDef kDriverRecords{
     "fabricmon_nic_driver_records_total",
     "Kernel log records about a watched NIC function that matched a row of the driver message table "
-    "(pattern), since the daemon started reading the log (with the records the ring still held "
-    "then); severity is the row's class (fatal, recoverable, info).",
+    "(pattern), since the daemon started reading the log, with the kernel's records of the hour "
+    "before; severity is the row's class (fatal, recoverable, info).",
     kCounter, "records", kRecordLabels};
 
 const FamilyDef kDriverLastRecord{
