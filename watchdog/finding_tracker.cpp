@@ -100,6 +100,10 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
       st.starts = std::move(restored->second);
       restoredStarts_.erase(restored);
     }
+    if (auto active = continuing_.find(scratch_); active != continuing_.end()) {
+      st.continuesUntil = active->second;
+      continuing_.erase(active);
+    }
     st.rule = rule;
     st.finding.rule = std::string(rules_[rule]);
     st.finding.severity = severity;
@@ -117,6 +121,7 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
   st.seen = true;
   if (!v.judged || v.stamp <= st.lastStamp) return;
   st.lastStamp = v.stamp;
+  newestStamp_ = std::max(newestStamp_, v.stamp);
   updateRecurrence(st, v.stamp);
 
   if (!st.active) {
@@ -192,6 +197,30 @@ void FindingTracker::restoreRecurrence(const nlohmann::json& in, Nanos steadyNow
   }
 }
 
+void FindingTracker::saveActive(nlohmann::json& out) const {
+  out = nlohmann::json::array();
+  for (const auto& [key, st] : states_) {
+    if (st.active) out.push_back(key);
+  }
+  // Not seen since the restart yet: still the episode of the process before, within its grace.
+  for (const auto& [key, until] : continuing_) {
+    if (until >= newestStamp_) out.push_back(key);
+  }
+}
+
+void FindingTracker::restoreActive(const nlohmann::json& in, Nanos steadyNow) {
+  if (!in.is_array()) return;
+  for (const auto& key : in) {
+    if (!key.is_string()) continue;
+    const std::string k = key.get<std::string>();
+    if (auto it = states_.find(k); it != states_.end()) {
+      if (!it->second.active) it->second.continuesUntil = steadyNow + kContinueGrace;
+    } else {
+      continuing_[k] = steadyNow + kContinueGrace;
+    }
+  }
+}
+
 void FindingTracker::updateRecurrence(State& st, Nanos stamp) const {
   while (!st.starts.empty() && (st.starts.size() > recurrenceCount_ || stamp - st.starts.front() > recurrenceWindow_)) {
     st.starts.pop_front();
@@ -204,7 +233,10 @@ void FindingTracker::start(State& st, const Verdict& v) {
   st.hits = 0;
   st.condSince = kNever;
   st.clearSince = kNever;
-  st.starts.push_back(v.stamp);
+  // The finding the process before had up when it stopped, starting again right after the restart:
+  // the same episode, already among the restored starts.
+  if (v.stamp > st.continuesUntil) st.starts.push_back(v.stamp);
+  st.continuesUntil = kNever;
   updateRecurrence(st, v.stamp);
   st.finding.since = wallNow_;
   st.finding.summary = v.summary;

@@ -87,6 +87,12 @@ class FindingTracker {
   /// Takes back what saveRecurrence wrote (by an earlier process): a finding that starts again is
   /// recurring across the restart. Entries that are malformed or older than the window are skipped.
   void restoreRecurrence(const nlohmann::json& in, Nanos steadyNow, std::chrono::system_clock::time_point wallNow);
+  /// The findings active now, for the state file. Restored (by a later process), a finding among
+  /// them that starts again within kContinueGrace of the restart is the same episode: the fault
+  /// outlived the restart, it was not reset and back, so its start is not counted for recurrence.
+  void saveActive(nlohmann::json& out) const;
+  void restoreActive(const nlohmann::json& in, Nanos steadyNow);
+  static constexpr Nanos kContinueGrace = 10 * 60 * kSecond;
 
   /// Starts an evaluation round; subjects not observed before endRound() have vanished.
   void beginRound(std::chrono::system_clock::time_point wallNow, Jobs jobs = {});
@@ -115,6 +121,8 @@ class FindingTracker {
     Nanos condSince = kNever;
     Nanos clearSince = kNever;
     std::deque<Nanos> starts;  ///< stamps of recent starts, at most recurrenceCount_ of them
+    /// Active when the process before stopped: a start up to this stamp continues it (restoreActive).
+    Nanos continuesUntil = kNever;
     bool recurring = false;
     SeriesPtr recurringGauge;  ///< fabricmon_watchdog_recurring, built when it first recurs
   };
@@ -126,6 +134,9 @@ class FindingTracker {
   std::map<std::string, State, std::less<>> states_;
   /// Restored recent starts of findings whose subject has not been seen since the restart.
   std::map<std::string, std::deque<Nanos>, std::less<>> restoredStarts_;
+  /// Findings active when the process before stopped, not seen since: until when a start continues them.
+  std::map<std::string, Nanos, std::less<>> continuing_;
+  Nanos newestStamp_ = kNever;  ///< of the verdicts observed: a continuing_ entry before it has lapsed
   std::vector<std::string_view> rules_;
   std::vector<double> transitions_;
   std::vector<SeriesPtr> transitionSeries_;

@@ -196,6 +196,7 @@ class Engine {
     }
     doc["rules"] = std::move(rules);
     tracker_.saveRecurrence(doc["recurrence"], now, wallNow);
+    tracker_.saveActive(doc["active_findings"]);
     return doc;
   }
 
@@ -208,6 +209,7 @@ class Engine {
       }
     }
     if (auto rec = doc.find("recurrence"); rec != doc.end()) tracker_.restoreRecurrence(*rec, now, wallNow);
+    if (auto active = doc.find("active_findings"); active != doc.end()) tracker_.restoreActive(*active, now);
   }
   size_t trackedSeries() const { return history_.size(); }
 

@@ -800,6 +800,48 @@ TEST(StateFile, RecurrenceSurvivesARestart) {
   EXPECT_EQ(labelOf(*f, "recurring"), "true") << "the third start within the hour, across the restart";
 }
 
+// A finding that was up when the daemon stopped and is up again right after the restart is one
+// episode, not the fault reset and back: it is no recurrence. One that clears and starts again is.
+TEST(StateFile, AFindingUpAcrossARestartIsNotARecurrence) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  auto uncorrectable = [](TestNode& n, Link& l) {
+    n.add("fec", "fabricmon_fec_uncorrectable_blocks_total", {{"interface", "eth0"}}, 1);
+    l.run(1);
+  };
+  {
+    TestNode a(shortWindows());
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{a};
+    l.setup();
+    l.run(5);
+    uncorrectable(a, l);
+    l.run(70);
+    ASSERT_EQ(finding(a, "uncorrectable"), nullptr);
+    uncorrectable(a, l);  // the second start: up when the daemon stops
+    ASSERT_NE(finding(a, "uncorrectable"), nullptr);
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  TestNode b(shortWindows());
+  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 30);
+  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  Link l{b};
+  l.setup();
+  l.run(5);
+  uncorrectable(b, l);
+  const Finding* f = finding(b, "uncorrectable");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(labelOf(*f, "recurring"), "") << "the finding of the process before, still up";
+  l.run(70);
+  ASSERT_EQ(finding(b, "uncorrectable"), nullptr);
+  uncorrectable(b, l);
+  f = finding(b, "uncorrectable");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(labelOf(*f, "recurring"), "true") << "the third start within the hour";
+}
+
 TEST(StateFile, AnUnreadableFileIsIgnoredAndReplaced) {
   TempDir dir;
   const std::string path = (dir.path() / "state.json").string();
