@@ -31,6 +31,9 @@ struct BerBaseline {
   /// When the link was first seen up since it was last down (or since start): a BER window that
   /// reaches back before it holds the time before the outage, which takes no hold.
   Nanos upSince = kNever;
+  /// The module the parts were learned with (RuleContext::moduleIdentity; "" not known): another
+  /// module is another normal, as for optics_degraded's light.
+  std::string module;
   bool live = false;            ///< judged in the latest evaluation: its gauges are exported
   /// The next interval is not learned (the link was down, the counter stopped): it starts anew.
   void restartInterval() {
@@ -126,6 +129,7 @@ struct LinkEnd {
   const Tracked* speed = nullptr;           ///< the link's bytes/s (Ethernet link modes)
   const Tracked* rate = nullptr;            ///< the RDMA port's bytes/s
   const Tracked* fecInfo = nullptr;
+  std::string module;  ///< the interface's module (RuleContext::moduleIdentity); "" not known
   bool hasFecCounters() const { return correctedBits || correctedSymbols || correctedBlocks || uncorrectable; }
   /// An InfiniBand end that runs no FEC (PortInfoExtended): judged as `fec_off`, without counters.
   bool fecOff() const { return fecInfo != nullptr && fecInfo->samples > 0 && fecInfo->label("code") == "none"; }
@@ -339,6 +343,7 @@ LinkEnd interfaceEnd(const IfaceRef& in) {
   e.speed = in.in(Fam::kLinkSpeed);
   e.rate = port != nullptr ? port->in(Fam::kPortRate) : nullptr;
   e.fecInfo = in.in(Fam::kFecInfo);
+  e.module = RuleContext::moduleIdentity(in);
   return e;
 }
 
@@ -372,6 +377,15 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
   auto it = baselines.find(in.key);
   if (it == baselines.end()) it = baselines.try_emplace(in.key).first;
   BerBaseline& memory = it->second;
+  // Another module (a swapped optic) is another normal: its BER is learned afresh, neither judged
+  // against nor held at the one before.
+  if (!in.module.empty() && in.module != memory.module) {
+    if (!memory.module.empty()) {
+      memory.parts = DayBaseline{};
+      memory.restartInterval();
+    }
+    memory.module = in.module;
+  }
 
   // A link that is down has no BER: hold every verdict as it is.
   const bool down = in.down;
@@ -588,7 +602,9 @@ void planLinkBer(const LinkBerRule& rule, EnginePlan& plan) {
 bool LinkBerMemory::save(nlohmann::json& out) const {
   out = nlohmann::json::object();
   for (const auto& [iface, m] : berBaselines) {
-    if (!m.parts.empty()) m.parts.save(out[iface]);
+    if (m.parts.empty()) continue;
+    m.parts.save(out[iface]);
+    if (!m.module.empty()) out[iface]["module"] = m.module;
   }
   return true;
 }
@@ -598,7 +614,9 @@ void LinkBerMemory::restore(const nlohmann::json& in) {
   for (const auto& [iface, doc] : in.items()) {
     BerBaseline m;
     // Corrected bits never outnumber the bits received: a BER above 1 is not believed.
-    if (m.parts.restore(doc, 1.0)) berBaselines[iface] = std::move(m);
+    if (!m.parts.restore(doc, 1.0)) continue;
+    if (const auto module = doc.find("module"); module != doc.end() && module->is_string()) m.module = *module;
+    berBaselines[iface] = std::move(m);
   }
 }
 

@@ -462,16 +462,8 @@ void trackDarkness(const IfaceRef& in, bool down, OpticsMemory::Light& l) {
   }
 }
 
-/// "vendor/part number/serial number" of the interface's module; "" when not read, without a serial
-/// number, or read with a bad checksum (an I2C glitch in its bytes).
-std::string moduleIdentity(const IfaceRef& in) {
-  const Tracked* info = in.in(Fam::kXcvrInfo);
-  if (info == nullptr || info->label("serial_number").empty() || info->label("checksum") == "bad") return {};
-  return fmt::format("{}/{}/{}", info->label("vendor"), info->label("part_number"), info->label("serial_number"));
-}
-
 /// The interface's module's baselines. Another module than the one they were learned from starts
-/// over; an identity not known ("", moduleIdentity) changes nothing.
+/// over; an identity not known ("", RuleContext::moduleIdentity) changes nothing.
 ModuleBaselines& baselinesOf(OpticsMemory& memory, const IfaceRef& in, const std::string& identity) {
   auto it = memory.baselines.find(in.name);
   if (it == memory.baselines.end()) it = memory.baselines.emplace(std::string(in.name), ModuleBaselines{}).first;
@@ -523,7 +515,7 @@ void evaluateOpticsDegraded(RuleContext& ctx, const OpticsDegradedRule& rule) {
     // A quantity without usable limits holds its finding (the module's threshold page not read this
     // time, a value out of its domain) unless the module is another one than the one whose limits
     // were last seen: then the finding was the module's before.
-    const std::string identity = moduleIdentity(in);
+    const std::string identity = RuleContext::moduleIdentity(in);
     auto againstLimits = [&](size_t quantity, Judged j, std::span<const Tracked* const> values) {
       std::string& seen = l.limitsModule[quantity];
       if (!j.noLimits) {

@@ -68,6 +68,10 @@ struct RuleContext {
   static bool portDown(const PortRef& port);
   /// The interface is known to be down (operstate, or its RDMA port).
   static bool interfaceDown(const IfaceRef& iface);
+  /// "vendor/part number/serial number" of the interface's module; "" when not read, without a
+  /// serial number, or read with a bad checksum (an I2C glitch in its bytes). Another module is
+  /// another laser and another link budget: its own normal.
+  static std::string moduleIdentity(const IfaceRef& iface);
   /// The subjects of a series about a NIC, from its device, port and interface labels: a series of
   /// a device without a port (a whole PCI function's) is about each port of that device the
   /// subjects know; otherwise, or when they know none, it is about what its labels name. Calls

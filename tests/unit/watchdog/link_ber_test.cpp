@@ -239,6 +239,43 @@ TEST(LinkBer, ALinkThatWentDownAndCameBackEndsItsHold) {
   EXPECT_NEAR(gauge(n, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 7e-9, 7e-10);
 }
 
+// Another module (a swapped optic: its serial number) is another normal, as for optics_degraded's
+// light: a new optic that runs healthy at ten times the old one's BER is learned, neither judged
+// against the old baseline nor held at it; the module before the restart is the state file's.
+TEST(LinkBer, ASwappedModuleLearnsItsOwnBaseline) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto module = [](TestNode& n, const std::string& serial) {
+    n.set("transceiver", "fabricmon_transceiver_info",
+          {{"interface", "eth0"}, {"vendor", "ACME"}, {"part_number", "DR4"}, {"serial_number", serial}}, 1);
+  };
+  auto wall = std::chrono::system_clock::time_point{};
+  {
+    TestNode n(shortWindows());
+    n.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{n};
+    l.ber = 1e-9;
+    l.setup();
+    module(n, "A1");
+    l.run(30 * 60);
+    n.watchdog().flushState();
+    wall = n.wall();
+  }
+  for (const std::string serial : {"A1", "B7"}) {
+    TestNode n(shortWindows());
+    n.skip(std::chrono::duration<double>(wall - n.wall()).count() + 60);
+    n.watchdog().useStateFile(path, std::chrono::minutes(5));
+    Link l{n};
+    l.ber = 2e-8;  // 20x the baseline A1 learned
+    l.setup();
+    module(n, serial);
+    l.run(3 * 60);
+    EXPECT_EQ(finding(n, "degrading") != nullptr, serial == "A1") << serial;
+    l.run(30 * 60);
+    EXPECT_EQ(finding(n, "degrading") != nullptr, serial == "A1") << serial << ": held against A1's, or learned";
+  }
+}
+
 // The received-bytes counter unread at one poll of every minute (a flaky read): the interval
 // after it has no start for its bits, and is counted by the line rate instead, never as every bit
 // received since start (that would read as a BER near 0 in every part, and the baseline with them).
