@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <spdlog/spdlog.h>
 
@@ -46,6 +47,10 @@ double nowWall() {
 /// of uptime. `after`: the wall time of the previous read of the log (0 for the first): a record
 /// read since was logged after it, so that bounds the estimate, and only records from before the
 /// daemon's first read rely on the conversion alone.
+/// How long after boot udev and rdma have given devices and interfaces their names: a record
+/// logged before names them as the kernel first did.
+constexpr uint64_t kNamesSettledUsec = 300ull * 1000000;
+
 double wallFromKernel(uint64_t tsUsec, double after) {
   timespec mono{}, real{};
   clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -74,13 +79,19 @@ struct NicDriverLogState {
   bool absent = false;  ///< no kernel log device (a container), said once
   KernelLogRead read;  ///< reused between runs
   double lastReadWall = 0;  ///< wall time of the latest good read (0: none yet): see wallFromKernel()
-  /// Backlog records about a function discovery has not shown yet, ingested again when the
-  /// topology changes; at most kMaxUnseen, the newest, for an hour of the kernel's clock.
-  std::deque<KmsgRecord> unseen;
+  /// Fatal and recoverable records about a function discovery has not shown yet, with their wall
+  /// time, ingested again when the topology changes: at boot a NIC's RDMA device may register after
+  /// the daemon's first discovery. At most kMaxUnseen, the newest, for an hour.
+  struct Unseen {
+    KmsgRecord record;
+    DriverMatch match;  ///< a row attributed by PCI address or name (never a call trace's)
+    double wall = 0;
+  };
+  std::deque<Unseen> unseen;
   static constexpr size_t kMaxUnseen = 256;
 
-  void keepUntilSeen(const KmsgRecord& r) {
-    unseen.push_back(r);
+  void keepUntilSeen(const KmsgRecord& r, const DriverMatch& m, double wall) {
+    unseen.push_back(Unseen{r, m, wall});
     if (unseen.size() > kMaxUnseen) unseen.pop_front();
   }
 };
@@ -95,7 +106,10 @@ std::shared_ptr<NicDriverLogState> makeNicDriverLogState(const SourcesConfig& co
                                                          std::shared_ptr<NicDriverLogState> previous) {
   const std::string origin = config.kmsgFile ? "file:" + *config.kmsgFile : "kmsg:" + config.kmsg;
   if (previous && previous->source && previous->source->origin() == origin) return previous;
-  return makeNicDriverLogState(config.kmsgFile ? makeKmsgFileSource(*config.kmsgFile) : makeKmsgSource(config.kmsg));
+  if (config.kmsgFile) return makeNicDriverLogState(makeKmsgFileSource(*config.kmsgFile));
+  // A boot's or a storm's other kernel lines do not push the driver table's records out of the backlog.
+  return makeNicDriverLogState(
+      makeKmsgSource(config.kmsg, [](std::string_view message) { return matchDriverMessage(message) != nullptr; }));
 }
 
 namespace {
@@ -159,13 +173,13 @@ class NicDriverLogCollector final : public Collector {
       rememberNames(s.pciOfNetdev, watched_.pciOfNetdev);
       generation_ = topology.generation;
       built_ = true;
-      // Backlog records that waited for their function: judged if it is here now, else kept (an
-      // hour at most: older ones could raise nothing and are no count to wait for).
-      std::deque<KmsgRecord> waiting;
+      // Records that waited for their function: judged if it is here now, else kept (an hour at
+      // most: older ones could raise nothing and are no count to wait for).
+      std::deque<NicDriverLogState::Unseen> waiting;
       waiting.swap(s.unseen);
       const double hourAgo = nowWall() - 3600;
-      for (const KmsgRecord& r : waiting) {
-        if (wallFromKernel(r.timestampUsec, 0) >= hourAgo) ingest(s, r);
+      for (const auto& w : waiting) {
+        if (w.wall >= hourAgo) attribute(s, w.record, w.match, w.wall);
       }
     }
 
@@ -247,25 +261,32 @@ class NicDriverLogCollector final : public Collector {
       }
       return;
     }
-    std::string pci = m->pci;
-    // A backlog record names devices and interfaces by what they were called then (mlx5_3, eth2
-    // before udev and rdma renamed them at boot): only its PCI address is its function's.
-    if (pci.empty() && !m->rdmaDevice.empty() && !r.backlog) {
-      if (auto it = s.pciOfRdma.find(m->rdmaDevice); it != s.pciOfRdma.end()) pci = it->second;
+    attribute(s, r, *m, wall);
+  }
+
+  /// Tallies a record whose row names one function (by PCI address or a name) against it.
+  void attribute(NicDriverLogState& s, const KmsgRecord& r, const DriverMatch& m, double wall) {
+    std::string pci = m.pci;
+    // A backlog record of the boot's first minutes names devices and interfaces by what they were
+    // called then (mlx5_3, eth2, before udev and rdma renamed them): only its PCI address is its
+    // function's. Later ones (a daemon restart) use the names of now.
+    const bool namesOfBoot = r.backlog && r.timestampUsec < kNamesSettledUsec;
+    if (pci.empty() && !m.rdmaDevice.empty() && !namesOfBoot) {
+      if (auto it = s.pciOfRdma.find(m.rdmaDevice); it != s.pciOfRdma.end()) pci = it->second;
     }
-    if (pci.empty() && !m->netdev.empty() && !r.backlog) {
-      if (auto it = s.pciOfNetdev.find(m->netdev); it != s.pciOfNetdev.end()) pci = it->second;
+    if (pci.empty() && !m.netdev.empty() && !namesOfBoot) {
+      if (auto it = s.pciOfNetdev.find(m.netdev); it != s.pciOfNetdev.end()) pci = it->second;
     }
-    if (pci.empty()) return;
     // A function fabricmon does not watch (and never did since start) is none of its business. One
     // that is gone for the moment (a driver reload under way) keeps its records for when it is back.
-    // A backlog record of a function not seen yet waits for it: at boot the RDMA device may
-    // register after the daemon's first discovery.
-    if (!s.remembered.count(pci)) {
-      if (r.backlog) s.keepUntilSeen(r);
+    // A fatal or recoverable record of a function (or a name) not seen yet waits for it
+    // (keepUntilSeen).
+    const bool named = !pci.empty() || (!namesOfBoot && (!m.rdmaDevice.empty() || !m.netdev.empty()));
+    if (pci.empty() || !s.remembered.count(pci)) {
+      if (named && m.row->severity != DriverSeverity::kInfo) s.keepUntilSeen(r, m, wall);
       return;
     }
-    tally(s, pci, *m, r, wall);
+    tally(s, pci, m, r, wall);
   }
 
   void tally(NicDriverLogState& s, const std::string& pci, const DriverMatch& m, const KmsgRecord& r,

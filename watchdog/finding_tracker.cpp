@@ -100,10 +100,6 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
       st.starts = std::move(restored->second);
       restoredStarts_.erase(restored);
     }
-    if (auto active = continuing_.find(scratch_); active != continuing_.end()) {
-      st.continuesUntil = active->second;
-      continuing_.erase(active);
-    }
     st.rule = rule;
     st.finding.rule = std::string(rules_[rule]);
     st.finding.severity = severity;
@@ -131,7 +127,9 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
         return;
       }
       if (!st.gauge) {
-        states_.erase(it);  // never started: nothing to show, nothing to keep
+        // Never started: nothing to show. Starts restored from the state file wait for it again.
+        if (!st.starts.empty()) restoredStarts_[it->first] = std::move(st.starts);
+        states_.erase(it);
         return;
       }
       st.hits = 0;
@@ -143,7 +141,7 @@ void FindingTracker::observe(size_t rule, std::string_view reason, Severity seve
     st.undecided = 0;
     if (st.condSince == kNever) st.condSince = v.stamp;
     if (st.hits >= std::max(1u, policy.forSamples) && v.stamp - st.condSince >= policy.forDuration) {
-      start(st, v);
+      start(it->first, st, v);
     }
     return;
   }
@@ -213,11 +211,7 @@ void FindingTracker::restoreActive(const nlohmann::json& in, Nanos steadyNow) {
   for (const auto& key : in) {
     if (!key.is_string()) continue;
     const std::string k = key.get<std::string>();
-    if (auto it = states_.find(k); it != states_.end()) {
-      if (!it->second.active) it->second.continuesUntil = steadyNow + kContinueGrace;
-    } else {
-      continuing_[k] = steadyNow + kContinueGrace;
-    }
+    if (auto it = states_.find(k); it == states_.end() || !it->second.active) continuing_[k] = steadyNow + kContinueGrace;
   }
 }
 
@@ -228,15 +222,16 @@ void FindingTracker::updateRecurrence(State& st, Nanos stamp) const {
   st.recurring = st.starts.size() >= recurrenceCount_;
 }
 
-void FindingTracker::start(State& st, const Verdict& v) {
+void FindingTracker::start(const std::string& key, State& st, const Verdict& v) {
   st.active = true;
   st.hits = 0;
   st.condSince = kNever;
   st.clearSince = kNever;
   // The finding the process before had up when it stopped, starting again right after the restart:
   // the same episode, already among the restored starts.
-  if (v.stamp > st.continuesUntil) st.starts.push_back(v.stamp);
-  st.continuesUntil = kNever;
+  auto continuing = continuing_.find(key);
+  if (continuing == continuing_.end() || v.stamp > continuing->second) st.starts.push_back(v.stamp);
+  if (continuing != continuing_.end()) continuing_.erase(continuing);
   updateRecurrence(st, v.stamp);
   st.finding.since = wallNow_;
   st.finding.summary = v.summary;

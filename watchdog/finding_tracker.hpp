@@ -121,20 +121,19 @@ class FindingTracker {
     Nanos condSince = kNever;
     Nanos clearSince = kNever;
     std::deque<Nanos> starts;  ///< stamps of recent starts, at most recurrenceCount_ of them
-    /// Active when the process before stopped: a start up to this stamp continues it (restoreActive).
-    Nanos continuesUntil = kNever;
     bool recurring = false;
     SeriesPtr recurringGauge;  ///< fabricmon_watchdog_recurring, built when it first recurs
   };
   void updateRecurrence(State& st, Nanos stamp) const;
-  void start(State& st, const Verdict& v);
+  void start(const std::string& key, State& st, const Verdict& v);
   void stop(State& st, std::string_view why);
   void keyOf(std::string& out, size_t rule, std::string_view reason, const Subject& subject) const;
 
   std::map<std::string, State, std::less<>> states_;
   /// Restored recent starts of findings whose subject has not been seen since the restart.
   std::map<std::string, std::deque<Nanos>, std::less<>> restoredStarts_;
-  /// Findings active when the process before stopped, not seen since: until when a start continues them.
+  /// Findings active when the process before stopped, not started since: until when a start
+  /// continues them (kept when their state is dropped before it starts, saved again while in time).
   std::map<std::string, Nanos, std::less<>> continuing_;
   Nanos newestStamp_ = kNever;  ///< of the verdicts observed: a continuing_ entry before it has lapsed
   std::vector<std::string_view> rules_;

@@ -15,6 +15,7 @@
 // while the daemon reloads is lost.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +44,10 @@ class KernelLogSource {
   virtual const std::string& origin() const = 0;
 };
 
-std::unique_ptr<KernelLogSource> makeKmsgSource(std::string path = "/dev/kmsg");
+/// Which records of the backlog are kept first when it holds more than its cap: the ones the
+/// reader would act on (the driver message table's), not the kernel's other lines.
+using BacklogPriority = std::function<bool(std::string_view message)>;
+std::unique_ptr<KernelLogSource> makeKmsgSource(std::string path = "/dev/kmsg", BacklogPriority priority = {});
 std::unique_ptr<KernelLogSource> makeKmsgFileSource(std::string path);
 
 /// Splits kmsg-formatted text into records (a header line and the continuation lines that follow

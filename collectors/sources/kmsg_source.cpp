@@ -5,8 +5,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
+#include <iterator>
 #include <string>
 
 #include "collectors/sources/kernel_log_source.hpp"
@@ -16,7 +18,8 @@ namespace {
 
 class KmsgSource final : public KernelLogSource {
  public:
-  explicit KmsgSource(std::string path) : path_(std::move(path)), origin_("kmsg:" + path_) {}
+  KmsgSource(std::string path, BacklogPriority priority)
+      : path_(std::move(path)), origin_("kmsg:" + path_), priority_(std::move(priority)) {}
   ~KmsgSource() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -91,18 +94,20 @@ class KmsgSource final : public KernelLogSource {
 
   /// An open descriptor reads from the oldest record still in the ring (devkmsg_open(),
   /// kernel/printk/printk.c). Read to its end here, at the open: the kernel's records (facility 0)
-  /// of the last kBacklogHorizon are kept, the newest kMaxBacklog of them, marked as the backlog, for
-  /// the next read() to hand out first, so a NIC that failed at boot, or while the daemon was
-  /// restarting, is not missed (the rule ages each record by its own time). Older records, and what
-  /// user space wrote before the open (an earlier test's records), are passed over. The descriptor
-  /// is then at the end, so a record logged from now on is read at the next poll, however large the
-  /// ring. Records the ring overwrites meanwhile are not counted as lost: they were never news.
+  /// of the last kBacklogHorizon are kept, at most kMaxBacklog of them (the newest, those `priority_`
+  /// favours before the others), marked as the backlog, for the next read() to hand out first, so a
+  /// NIC that failed at boot, or while the daemon was restarting, is not missed (the rule ages each
+  /// record by its own time). Older records, and what user space wrote before the open (an earlier
+  /// test's records), are passed over. The descriptor is then at the end, so a record logged from
+  /// now on is read at the next poll, however large the ring. Records the ring overwrites meanwhile
+  /// are not counted as lost: they were never news.
   void readBacklog(int fd) {
     timespec mono{};
     clock_gettime(CLOCK_MONOTONIC, &mono);
     const uint64_t nowUsec = uint64_t(mono.tv_sec) * 1000000 + uint64_t(mono.tv_nsec) / 1000;
     const uint64_t horizonUsec = std::chrono::duration_cast<std::chrono::microseconds>(kBacklogHorizon).count();
     const uint64_t oldest = nowUsec > horizonUsec ? nowUsec - horizonUsec : 0;
+    std::deque<KmsgRecord> favoured, others;
     for (size_t n = 0; n < kMaxBacklogReads; ++n) {
       const ssize_t got = ::read(fd, buffer_.data(), buffer_.size());
       if (got < 0 && (errno == EINTR || errno == EPIPE)) continue;
@@ -113,10 +118,16 @@ class KmsgSource final : public KernelLogSource {
       nextSeq_ = record->sequence + 1;
       if (record->facility != 0 || record->timestampUsec < oldest) continue;
       record->backlog = true;
-      backlog_.push_back(std::move(*record));
-      if (backlog_.size() > kMaxBacklog) backlog_.pop_front();
+      (priority_ && priority_(record->message) ? favoured : others).push_back(std::move(*record));
+      if (favoured.size() + others.size() > kMaxBacklog) (others.empty() ? favoured : others).pop_front();
     }
     overrun_ = false;
+    // Handed out in the order the kernel logged them.
+    backlog_.clear();
+    std::merge(std::make_move_iterator(favoured.begin()), std::make_move_iterator(favoured.end()),
+               std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()),
+               std::back_inserter(backlog_),
+               [](const KmsgRecord& a, const KmsgRecord& b) { return a.sequence < b.sequence; });
   }
 
   void account(KernelLogRead& out, uint64_t seq) {
@@ -139,6 +150,7 @@ class KmsgSource final : public KernelLogSource {
   /// faster than it is read ends the backlog there.
   static constexpr size_t kMaxBacklogReads = 1 << 20;
   std::string path_, origin_;
+  BacklogPriority priority_;
   int fd_ = -1;
   bool denied_ = false;
   bool absent_ = false;  ///< no kernel log device here (a container): retried once a minute
@@ -152,8 +164,8 @@ class KmsgSource final : public KernelLogSource {
 
 }  // namespace
 
-std::unique_ptr<KernelLogSource> makeKmsgSource(std::string path) {
-  return std::make_unique<KmsgSource>(std::move(path));
+std::unique_ptr<KernelLogSource> makeKmsgSource(std::string path, BacklogPriority priority) {
+  return std::make_unique<KmsgSource>(std::move(path), std::move(priority));
 }
 
 }  // namespace fabricmon

@@ -34,6 +34,9 @@ struct BerBaseline {
   /// The module the parts were learned with (RuleContext::moduleIdentity; "" not known): another
   /// module is another normal, as for optics_degraded's light.
   std::string module;
+  /// The module changed and its baseline is not learned yet: `degrading` is judged clear meanwhile,
+  /// so the finding of the module before does not hold through the half day the new one learns.
+  bool newModule = false;
   bool live = false;            ///< judged in the latest evaluation: its gauges are exported
   /// The next interval is not learned (the link was down, the counter stopped): it starts anew.
   void restartInterval() {
@@ -383,6 +386,7 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
     if (!memory.module.empty()) {
       memory.parts = DayBaseline{};
       memory.restartInterval();
+      memory.newModule = true;
     }
     memory.module = in.module;
   }
@@ -474,7 +478,12 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
   // ---- degrading: up by degrade_factor against the port's own baseline ----
   {
     Verdict v;
-    if (enough && baseline >= 0) {
+    if (baseline >= 0) memory.newModule = false;
+    if (enough && memory.newModule) {
+      v.judged = true;  // nothing known to degrade against yet: the finding before is not this module's
+      v.stamp = now.stamp;
+      v.clear = true;
+    } else if (enough && baseline >= 0) {
       v.judged = true;
       v.stamp = now.stamp;
       const double reference = std::max(baseline, rule.degradeFloor / rule.degradeFactor);

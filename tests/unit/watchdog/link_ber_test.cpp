@@ -276,6 +276,32 @@ TEST(LinkBer, ASwappedModuleLearnsItsOwnBaseline) {
   }
 }
 
+// An optic swapped while the daemon runs: its BER is learned afresh, and the old optic's degrading
+// finding clears with it instead of holding, unjudged, through the half day the new one learns.
+TEST(LinkBer, AnOpticSwappedWhileRunningClearsTheFindingOfTheOneBefore) {
+  TestNode n(shortWindows());
+  Link l{n};
+  auto module = [&](const std::string& serial) {
+    n.set("transceiver", "fabricmon_transceiver_info",
+          {{"interface", "eth0"}, {"vendor", "ACME"}, {"part_number", "DR4"}, {"serial_number", serial}}, 1);
+  };
+  l.ber = 1e-9;
+  l.setup();
+  module("A1");
+  l.run(30 * 60);
+  l.ber = 5e-8;
+  l.run(120);
+  ASSERT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"});
+  n.drop("transceiver", "serial_number", "A1");
+  module("B7");
+  l.ber = 3e-8;  // the new optic: 30x the old one's, healthy
+  l.run(6 * 60);
+  EXPECT_TRUE(berFindings(n).empty()) << "the old optic's finding";
+  l.run(30 * 60);
+  EXPECT_TRUE(berFindings(n).empty());
+  EXPECT_NEAR(gauge(n, R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})"), 3e-8, 3e-9);
+}
+
 // The received-bytes counter unread at one poll of every minute (a flaky read): the interval
 // after it has no start for its bits, and is counted by the line rate instead, never as every bit
 // received since start (that would read as a BER near 0 in every part, and the baseline with them).

@@ -800,6 +800,42 @@ TEST(OpticsSinking, AHoldSurvivesARestart) {
   EXPECT_NEAR(gauge(b, rxBaseline(2)), dbm(-2), 1e-9);
 }
 
+// A finding up when the daemon stopped is the same episode when it starts again after the restart,
+// also when its first reading after the restart fired and the next did not (its state dropped
+// before it started, for_readings 2): the third start within the hour does not make it recurring.
+TEST(OpticsDegraded, AFindingUpAcrossARestartIsNotARecurrenceEvenIfItTakesTwoTries) {
+  TempDir dir;
+  const std::string path = (dir.path() / "state.json").string();
+  auto wall = std::chrono::system_clock::time_point{};
+  {
+    TestNode a;
+    a.watchdog().useStateFile(path, std::chrono::minutes(5));
+    module(a);
+    run(a, 3);
+    setRx(a, 3, -10.5);
+    ASSERT_EQ(run(a, 2), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});
+    setRx(a, 3, -2);
+    ASSERT_TRUE(run(a, 7).empty());
+    setRx(a, 3, -10.5);
+    ASSERT_EQ(run(a, 2), std::vector<std::string>{"optics_degraded/rx_power_low/eth0"});  // up at the stop
+    a.watchdog().flushState();
+    wall = a.wall();
+  }
+  TestNode b;
+  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 30);
+  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  module(b);
+  setRx(b, 3, -10.5);
+  run(b, 1);
+  setRx(b, 3, -9.5);  // just above the warning for one reading
+  run(b, 1);
+  setRx(b, 3, -10.5);
+  run(b, 2);
+  const Finding* f = finding(b.findings(), "rx_power_low");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(labelOf(*f, "recurring"), "") << "the episode of the process before";
+}
+
 // A baseline takes half a day to learn: an upgrade must not lose it. A light that sank while the
 // daemon was restarting is found by the new process with the file, and learned as normal without.
 TEST(OpticsSinking, TheBaselineSurvivesARestart) {
