@@ -263,8 +263,7 @@ TEST(LinkBer, ASwappedModuleLearnsItsOwnBaseline) {
   }
   for (const std::string serial : {"A1", "B7"}) {
     TestNode n(shortWindows());
-    n.skip(std::chrono::duration<double>(wall - n.wall()).count() + 60);
-    n.watchdog().useStateFile(path, std::chrono::minutes(5));
+    n.restartAfter(wall, 60, path);
     Link l{n};
     l.ber = 2e-8;  // 20x the baseline A1 learned
     l.setup();
@@ -766,8 +765,7 @@ TEST(StateFile, BaselineSurvivesARestart) {
   // baseline is there at once; without, the jump would be learned as the new normal.
   for (bool withState : {true, false}) {
     TestNode b(shortWindows());
-    b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
-    if (withState) b.watchdog().useStateFile(path, std::chrono::minutes(5));
+    b.restartAfter(wall, 60, withState ? path : std::string());
     Link l{b};
     l.ber = 5e-8;
     l.setup();
@@ -798,8 +796,7 @@ TEST(StateFile, ABaselineOfAnotherPartWidthIsNotShownWhileTheLinkIsDown) {
   WatchdogConfig hours = shortWindows();
   hours.rules.get<LinkBerRule>().baselineWindow = std::chrono::hours(48);  // parts of 2 h
   TestNode b(hours);
-  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
-  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  b.restartAfter(wall, 60, path);
   Link l{b};
   l.setup();
   b.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 1);
@@ -851,8 +848,7 @@ TEST(StateFile, RecurrenceSurvivesARestart) {
     wall = a.wall();
   }
   TestNode b(shortWindows());
-  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 30);
-  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  b.restartAfter(wall, 30, path);
   Link l{b};
   l.setup();
   l.run(5);
@@ -888,8 +884,7 @@ TEST(StateFile, AFindingUpAcrossARestartIsNotARecurrence) {
     wall = a.wall();
   }
   TestNode b(shortWindows());
-  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 30);
-  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  b.restartAfter(wall, 30, path);
   Link l{b};
   l.setup();
   l.run(5);

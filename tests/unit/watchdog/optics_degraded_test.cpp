@@ -787,8 +787,7 @@ TEST(OpticsSinking, AHoldSurvivesARestart) {
     wall = a.wall();
   }
   TestNode b(shortBaseline());
-  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
-  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  b.restartAfter(wall, 60, path);
   module(b);
   serial(b, "A1");
   setRx(b, 2, -6);
@@ -822,8 +821,7 @@ TEST(OpticsDegraded, AFindingUpAcrossARestartIsNotARecurrenceEvenIfItTakesTwoTri
     wall = a.wall();
   }
   TestNode b;
-  b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 30);
-  b.watchdog().useStateFile(path, std::chrono::minutes(5));
+  b.restartAfter(wall, 30, path);
   module(b);
   setRx(b, 3, -10.5);
   run(b, 1);
@@ -853,8 +851,7 @@ TEST(OpticsSinking, TheBaselineSurvivesARestart) {
   }
   for (bool withState : {true, false}) {
     TestNode b(shortBaseline());
-    b.skip(std::chrono::duration<double>(wall - b.wall()).count() + 60);
-    if (withState) b.watchdog().useStateFile(path, std::chrono::minutes(5));
+    b.restartAfter(wall, 60, withState ? path : std::string());
     module(b);
     serial(b, "A1");
     setRx(b, 2, -6);

@@ -114,6 +114,12 @@ class TestNode {
     now_ += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     wall_ += std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(seconds));
   }
+  /// Makes this node a restart of one whose wall clock read `stoppedAt` when it stopped, `gapSeconds`
+  /// later, reading the state file that one wrote at `statePath` ("" = started without it).
+  void restartAfter(std::chrono::system_clock::time_point stoppedAt, double gapSeconds, const std::string& statePath) {
+    skip(std::chrono::duration<double>(stoppedAt - wall_).count() + gapSeconds);
+    if (!statePath.empty()) watchdog_.useStateFile(statePath, std::chrono::minutes(5));
+  }
   /// Evaluates again without a new batch (another collector published).
   void evaluateOnly() { watchdog_.evaluate(snapshot_, now_, wall_); }
   void removeCollector(const std::string& name) {
