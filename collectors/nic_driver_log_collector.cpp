@@ -6,7 +6,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <spdlog/spdlog.h>
 
@@ -41,16 +40,16 @@ double nowWall() {
   return double(real.tv_sec) + double(real.tv_nsec) / 1e9;
 }
 
+/// How long after boot udev and rdma have given devices and interfaces their names: a record
+/// logged before names them as the kernel first did.
+constexpr uint64_t kNamesSettledUsec = 300ull * 1000000;
+
 /// The wall time of a record from its kernel timestamp: now - (monotonic now - record). printk
 /// stamps records with local_clock() (kernel/printk/printk.c), which counts from boot like
 /// CLOCK_MONOTONIC but is not slewed by NTP, so the two part by tens of ppm: minutes after months
 /// of uptime. `after`: the wall time of the previous read of the log (0 for the first): a record
 /// read since was logged after it, so that bounds the estimate, and only records from before the
 /// daemon's first read rely on the conversion alone.
-/// How long after boot udev and rdma have given devices and interfaces their names: a record
-/// logged before names them as the kernel first did.
-constexpr uint64_t kNamesSettledUsec = 300ull * 1000000;
-
 double wallFromKernel(uint64_t tsUsec, double after) {
   timespec mono{}, real{};
   clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -81,7 +80,7 @@ struct NicDriverLogState {
   double lastReadWall = 0;  ///< wall time of the latest good read (0: none yet): see wallFromKernel()
   /// Fatal and recoverable records about a function discovery has not shown yet, with their wall
   /// time, ingested again when the topology changes: at boot a NIC's RDMA device may register after
-  /// the daemon's first discovery. At most kMaxUnseen, the newest, for an hour.
+  /// the daemon's first discovery. At most kMaxUnseen, the newest, for kKernelLogBacklog.
   struct Unseen {
     KmsgRecord record;
     DriverMatch match;  ///< a row attributed by PCI address or name (never a call trace's)
@@ -173,13 +172,13 @@ class NicDriverLogCollector final : public Collector {
       rememberNames(s.pciOfNetdev, watched_.pciOfNetdev);
       generation_ = topology.generation;
       built_ = true;
-      // Records that waited for their function: judged if it is here now, else kept (an hour at
-      // most: older ones could raise nothing and are no count to wait for).
+      // Records that waited for their function: judged if it is here now, else kept (as long as
+      // the backlog reaches back: older ones could raise nothing and are no count to wait for).
       std::deque<NicDriverLogState::Unseen> waiting;
       waiting.swap(s.unseen);
-      const double hourAgo = nowWall() - 3600;
+      const double oldest = nowWall() - std::chrono::duration<double>(kKernelLogBacklog).count();
       for (const auto& w : waiting) {
-        if (w.wall >= hourAgo) attribute(s, w.record, w.match, w.wall);
+        if (w.wall >= oldest) attribute(s, w.record, w.match, w.wall);
       }
     }
 

@@ -38,10 +38,19 @@ void DayBaseline::hold(int64_t sinceSeconds, int64_t untilSeconds) {
   heldUntil_ = untilSeconds;
 }
 
-void DayBaseline::limitHold(int64_t maxSeconds, int64_t wallSeconds) {
+void DayBaseline::limitHold(std::chrono::milliseconds longest, int64_t wallSeconds) {
   if (!held()) return;
+  const int64_t maxSeconds = std::chrono::duration_cast<std::chrono::seconds>(longest).count();
   if (maxSeconds <= 0 || heldSince_ > wallSeconds) return release();
   if (heldUntil_ - heldSince_ > maxSeconds) heldUntil_ = heldSince_ + maxSeconds;
+}
+
+void DayBaseline::judged(bool fires, bool clear, int64_t wallSeconds, std::chrono::milliseconds holdFor) {
+  if (clear || (!fires && !holding(wallSeconds))) {
+    release();
+  } else if (fires && !held()) {
+    hold(wallSeconds, wallSeconds + std::chrono::duration_cast<std::chrono::seconds>(holdFor).count());
+  }
 }
 
 void DayBaseline::add(int64_t partSeconds, int64_t wallSeconds, double sum, double weight) {

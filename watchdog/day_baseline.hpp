@@ -50,10 +50,15 @@ class DayBaseline {
   void hold(int64_t sinceSeconds, int64_t untilSeconds);
   /// Ends a hold (the port is back within its normal), lapsed or not.
   void release() { heldSince_ = heldUntil_ = kNotHeld; }
-  /// Shortens a hold to at most `maxSeconds` from its start (0 ends it): a hold taken under a longer
+  /// Shortens a hold to at most `longest` from its start (0 ends it): a hold taken under a longer
   /// baseline_hold, or read from a state file, lasts no longer than the one configured now. One that
   /// starts after `wallSeconds` (a clock set back, a file that says so) ends.
-  void limitHold(int64_t maxSeconds, int64_t wallSeconds);
+  void limitHold(std::chrono::milliseconds longest, int64_t wallSeconds);
+  /// A rule's judgement of its port against this baseline, for the hold: `fires` (the port left its
+  /// normal) holds it for `holdFor` from `wallSeconds` where no hold was taken (0: none is); `clear`
+  /// (the port is back) releases it, and so does any judgement that does not fire once the hold has
+  /// lapsed, so a new excursion can hold it again while the one that outlasted its hold cannot.
+  void judged(bool fires, bool clear, int64_t wallSeconds, std::chrono::milliseconds holdFor);
   /// A hold was taken and not released (it may have lapsed).
   bool held() const { return heldSince_ != kNotHeld; }
   /// The hold is in force at `wallSeconds`.

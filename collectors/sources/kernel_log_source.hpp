@@ -14,6 +14,7 @@
 // A source is kept across a configuration reload (collectors/registry.cpp), so nothing logged
 // while the daemon reloads is lost.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,6 +44,10 @@ class KernelLogSource {
   /// is unchanged.
   virtual const std::string& origin() const = 0;
 };
+
+/// How far back the backlog reaches at the first open: longer than nic_driver_error's quiet_period
+/// (15 min), so every record that can still raise a finding is in it, with some to count.
+inline constexpr std::chrono::hours kKernelLogBacklog{1};
 
 /// Which records of the backlog are kept first when it holds more than its cap: the ones the
 /// reader would act on (the driver message table's), not the kernel's other lines.

@@ -94,7 +94,7 @@ class KmsgSource final : public KernelLogSource {
 
   /// An open descriptor reads from the oldest record still in the ring (devkmsg_open(),
   /// kernel/printk/printk.c). Read to its end here, at the open: the kernel's records (facility 0)
-  /// of the last kBacklogHorizon are kept, at most kMaxBacklog of them (the newest, those `priority_`
+  /// of the last kKernelLogBacklog are kept, at most kMaxBacklog of them (the newest, those `priority_`
   /// favours before the others), marked as the backlog, for the next read() to hand out first, so a
   /// NIC that failed at boot, or while the daemon was restarting, is not missed (the rule ages each
   /// record by its own time). Older records, and what user space wrote before the open (an earlier
@@ -105,7 +105,7 @@ class KmsgSource final : public KernelLogSource {
     timespec mono{};
     clock_gettime(CLOCK_MONOTONIC, &mono);
     const uint64_t nowUsec = uint64_t(mono.tv_sec) * 1000000 + uint64_t(mono.tv_nsec) / 1000;
-    const uint64_t horizonUsec = std::chrono::duration_cast<std::chrono::microseconds>(kBacklogHorizon).count();
+    const uint64_t horizonUsec = std::chrono::duration_cast<std::chrono::microseconds>(kKernelLogBacklog).count();
     const uint64_t oldest = nowUsec > horizonUsec ? nowUsec - horizonUsec : 0;
     std::deque<KmsgRecord> favoured, others;
     for (size_t n = 0; n < kMaxBacklogReads; ++n) {
@@ -141,9 +141,6 @@ class KmsgSource final : public KernelLogSource {
     nextSeq_ = seq + 1;
   }
 
-  /// How far back the backlog reaches: longer than nic_driver_error's quiet_period (15 min), so
-  /// every record that can still raise a finding is in it, with some to count.
-  static constexpr std::chrono::hours kBacklogHorizon{1};
   /// The most backlog records kept: one run's worth (kMaxKernelRecordsPerRun), the newest.
   static constexpr size_t kMaxBacklog = 4096;
   /// More records than any ring holds (a 32 MiB log_buf_len of the shortest records); a log flooded

@@ -253,10 +253,6 @@ int64_t partSeconds(const LinkBerRule& rule) {
 
 int64_t wallSeconds(const RuleContext& ctx) { return DayBaseline::wallSeconds(ctx.wallNow); }
 
-int64_t holdSeconds(const LinkBerRule& rule) {
-  return std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count();
-}
-
 /// Adds the interval since the last evaluation to the current part (the caller cut the parts to
 /// the rule's width).
 void learn(BerBaseline& m, const RuleContext& ctx, const LinkBerRule& rule, const Tracked* errors,
@@ -428,7 +424,7 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
   // Parts cut to another width (a state file of another baseline_window) are dropped even while the
   // link is down and nothing is learned: they are no baseline to show.
   memory.parts.cut(partSeconds(rule));
-  memory.parts.limitHold(holdSeconds(rule), wallSeconds(ctx));
+  memory.parts.limitHold(rule.baselineHold, wallSeconds(ctx));
   if (down) {
     // The interval over an outage is not one: without a received-bit count its bits would be the
     // line rate over the time the link carried nothing. A link that went down and came back (a
@@ -504,16 +500,14 @@ Coverage evaluateEnd(RuleContext& ctx, const LinkBerRule& rule, const LinkEnd& i
       }
     }
     ctx.observe("degrading", Severity::kWarning, subject, Policy{}, v);
-    // A degrading end holds its baseline (DayBaseline::hold) for baseline_hold, from the interval
+    // A degrading end holds its baseline (DayBaseline::judged) for baseline_hold, from the interval
     // that fired on (learned after this): learned, its BER would be the median half a day later
     // and the finding would clear with the link no better. Back under the clearing level it learns
-    // again. A hold that lapsed is not taken again for the same rise (its level is then learned as
-    // normal), only once the end no longer fires.
-    const int64_t wall = wallSeconds(ctx);
-    if (v.judged && (v.clear || (!v.fire && !memory.parts.holding(wall)))) {
-      memory.parts.release();
-    } else if (v.fire && !memory.parts.held() && holdSeconds(rule) > 0 && ctx.now - memory.upSince >= window) {
-      memory.parts.hold(wall, wall + holdSeconds(rule));
+    // again. A window that reaches back before the link came up holds the time before an outage:
+    // it takes no hold.
+    if (v.judged) {
+      const bool wholeWindowUp = ctx.now - memory.upSince >= window;
+      memory.parts.judged(v.fire, v.clear, wallSeconds(ctx), wholeWindowUp ? rule.baselineHold : Duration{0});
     }
   }
   if (!down) learn(memory, ctx, rule, ctx.ready(errors) ? errors : nullptr, ctx.ready(received) ? received : nullptr, fec);

@@ -259,25 +259,12 @@ const FamilyDef kTxPowerBaseline{"fabricmon_transceiver_tx_power_baseline_watts"
                                  MetricType::kGauge, "watts", "interface,lane"};
 const FamilyDef* const kOpticsDegradedFamilies[] = {&kRxPowerBaseline, &kTxPowerBaseline};
 
-// A lane that sank sink_db below its baseline holds it (DayBaseline::hold) for baseline_hold: learned,
-// its sunk light would be the median half a day later and the finding would clear with the optic
-// still degraded. Back within sink_db less the hysteresis, where the finding clears, it learns again.
-// A hold that lapsed is not taken again for the same sinking (its level is then learned as normal),
-// only once a reading no longer sank.
-void holdOrRelease(DayBaseline& parts, const OpticsDegradedRule& rule, int64_t now, double drop) {
-  if (drop <= rule.sinkDb - rule.clearHysteresisDb || (drop < rule.sinkDb && !parts.holding(now))) {
-    parts.release();
-  } else if (drop >= rule.sinkDb && !parts.held()) {
-    const auto hold = std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count();
-    if (hold > 0) parts.hold(now, now + hold);
-  }
-}
-
 // Rx or Tx power of every lane against the lane's own baseline: each new reading is learned into
 // its part of the day, and the lane that sank furthest below the median of the parts before the
 // current one is judged, whether or not it is above the module's thresholds. Light that sinks slowly
 // enough for the median to follow (less than sink_db in about half a day) is left to the thresholds;
-// light that sank further is not learned while its hold stands (holdOrRelease).
+// a lane that sank sink_db below it holds its baseline (DayBaseline::judged) for baseline_hold, so
+// the sunk light is not learned as its normal, until it is back within sink_db less the hysteresis.
 // Judged only when a lane has a new reading (every ~60 s, not at every pass); with new readings and
 // no lane's baseline known (a new module, a new baseline_window), the verdict is "clear", so a
 // finding of the module before does not hold for the half day the new one needs to learn.
@@ -314,10 +301,10 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
     if (lane == module.lanes.end()) lane = module.lanes.emplace(std::string(key), ModuleBaselines::Lane{}).first;
     ModuleBaselines::Lane& l = lane->second;
     l.parts.cut(width);
-    l.parts.limitHold(std::chrono::duration_cast<std::chrono::seconds>(rule.baselineHold).count(), now);
+    l.parts.limitHold(rule.baselineHold, now);
     const bool fresh = s->t != l.lastT;
     l.lastT = s->t;
-    // Judged before it is learned: a reading that sank holds the baseline first (holdOrRelease).
+    // Judged before it is learned: a reading that sank holds the baseline first.
     const double baseline = l.parts.median(now, 1, rule.baselineMinParts);
     if (baseline < kDarkWatts) {
       if (fresh) l.parts.add(width, now, s->raw, 1);
@@ -329,7 +316,7 @@ Judged judgeSinking(const RuleContext& ctx, const OpticsDegradedRule& rule, cons
                            {{"interface", std::string(in.name)}, {"lane", std::string(s->label("lane"))}});
     }
     const double drop = 10 * std::log10(baseline / s->raw);
-    holdOrRelease(l.parts, rule, now, drop);
+    l.parts.judged(drop >= rule.sinkDb, drop <= rule.sinkDb - rule.clearHysteresisDb, now, rule.baselineHold);
     if (fresh) l.parts.add(width, now, s->raw, 1);  // nothing while the hold stands
     if (drop > rule.sinkDb - rule.clearHysteresisDb) allClear = false;
     if (worst == nullptr || drop > worstDrop) worst = s, worstDrop = drop, worstBaseline = baseline;

@@ -161,18 +161,49 @@ TEST(DayBaseline, TheHoldConfiguredNowBoundsOneTakenBefore) {
   DayBaseline b;
   b.add(kHour, 10, 1, 1);
   b.hold(100, 100 + 168 * kHour);
-  b.limitHold(2 * kHour, 200);
+  b.limitHold(std::chrono::hours(2), 200);
   EXPECT_TRUE(b.holding(100 + 2 * kHour - 1));
   EXPECT_FALSE(b.holding(100 + 2 * kHour));
-  b.limitHold(24 * kHour, 200);
+  b.limitHold(std::chrono::hours(24), 200);
   EXPECT_FALSE(b.holding(100 + 2 * kHour)) << "never lengthened";
-  b.limitHold(0, 200);
+  b.limitHold(std::chrono::hours(0), 200);
   EXPECT_FALSE(b.held());
   b.hold(5000, 9000);
-  b.limitHold(kHour, 4000);
+  b.limitHold(std::chrono::hours(1), 4000);
   EXPECT_FALSE(b.held()) << "a hold that starts after now";
   b.hold(-5, 9000);
   EXPECT_FALSE(b.held()) << "no wall-clock time is negative";
+}
+
+// What a rule's judgements do to the hold: firing takes one where none was taken, clear ends it, a
+// judgement that does not fire ends it only once it has lapsed (a new excursion may then hold again;
+// the one that outlasted its hold may not), and a hold of 0 is none.
+TEST(DayBaseline, ARulesJudgementsTakeAndEndTheHold) {
+  const auto week = std::chrono::hours(168);
+  DayBaseline b;
+  b.add(kHour, 10, 1, 1);
+  b.judged(false, false, 100, week);
+  EXPECT_FALSE(b.held()) << "nothing fired";
+  b.judged(true, false, 100, std::chrono::hours(0));
+  EXPECT_FALSE(b.held()) << "baseline_hold 0";
+  b.judged(true, false, 100, week);
+  ASSERT_TRUE(b.holding(200));
+  EXPECT_EQ(b.heldSince(), 100);
+  b.judged(true, false, 300, week);
+  EXPECT_EQ(b.heldSince(), 100) << "taken once";
+  b.judged(false, false, 400, week);
+  EXPECT_TRUE(b.holding(400)) << "not firing, not clear: held while in force";
+  b.judged(false, true, 500, week);
+  EXPECT_FALSE(b.held()) << "clear";
+  b.judged(true, false, 600, std::chrono::hours(1));
+  const int64_t lapsed = 600 + kHour;
+  b.judged(true, false, lapsed, std::chrono::hours(1));
+  EXPECT_TRUE(b.held());
+  EXPECT_FALSE(b.holding(lapsed)) << "the same excursion, lapsed: not held again";
+  b.judged(false, false, lapsed + 10, std::chrono::hours(1));
+  EXPECT_FALSE(b.held()) << "lapsed and no longer firing: released";
+  b.judged(true, false, lapsed + 20, std::chrono::hours(1));
+  EXPECT_TRUE(b.holding(lapsed + 20)) << "a new excursion";
 }
 
 // A file written by the 24-slot ring of earlier versions lists its parts in slot order (index mod 24):

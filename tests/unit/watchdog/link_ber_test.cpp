@@ -46,6 +46,15 @@ struct Link {
     n.set("ethtool_pfc", "fabricmon_phy_corrected_bit_errors_total", {{"interface", iface}}, 0);
     n.set("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", iface}}, 0);
   }
+  /// Half an hour at `normal` (more than the 24-minute baseline window of shortWindows), then a
+  /// minute at `risen`: the end has learned its baseline and is degrading now.
+  void learnThenRise(double normal = 1e-9, double risen = 5e-8) {
+    ber = normal;
+    setup();
+    run(30 * 60);
+    ber = risen;
+    run(60);
+  }
   void run(int seconds) {
     for (int i = 0; i < seconds; ++i) {
       n.add("ethtool_pfc", "fabricmon_phy_received_bytes_total", {{"interface", iface}}, bytesPerSecond);
@@ -193,11 +202,7 @@ TEST(LinkBer, ADegradingLinkIsNotLearnedAsItsNormal) {
     c.rules.get<LinkBerRule>().baselineHold = hold;
     TestNode n(c);
     Link l{n};
-    l.ber = 1e-9;
-    l.setup();
-    l.run(30 * 60);
-    l.ber = 5e-8;
-    l.run(60);
+    l.learnThenRise();
     ASSERT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"}) << hold.count();
     l.run(40 * 60);  // longer than the baseline window
     const std::string baseline = R"(fabricmon_link_pre_fec_ber_baseline{interface="eth0"})";
@@ -222,11 +227,7 @@ TEST(LinkBer, ADegradingLinkIsNotLearnedAsItsNormal) {
 TEST(LinkBer, ALinkThatWentDownAndCameBackEndsItsHold) {
   TestNode n(shortWindows());
   Link l{n};
-  l.ber = 1e-9;
-  l.setup();
-  l.run(30 * 60);
-  l.ber = 5e-8;
-  l.run(60);
+  l.learnThenRise();
   ASSERT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"});
   n.set("rdma_port", "fabricmon_port_state", {{"device", "mlx5_0"}, {"port", "1"}}, 1);
   n.set("netdev_link", "fabricmon_netdev_up", {{"interface", "eth0"}}, 0);
@@ -284,12 +285,9 @@ TEST(LinkBer, AnOpticSwappedWhileRunningClearsTheFindingOfTheOneBefore) {
     n.set("transceiver", "fabricmon_transceiver_info",
           {{"interface", "eth0"}, {"vendor", "ACME"}, {"part_number", "DR4"}, {"serial_number", serial}}, 1);
   };
-  l.ber = 1e-9;
-  l.setup();
   module("A1");
-  l.run(30 * 60);
-  l.ber = 5e-8;
-  l.run(120);
+  l.learnThenRise();
+  l.run(60);
   ASSERT_EQ(berFindings(n), std::vector<std::string>{"link_ber/degrading/mlx5_0/1/eth0"});
   n.drop("transceiver", "serial_number", "A1");
   module("B7");
